@@ -1,0 +1,1 @@
+"""A browsable catalog of machine-learning conference paper abstracts."""

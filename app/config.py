@@ -1,0 +1,35 @@
+"""Settings in one place: environment variables with defaults."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path
+    seeds_dir: Path
+
+    @property
+    def database_path(self) -> Path:
+        return self.data_dir / "catalog.db"
+
+    @property
+    def database_url(self) -> str:
+        return f"sqlite:///{self.database_path}"
+
+    @property
+    def index_path(self) -> Path:
+        """The live Whoosh index: a symlink swapped atomically on every full rebuild."""
+        return self.data_dir / "index"
+
+
+def get_settings() -> Settings:
+    """Read the settings from the environment each time, so tests can point at tmp_path."""
+    data_dir = Path(os.environ.get("CATALOG_DATA_DIR", "data")).resolve()
+    seeds_dir = Path(os.environ.get("CATALOG_SEEDS_DIR", PROJECT_ROOT / "seeds")).resolve()
+    return Settings(data_dir=data_dir, seeds_dir=seeds_dir)

@@ -1,0 +1,49 @@
+"""Engine and sessions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, SQLModel, create_engine
+
+from app.models import CatalogState
+
+VERSION_KEY = "catalog_version"
+
+
+@lru_cache(maxsize=8)
+def get_engine(url: str) -> Engine:
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+    @event.listens_for(engine, "connect")
+    def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        # WAL lets the server keep reading while an ingest writes its one big transaction.
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    SQLModel.metadata.create_all(engine)
+    return engine
+
+
+@contextmanager
+def session_scope(url: str) -> Iterator[Session]:
+    with Session(get_engine(url)) as session:
+        yield session
+
+
+def catalog_version(session: Session) -> int:
+    state = session.get(CatalogState, VERSION_KEY)
+    return int(state.value) if state else 0
+
+
+def bump_catalog_version(session: Session) -> int:
+    version = catalog_version(session) + 1
+    session.merge(CatalogState(key=VERSION_KEY, value=str(version)))
+    return version

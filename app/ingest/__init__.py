@@ -1,0 +1,1 @@
+"""List files → parsed records → normalized papers → one SQLite transaction."""

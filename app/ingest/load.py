@@ -1,0 +1,184 @@
+"""Load parsed list files into the database in one transaction.
+
+A file whose bytes are unchanged since its last ingest is skipped without parsing. A changed
+file replaces the papers it contributed before: papers still in it keep their IDs (IDs come
+from the venue and the abstract text), papers gone from it are removed. A rejected file
+contributes nothing and leaves its previous papers untouched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlalchemy import delete, func, insert, text, update
+from sqlmodel import Session, select
+
+from app.db import bump_catalog_version, catalog_version
+from app.ingest.listfile import ListFileError, ParsedList, parse_list_bytes
+from app.ingest.normalize import normalize_abstract, paper_id, venue_slug
+from app.models import Paper, SourceFile, Venue
+
+LIST_SUFFIXES = (".txt",)
+
+
+@dataclass
+class IngestReport:
+    files_read: int = 0
+    files_unchanged: int = 0
+    added: int = 0
+    unchanged: int = 0
+    duplicate: int = 0
+    removed: int = 0
+    errors: list[ListFileError] = field(default_factory=list)
+    papers_per_venue: dict[str, int] = field(default_factory=dict)
+    added_ids: list[str] = field(default_factory=list)
+    removed_ids: list[str] = field(default_factory=list)
+    version_before: int = 0
+    version_after: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return self.version_after != self.version_before
+
+
+def expand_paths(paths: Iterable[Path]) -> tuple[list[Path], list[ListFileError]]:
+    """Files named directly, and the list files inside named directories, in name order."""
+    files: list[Path] = []
+    errors: list[ListFileError] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted(p for p in path.iterdir()
+                                if p.is_file() and p.suffix.lower() in LIST_SUFFIXES))
+        elif path.is_file():
+            files.append(path)
+        else:
+            errors.append(ListFileError(path, 0, "no such file or directory"))
+    return files, errors
+
+
+def ingest_paths(
+    session: Session, paths: Iterable[Path], progress: Callable[[str], None] = lambda _: None
+) -> IngestReport:
+    files, errors = expand_paths(paths)
+    report = IngestReport(errors=errors, version_before=catalog_version(session))
+    known = {source.name: source for source in session.exec(select(SourceFile))}
+    parsed: list[tuple[ParsedList, str]] = []
+    seen_names: set[str] = set()
+    for path in files:
+        report.files_read += 1
+        name = path.name
+        if name in seen_names:
+            report.errors.append(ListFileError(path, 0, f"another file named {name!r} is "
+                                               "already part of this ingest"))
+            continue
+        seen_names.add(name)
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        if name in known and known[name].sha256 == digest:
+            report.files_unchanged += 1
+            report.unchanged += known[name].paper_count
+            progress(f"{path}: unchanged")
+            continue
+        try:
+            parsed.append((parse_list_bytes(path, data), digest))
+        except ListFileError as error:
+            report.errors.append(error)
+            progress(f"{path}: rejected")
+            continue
+        progress(f"{path}: {len(parsed[-1][0].abstracts)} abstracts")
+    try:
+        _store(session, parsed, report)
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    report.version_after = catalog_version(session)
+    report.papers_per_venue = _papers_per_venue(session)
+    return report
+
+
+def _store(session: Session, parsed: list[tuple[ParsedList, str]], report: IngestReport) -> None:
+    touched_venues: set[str] = set()
+    # New papers get distinct placeholder ordinals far below any real one until renumbering.
+    placeholder = -(2**40)
+    claimed: set[str] = set()  # IDs of papers present in the files of this ingest
+    for listing, digest in parsed:
+        slug = venue_slug(listing.venue, listing.year)
+        touched_venues.add(slug)
+        if session.get(Venue, slug) is None:
+            session.add(Venue(slug=slug, name=listing.venue, year=listing.year))
+            session.flush()
+        existing = dict(session.exec(
+            select(Paper.id, Paper.source_file).where(Paper.venue_slug == slug)
+        ).all())
+        rows = []
+        kept = 0
+        for abstract in listing.abstracts:
+            pid = paper_id(slug, abstract.text)
+            if pid in claimed or (pid in existing and existing[pid] != listing.path.name):
+                report.duplicate += 1
+                continue
+            claimed.add(pid)
+            if pid in existing:
+                kept += 1
+                continue
+            normalized = normalize_abstract(abstract.text)
+            placeholder += 1
+            rows.append({
+                "id": pid, "venue_slug": slug, "ordinal": placeholder,
+                "abstract": abstract.text, "plain": normalized.plain, "html": normalized.html,
+                "headline": normalized.headline, "source_file": listing.path.name,
+                "source_line": abstract.line,
+            })
+        if rows:
+            session.execute(insert(Paper), rows)
+        report.added += len(rows)
+        report.added_ids.extend(row["id"] for row in rows)
+        report.unchanged += kept
+        gone = [pid for pid, source in existing.items()
+                if source == listing.path.name and pid not in claimed]
+        _remove_papers(session, gone, report)
+        session.merge(SourceFile(
+            name=listing.path.name, sha256=digest, venue_slug=slug,
+            paper_count=kept + len(rows), ingested_at=datetime.now(UTC),
+        ))
+    for slug in touched_venues:
+        _renumber_venue(session, slug)
+    if report.added or report.removed:
+        bump_catalog_version(session)
+
+
+def _remove_papers(session: Session, ids: list[str], report: IngestReport) -> None:
+    for start in range(0, len(ids), 500):
+        session.execute(delete(Paper).where(Paper.id.in_(ids[start : start + 500])))  # type: ignore[attr-defined]
+    report.removed += len(ids)
+    report.removed_ids.extend(ids)
+
+
+def _renumber_venue(session: Session, slug: str) -> None:
+    """Give the venue's papers ordinals 0..n-1 in file and line order; drop it when empty."""
+    session.execute(text("UPDATE paper SET ordinal = -1 - ordinal WHERE venue_slug = :slug "
+                         "AND ordinal >= 0"), {"slug": slug})
+    session.execute(text(
+        "UPDATE paper SET ordinal = ranked.n FROM ("
+        "  SELECT id, row_number() OVER (ORDER BY source_file, source_line) - 1 AS n"
+        "  FROM paper WHERE venue_slug = :slug) AS ranked "
+        "WHERE paper.id = ranked.id"
+    ), {"slug": slug})
+    count = session.exec(select(func.count()).select_from(Paper)
+                         .where(Paper.venue_slug == slug)).one()
+    if count:
+        session.execute(update(Venue).where(Venue.slug == slug).values(paper_count=count))
+    else:
+        session.execute(delete(Venue).where(Venue.slug == slug))
+
+
+def _papers_per_venue(session: Session) -> dict[str, int]:
+    venues = session.exec(select(Venue).order_by(Venue.year.desc(), Venue.name)).all()  # type: ignore[attr-defined]
+    return {venue.label: venue.paper_count for venue in venues}
+
+

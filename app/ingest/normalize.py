@@ -1,0 +1,247 @@
+"""From a verbatim abstract derive readable plain text, safe display HTML and a headline.
+
+The abstract mixes three markups: TeX (math in `$...$` / `\\(...\\)` and text commands such as
+`\\textbf{...}` or `\\%`), markdown (`*em*`, `**strong**`, `[text](url)`) and bare URLs. The text
+is cut into math and prose segments first, so markdown never reaches inside math, and every
+prose construct is rendered twice: as plain text for the index and as escaped HTML for pages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from html import escape
+
+from app.ingest.tex import tex_to_text
+
+HEADLINE_CHARS = 120
+# URLs end before whitespace and markup; trailing sentence punctuation is trimmed separately.
+_URL_BODY = r"https?://[^\s<>\"'`{}\[\]\\|^]+"
+_URL_TRAILING = ".,;:!?'\")]}*_"
+_DASHES = {"--": "–", "---": "—"}
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+@dataclass(frozen=True)
+class NormalizedText:
+    plain: str
+    html: str
+    headline: str
+
+
+def normalize_abstract(raw: str) -> NormalizedText:
+    segments = split_math(raw)
+    plain = " ".join(
+        "".join(tex_to_text(s.text) if s.is_math else prose_to_plain(s.text) for s in segments)
+        .split()
+    )
+    html = "".join(_math_html(s.text, s.delimiters) if s.is_math else prose_to_html(s.text)
+                   for s in segments)
+    return NormalizedText(plain=plain, html=html, headline=make_headline(plain))
+
+
+def identity_text(raw: str) -> str:
+    """The form of an abstract that decides its identity: NFC, single spaces."""
+    return " ".join(unicodedata.normalize("NFC", raw).split())
+
+
+def paper_id(venue_slug: str, raw: str) -> str:
+    digest = hashlib.sha256(f"{venue_slug}\n{identity_text(raw)}".encode()).hexdigest()
+    return digest[:16]
+
+
+def venue_slug(name: str, year: int) -> str:
+    base = re.sub(r"[^a-z0-9]+", "-", unicodedata.normalize("NFKD", name).lower()).strip("-")
+    return f"{base or 'venue'}-{year}"
+
+
+# --- math segments -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Segment:
+    text: str
+    is_math: bool = False
+    delimiters: tuple[str, str] = ("", "")
+
+
+_MATH = re.compile(
+    r"\$\$(?P<display>.+?)\$\$"
+    r"|(?<!\\)\$(?P<inline>[^$]+?)(?<!\\)\$"
+    r"|\\\((?P<paren>.+?)\\\)"
+    r"|\\\[(?P<bracket>.+?)\\\]",
+    re.S,
+)
+_DELIMITERS = {"display": ("$$", "$$"), "inline": ("$", "$"), "paren": ("\\(", "\\)"),
+               "bracket": ("\\[", "\\]")}
+
+
+def split_math(raw: str) -> list[Segment]:
+    """Cut an abstract into prose and math segments; an unmatched `$` stays prose."""
+    segments: list[Segment] = []
+    position = 0
+    for match in _MATH.finditer(raw):
+        if match.start() > position:
+            segments.append(Segment(raw[position : match.start()]))
+        kind = match.lastgroup or "inline"
+        segments.append(Segment(match[kind], is_math=True, delimiters=_DELIMITERS[kind]))
+        position = match.end()
+    if position < len(raw):
+        segments.append(Segment(raw[position:]))
+    return segments
+
+
+def _math_html(tex: str, delimiters: tuple[str, str]) -> str:
+    source = f"{delimiters[0]}{tex}{delimiters[1]}"
+    return f'<span class="math" title="{escape(tex_to_text(tex))}">{escape(source)}</span>'
+
+
+# --- prose: markdown, TeX text commands and URLs ------------------------------------------------
+
+_PROSE = re.compile(
+    r"\[(?P<link_text>[^\]\n]+)\]\((?P<link_url>[^)\s]+)\)"
+    r"|\\href\{(?P<href_url>[^}]*)\}\{(?P<href_text>[^}]*)\}"
+    r"|\\url\{(?P<url_arg>[^}]*)\}"
+    rf"|(?P<bare_url>{_URL_BODY})"
+    r"|\\(?:cite[tp]?|citep?|citeauthor|citeyear|ref|eqref|label)\*?(?:\[[^\]]*\])*\{(?P<cite>[^}]*)\}"
+    r"|\\(?P<strong_cmd>textbf|mathbf|bf)\{(?P<strong_arg>[^{}]*)\}"
+    r"|\\(?P<em_cmd>textit|emph|textsl|it)\{(?P<em_arg>[^{}]*)\}"
+    r"|\\(?P<plain_cmd>texttt|textsc|textrm|textsf|underline|mbox|text|textnormal)\{(?P<plain_arg>[^{}]*)\}"
+    r"|\*\*(?P<strong_md>(?!\s).+?(?<!\s))\*\*"
+    r"|__(?P<strong_us>(?!\s).+?(?<!\s))__"
+    r"|(?<![\w*\\])\*(?P<em_md>(?![\s*]).*?(?<![\s\\]))\*(?![\w*])"
+    r"|(?<![\w\\])_(?P<em_us>(?![\s_]).*?(?<!\s))_(?!\w)"
+    r"|`(?P<code>[^`\n]+)`"
+    r"|\\(?P<escaped>[%&#_$])"
+    r"|(?<!\S)\\?(?P<dash>-{2,3})(?!\S)"
+    r"|(?P<tie>~)(?=\\)"
+    r"|\\(?P<command>[A-Za-z]+)\s?",
+)
+
+
+def prose_to_plain(text: str) -> str:
+    return _render_prose(text, _plain_node, str)
+
+
+def prose_to_html(text: str) -> str:
+    return _render_prose(text, _html_node, escape)
+
+
+NodeRenderer = Callable[[re.Match[str], Callable[[str], str]], str]
+
+
+def _render_prose(text: str, node: NodeRenderer, leaf: Callable[[str], str]) -> str:
+    text = _CONTROL.sub(" ", text)
+    out: list[str] = []
+    position = 0
+    for match in _PROSE.finditer(text):
+        out.append(leaf(text[position : match.start()]))
+        out.append(node(match, lambda inner: _render_prose(inner, node, leaf)))
+        position = match.end()
+    out.append(leaf(text[position:]))
+    return "".join(out)
+
+
+def split_url(candidate: str) -> tuple[str, str]:
+    """Split a matched URL into the URL and the punctuation that ends the sentence after it."""
+    url = candidate
+    while url and url[-1] in _URL_TRAILING:
+        if url[-1] == ")" and url.count("(") >= url.count(")"):
+            break
+        url = url[:-1]
+    return url, candidate[len(url) :]
+
+
+def is_safe_url(url: str) -> bool:
+    return bool(re.match(r"https?://[^\s/]", url, re.I))
+
+
+def _plain_node(match: re.Match[str], inner: Callable[[str], str]) -> str:
+    kind = match.lastgroup
+    group = match.groupdict()
+    if group["link_text"] is not None:
+        return inner(group["link_text"])
+    if group["href_url"] is not None:
+        return inner(group["href_text"])
+    if kind == "url_arg":
+        return group["url_arg"]
+    if kind == "bare_url":
+        return "".join(split_url(group["bare_url"]))
+    if kind == "cite":
+        return ""
+    for name in ("strong_arg", "em_arg", "plain_arg", "strong_md", "strong_us", "em_md", "em_us"):
+        if group[name] is not None:
+            return inner(group[name])
+    if kind == "code":
+        return group["code"]
+    if kind == "escaped":
+        return group["escaped"]
+    if kind == "dash":
+        return _DASHES[group["dash"]]
+    if kind == "tie":
+        return " "
+    return group["command"] + " "
+
+
+def _html_node(match: re.Match[str], inner: Callable[[str], str]) -> str:
+    kind = match.lastgroup
+    group = match.groupdict()
+    if group["link_text"] is not None:  # the label stays text: no link inside a link
+        return _link(group["link_url"], escape(prose_to_plain(group["link_text"])))
+    if group["href_url"] is not None:
+        return _link(group["href_url"], inner(group["href_text"]))
+    if kind == "url_arg":
+        return _link(group["url_arg"], escape(group["url_arg"]))
+    if kind == "bare_url":
+        url, trailing = split_url(group["bare_url"])
+        return _link(url, escape(url)) + escape(trailing)
+    if kind == "cite":
+        return f"<cite>[{escape(group['cite'])}]</cite>"
+    if group["strong_arg"] is not None:
+        return f"<strong>{inner(group['strong_arg'])}</strong>"
+    if group["em_arg"] is not None:
+        return f"<em>{inner(group['em_arg'])}</em>"
+    if group["plain_arg"] is not None:
+        return inner(group["plain_arg"])
+    if group["strong_md"] is not None or group["strong_us"] is not None:
+        return f"<strong>{inner(group['strong_md'] or group['strong_us'])}</strong>"
+    if group["em_md"] is not None or group["em_us"] is not None:
+        return f"<em>{inner(group['em_md'] or group['em_us'])}</em>"
+    if kind == "code":
+        return f"<code>{escape(group['code'])}</code>"
+    if kind == "escaped":
+        return escape(group["escaped"])
+    if kind == "dash":
+        return _DASHES[group["dash"]]
+    if kind == "tie":
+        return " "
+    return escape(group["command"]) + " "
+
+
+def _link(url: str, label_html: str) -> str:
+    if not is_safe_url(url):
+        return label_html
+    return f'<a href="{escape(url)}" rel="nofollow noopener">{label_html}</a>'
+
+
+# --- headline ----------------------------------------------------------------------------------
+
+_ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "cf.", "Fig.", "Eq.", "approx.")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
+
+
+def make_headline(plain: str) -> str:
+    """The first sentence, cut at a word boundary to about HEADLINE_CHARS characters."""
+    sentence = plain
+    for match in _SENTENCE_END.finditer(plain):
+        head = plain[: match.start()]
+        if not head.endswith(_ABBREVIATIONS):
+            sentence = head
+            break
+    if len(sentence) <= HEADLINE_CHARS:
+        return sentence
+    cut = sentence[:HEADLINE_CHARS].rsplit(" ", 1)[0] or sentence[:HEADLINE_CHARS]
+    return cut.rstrip(" ,;:-–—") + "…"

@@ -1,0 +1,74 @@
+"""create_app(): the FastAPI application with its pages, JSON API and error handling."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from sqlmodel import Session
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.catalog import paper_count
+from app.config import PROJECT_ROOT, Settings, get_settings
+from app.db import get_engine
+from app.search.searcher import PaperSearch
+from app.web import api, pages
+from app.web.render import render
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    search = PaperSearch(settings.index_path)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        search.close()
+
+    app = FastAPI(title="Paper catalog", summary="ML conference paper abstracts",
+                  lifespan=lifespan)
+    app.state.settings = settings
+    app.state.search = search
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    get_engine(settings.database_url)  # creates the tables on a fresh data directory
+
+    app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
+    app.include_router(pages.router)
+    app.include_router(api.router)
+
+    @app.get("/healthz", tags=["api"])
+    def healthz() -> dict[str, object]:
+        with Session(get_engine(settings.database_url)) as session:
+            return {"status": "ok", "papers": paper_count(session)}
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> Response:
+        return _error_response(request, error.status_code, str(error.detail))
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, error: RequestValidationError) -> Response:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'][1:])}: {e['msg']}" for e in error.errors()
+        )
+        return _error_response(request, 400, f"Invalid request: {problems}")
+
+    @app.exception_handler(Exception)
+    async def server_error(request: Request, _error: Exception) -> Response:
+        # Never show a stack trace or a file path: the log has them.
+        return _error_response(request, 500, "Something went wrong on our side.")
+
+    return app
+
+
+def _error_response(request: Request, status: int, message: str) -> Response:
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": message, "status": status}, status_code=status)
+    if status == 404 and message == "Not Found":
+        message = "There is no page at this address."
+    return render(request, "error.html", status_code=status, status=status, message=message)
+
+

@@ -1,0 +1,51 @@
+"""SQLModel tables: the database is the catalog's source of truth."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Field, Index, SQLModel
+
+
+class Venue(SQLModel, table=True):
+    slug: str = Field(primary_key=True)  # "icml-2026"
+    name: str  # "ICML"
+    year: int = Field(index=True)
+    paper_count: int = 0
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} {self.year}"
+
+
+class Paper(SQLModel, table=True):
+    __table_args__ = (Index("ix_paper_venue_ordinal", "venue_slug", "ordinal", unique=True),)
+
+    id: str = Field(primary_key=True)  # stable: hash of venue and normalized abstract
+    venue_slug: str = Field(foreign_key="venue.slug")
+    # Position within the venue (0-based, in file and line order), renumbered at each ingest so
+    # that page N of a venue is a range lookup on the index rather than an OFFSET scan.
+    ordinal: int
+    abstract: str  # verbatim from the list file
+    plain: str  # readable text: what is indexed and what snippets are cut from
+    html: str  # safe display HTML
+    headline: str
+    source_file: str = Field(index=True)
+    source_line: int
+
+
+class SourceFile(SQLModel, table=True):
+    """One ingested list file; its content hash lets an unchanged file be skipped."""
+
+    name: str = Field(primary_key=True)
+    sha256: str
+    venue_slug: str
+    paper_count: int
+    ingested_at: datetime
+
+
+class CatalogState(SQLModel, table=True):
+    """Key/value facts about the catalog, e.g. the version every changing ingest bumps."""
+
+    key: str = Field(primary_key=True)
+    value: str

@@ -1,0 +1,1 @@
+"""Full-text search over the catalog: a Whoosh index derived from the database."""

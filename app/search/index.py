@@ -1,0 +1,148 @@
+"""The Whoosh index: schema, full builds swapped in atomically, and incremental updates.
+
+`data/index` is a symlink to one directory under `data/indexes/`. A full build writes a new
+directory and then replaces the symlink in one rename, so a server never sees a half-built
+index. Incremental updates after an ingest commit into the live directory; Whoosh's own
+generation files keep each commit atomic. Each index records the catalog version it reflects.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Iterable
+from pathlib import Path
+
+from sqlmodel import Session, select
+from whoosh import index as whoosh_index
+from whoosh.fields import ID, NUMERIC, TEXT, Schema
+from whoosh.writing import SegmentWriter
+
+from app.config import Settings
+from app.db import catalog_version
+from app.models import Paper, Venue
+from app.search.analysis import catalog_analyzer
+
+VERSION_FILE = "catalog_version"
+WRITER_MEMORY_MB = 256
+
+
+def build_schema() -> Schema:
+    analyzer = catalog_analyzer()
+    return Schema(
+        id=ID(stored=True, unique=True),
+        venue=ID(stored=True, sortable=True),  # the venue slug, for filters and facets
+        venue_name=TEXT(analyzer=catalog_analyzer(), phrase=False),  # "icml", "neurips"
+        year=NUMERIC(int, stored=True, sortable=True, signed=False),
+        # Papers in list order within a venue; stable across ingests unlike Paper.ordinal.
+        position=ID(sortable=True),
+        headline=TEXT(analyzer=analyzer, field_boost=1.5),
+        text=TEXT(analyzer=analyzer),
+    )
+
+
+def paper_document(paper: Paper, venue: Venue) -> dict[str, object]:
+    return {
+        "id": paper.id,
+        "venue": venue.slug,
+        "venue_name": f"{venue.name} {venue.slug}",
+        "year": venue.year,
+        "position": f"{venue.slug}\x00{paper.source_file}\x00{paper.source_line:09d}",
+        "headline": paper.headline,
+        "text": paper.plain,
+    }
+
+
+def read_index_version(index_path: Path) -> int | None:
+    """The catalog version an index reflects, or None when there is no usable index."""
+    try:
+        return int((index_path / VERSION_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _write_version(directory: Path, version: int) -> None:
+    tmp = directory / f"{VERSION_FILE}.tmp"
+    tmp.write_text(str(version))
+    os.replace(tmp, directory / VERSION_FILE)
+
+
+def _writer(ix: whoosh_index.Index) -> SegmentWriter:
+    # compound=False: opening a compound segment copies it into memory; separate files don't.
+    return ix.writer(limitmb=WRITER_MEMORY_MB, compound=False)
+
+
+def build_index(settings: Settings, session: Session) -> int:
+    """Rebuild the whole index from the database beside the live one, then swap it in."""
+    version = catalog_version(session)
+    indexes = settings.data_dir / "indexes"
+    indexes.mkdir(parents=True, exist_ok=True)
+    directory = indexes / f"v{version}-{uuid.uuid4().hex[:8]}"
+    directory.mkdir()
+    ix = whoosh_index.create_in(str(directory), build_schema())
+    writer = _writer(ix)
+    venues = {venue.slug: venue for venue in session.exec(select(Venue))}
+    count = 0
+    for paper in session.exec(select(Paper).execution_options(yield_per=2000)):
+        writer.add_document(**paper_document(paper, venues[paper.venue_slug]))
+        count += 1
+    writer.commit(optimize=True)
+    ix.close()
+    _write_version(directory, version)
+    _swap_live_index(settings.index_path, directory)
+    return count
+
+
+def _swap_live_index(link: Path, target: Path) -> None:
+    previous = link.resolve() if link.is_symlink() else None
+    if link.exists() and not link.is_symlink():  # an index from before symlinks: move aside
+        shutil.rmtree(link)
+    tmp_link = link.with_name(f".{link.name}.{uuid.uuid4().hex[:8]}")
+    tmp_link.symlink_to(os.path.relpath(target, link.parent))
+    os.replace(tmp_link, link)
+    # Keep the directory just replaced (a server may still be reading it); drop older ones.
+    keep = {target.resolve(), previous}
+    for old in target.parent.iterdir():
+        if old.resolve() not in keep:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def update_index(
+    settings: Settings,
+    session: Session,
+    added_ids: Iterable[str],
+    removed_ids: Iterable[str],
+    from_version: int,
+) -> bool:
+    """Apply one ingest's changes to the live index.
+
+    Returns False, doing nothing, when the live index does not reflect `from_version`: its
+    state is then unknown and only a full build (build_index) can be trusted.
+    """
+    link = settings.index_path
+    if read_index_version(link) != from_version:
+        return False
+    version = catalog_version(session)
+    ix = whoosh_index.open_dir(str(link))
+    writer = _writer(ix)
+    for paper_id in removed_ids:
+        writer.delete_by_term("id", paper_id)
+    added = list(added_ids)
+    venues = {venue.slug: venue for venue in session.exec(select(Venue))}
+    for start in range(0, len(added), 500):
+        batch = added[start : start + 500]
+        for paper in session.exec(select(Paper).where(Paper.id.in_(batch))):  # type: ignore[attr-defined]
+            writer.update_document(**paper_document(paper, venues[paper.venue_slug]))
+    writer.commit()
+    ix.close()
+    _write_version(link.resolve(), version)
+    return True
+
+
+def sync_index(settings: Settings, session: Session) -> str:
+    """Make sure the live index reflects the database; rebuild it when it does not."""
+    if read_index_version(settings.index_path) == catalog_version(session):
+        return "up to date"
+    count = build_index(settings, session)
+    return f"rebuilt ({count} papers)"

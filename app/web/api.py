@@ -1,0 +1,78 @@
+"""JSON twins of the HTML pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+
+from app import catalog
+from app.models import Paper, Venue
+from app.web.deps import PageDep, SearchDep, SessionDep, run_search
+
+router = APIRouter(prefix="/api", tags=["api"])
+
+
+def venue_json(request: Request, venue: Venue) -> dict[str, Any]:
+    return {
+        "slug": venue.slug, "name": venue.name, "year": venue.year, "label": venue.label,
+        "paper_count": venue.paper_count,
+        "url": str(request.url_for("venue", slug=venue.slug)),
+    }
+
+
+def paper_json(request: Request, paper: Paper, venue: Venue) -> dict[str, Any]:
+    return {
+        "id": paper.id, "venue": venue.label, "venue_slug": venue.slug, "year": venue.year,
+        "headline": paper.headline, "abstract": paper.abstract,
+        "source_file": paper.source_file, "source_line": paper.source_line,
+        "url": str(request.url_for("paper", paper_id=paper.id)),
+    }
+
+
+@router.get("/venues", name="api_venues")
+def venues(request: Request, session: SessionDep) -> dict[str, Any]:
+    return {"venues": [venue_json(request, v) for v in catalog.list_venues(session)]}
+
+
+@router.get("/venues/{slug}/papers", name="api_venue_papers")
+def venue_papers(
+    request: Request, slug: str, session: SessionDep, page: PageDep = 1
+) -> dict[str, Any]:
+    venue = catalog.get_venue(session, slug)
+    if venue is None:
+        raise HTTPException(404, f"There is no venue called “{slug}”.")
+    listing = catalog.venue_papers(session, venue, page)
+    return {
+        "venue": venue_json(request, venue), "page": listing.page, "pages": listing.pages,
+        "per_page": catalog.VENUE_PAGE_SIZE,
+        "papers": [paper_json(request, p, venue) for p in listing.papers],
+    }
+
+
+@router.get("/papers/{paper_id}", name="api_paper")
+def paper(request: Request, paper_id: str, session: SessionDep) -> dict[str, Any]:
+    found = catalog.get_paper(session, paper_id)
+    if found is None:
+        raise HTTPException(404, f"There is no paper with the ID “{paper_id}”.")
+    venue = catalog.get_venue(session, found.venue_slug)
+    assert venue is not None  # a paper always belongs to a stored venue (foreign key)
+    return paper_json(request, found, venue)
+
+
+@router.get("/search", name="api_search")
+def search(
+    request: Request, session: SessionDep, search: SearchDep,
+    q: str = "", venue: str = "", page: PageDep = 1,
+) -> dict[str, Any]:
+    result = run_search(search, session, q, venue, page)
+    papers = catalog.papers_by_id(session, [hit.id for hit in result.hits])
+    venues = catalog.venues_by_slug(session)
+    hits = []
+    for hit in result.hits:
+        paper = papers[hit.id]
+        hits.append({**paper_json(request, paper, venues[paper.venue_slug]),
+                     "score": round(hit.score, 4), "snippet": hit.snippet})
+    return {"query": result.query, "venue": venue or None, "page": result.page,
+            "pages": result.pages, "total": result.total, "message": result.message,
+            "hits": hits}

@@ -1,0 +1,17 @@
+"""Jinja2 set-up: one environment, the templates directory, shared globals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+from app.config import PROJECT_ROOT
+
+templates = Jinja2Templates(directory=str(PROJECT_ROOT / "templates"))
+
+
+def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    return templates.TemplateResponse(request, name, context, status_code=status_code)

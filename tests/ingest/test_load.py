@@ -1,0 +1,131 @@
+from pathlib import Path
+
+from sqlmodel import select
+from typer.testing import CliRunner
+
+from app.catalog import list_venues
+from app.cli import cli
+from app.models import Paper
+from tests.conftest import Catalog, write_list
+
+
+def snapshot(catalog: Catalog) -> dict[str, tuple[str, int, int]]:
+    with catalog.session() as session:
+        return {p.id: (p.venue_slug, p.ordinal, p.source_line)
+                for p in session.exec(select(Paper))}
+
+
+def test_two_files_of_one_venue_merge(seeded: Catalog):
+    with seeded.session() as session:
+        counts = {v.slug: v.paper_count for v in list_venues(session)}
+    assert counts == {"icml-2026": 38, "iclr-2026": 17, "neurips-2026": 36}
+    assert seeded.report.added == 91 and seeded.report.errors == []
+
+
+def test_each_paper_records_its_source_file_and_line(seeded: Catalog):
+    with seeded.session() as session:
+        paper = session.exec(select(Paper).where(Paper.venue_slug == "iclr-2026")
+                             .order_by(Paper.ordinal)).first()
+    assert paper is not None
+    assert (paper.source_file, paper.source_line) == ("001_4bd91504f5572ffe.txt", 3)
+    first_line = (seeded.seeds / paper.source_file).read_text().splitlines()[2]
+    assert paper.abstract == first_line.strip()
+
+
+def test_ordinals_number_each_venue_from_zero(seeded: Catalog):
+    by_venue: dict[str, list[int]] = {}
+    for slug, ordinal, _ in snapshot(seeded).values():
+        by_venue.setdefault(slug, []).append(ordinal)
+    assert {slug: sorted(o) for slug, o in by_venue.items()} == {
+        slug: list(range(len(o))) for slug, o in by_venue.items()}
+
+
+def test_reingest_is_idempotent(fresh: Catalog):
+    before = snapshot(fresh)
+    report = fresh.ingest(fresh.seeds)
+    assert (report.added, report.unchanged, report.removed) == (0, 91, 0)
+    assert report.files_unchanged == 5 and not report.changed
+    assert snapshot(fresh) == before
+
+
+def test_touched_but_identical_file_keeps_ids(fresh: Catalog):
+    before = snapshot(fresh)
+    seed = next(fresh.seeds.glob("001_*.txt"))
+    seed.write_bytes(seed.read_bytes().replace(b"\n", b"\r\n"))  # new bytes, same abstracts
+    report = fresh.ingest(fresh.seeds)
+    assert (report.added, report.unchanged, report.removed) == (0, 91, 0)
+    assert snapshot(fresh).keys() == before.keys()
+
+
+def test_duplicate_abstract_in_a_venue_is_stored_once(fresh: Catalog, tmp_path: Path):
+    extra = write_list(tmp_path / "extra.txt", "ICLR 2026 Papers", "A brand new abstract.",
+                       "A brand new abstract.")
+    report = fresh.ingest(extra)
+    assert (report.added, report.duplicate) == (1, 1)
+    with fresh.session() as session:
+        assert {v.slug: v.paper_count for v in list_venues(session)}["iclr-2026"] == 18
+
+
+def test_same_abstract_in_another_venue_is_a_different_paper(fresh: Catalog, tmp_path: Path):
+    write_list(tmp_path / "a.txt", "ICLR 2025 Papers", "Shared text.")
+    write_list(tmp_path / "b.txt", "ICML 2025 Papers", "Shared text.")
+    report = fresh.ingest(tmp_path / "a.txt", tmp_path / "b.txt")
+    assert (report.added, report.duplicate) == (2, 0)
+
+
+def test_changed_file_replaces_its_papers(fresh: Catalog, tmp_path: Path):
+    path = write_list(tmp_path / "w.txt", "TMLR 2025 Papers", "Kept abstract.", "Dropped one.")
+    fresh.ingest(path)
+    write_list(path, "TMLR 2025 Papers", "Kept abstract.", "A new one.")
+    report = fresh.ingest(path)
+    assert (report.added, report.unchanged, report.removed) == (1, 1, 1)
+    with fresh.session() as session:
+        texts = {p.abstract for p in session.exec(select(Paper)
+                                                  .where(Paper.venue_slug == "tmlr-2025"))}
+    assert texts == {"Kept abstract.", "A new one."}
+
+
+def test_rejected_file_leaves_the_catalog_untouched(fresh: Catalog, tmp_path: Path):
+    before = snapshot(fresh)
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"ICML 2026 Papers\n\nfine\n\n\xff broken\n")
+    good = write_list(tmp_path / "good.txt", "COLT 2026 Papers", "A learning theory abstract.")
+    report = fresh.ingest(bad, good)
+    assert [(e.path.endswith("bad.txt"), e.line) for e in report.errors] == [(True, 5)]
+    assert report.added == 1
+    after = snapshot(fresh)
+    assert {k: v for k, v in after.items() if k in before} == before
+    assert len(after) == len(before) + 1
+
+
+def test_cli_ingest_prints_summary_and_fails_on_rejected_files(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("CATALOG_DATA_DIR", str(tmp_path / "data"))
+    bad = tmp_path / "bad.txt"
+    bad.write_text("no header here\n")
+    good = write_list(tmp_path / "good.txt", "ICLR 2026 Papers", "One.", "Two.", "One.")
+    result = CliRunner().invoke(cli, ["ingest", str(good), str(bad)])
+    assert result.exit_code == 1
+    assert "papers added: 2, unchanged: 0, duplicate: 1" in result.output
+    assert "ICLR 2026: 2 papers" in result.output
+    assert "bad.txt:1: expected a header line" in result.output
+    again = CliRunner().invoke(cli, ["ingest", str(good)])
+    assert again.exit_code == 0
+    assert "papers added: 0, unchanged: 2" in again.output
+    assert "search index: up to date" in again.output
+
+
+def test_cli_missing_path_is_an_error(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("CATALOG_DATA_DIR", str(tmp_path / "data"))
+    result = CliRunner().invoke(cli, ["ingest", str(tmp_path / "nope.txt")])
+    assert result.exit_code == 1
+    assert "no such file or directory" in result.output
+
+
+def test_cli_reindex_rebuilds_from_the_database(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("CATALOG_DATA_DIR", str(tmp_path / "data"))
+    CliRunner().invoke(cli, ["ingest", str(write_list(tmp_path / "a.txt", "ICLR 2026 Papers",
+                                                       "Alpha text.", "Beta text."))])
+    first = (tmp_path / "data" / "index").resolve()
+    result = CliRunner().invoke(cli, ["reindex"])
+    assert result.exit_code == 0 and "2 papers" in result.output
+    assert (tmp_path / "data" / "index").resolve() != first

@@ -1,0 +1,49 @@
+from fastapi.testclient import TestClient
+
+PAPER_FIELDS = {"id", "venue", "venue_slug", "year", "headline", "abstract", "url"}
+
+
+def test_api_venues(client: TestClient):
+    venues = client.get("/api/venues").json()["venues"]
+    assert {v["slug"]: v["paper_count"] for v in venues} == {
+        "icml-2026": 38, "iclr-2026": 17, "neurips-2026": 36}
+
+
+def test_api_venue_papers_pages(client: TestClient):
+    page1 = client.get("/api/venues/icml-2026/papers").json()
+    assert (page1["page"], page1["pages"], len(page1["papers"])) == (1, 1, 38)
+    paper = page1["papers"][0]
+    assert paper.keys() >= PAPER_FIELDS
+    assert (paper["venue"], paper["venue_slug"], paper["year"]) == ("ICML 2026", "icml-2026", 2026)
+    assert client.get("/api/venues/icml-2026/papers?page=2").json()["papers"] == []
+
+
+def test_api_paper_returns_the_raw_abstract(client: TestClient):
+    paper = client.get("/api/venues/icml-2026/papers").json()["papers"][0]
+    again = client.get(f"/api/papers/{paper['id']}").json()
+    assert again == paper
+    assert "$k$-parity" in again["abstract"]
+    assert client.get(again["url"]).status_code == 200
+
+
+def test_api_search_returns_hits_with_snippets(client: TestClient):
+    body = client.get("/api/search", params={"q": "memorization", "venue": "iclr-2026"}).json()
+    assert body["total"] == len(body["hits"]) > 0
+    assert all(h["venue_slug"] == "iclr-2026" and "<mark" in h["snippet"] for h in body["hits"])
+    assert body["hits"][0].keys() >= PAPER_FIELDS
+
+
+def test_api_404s_are_json(client: TestClient):
+    for url in ["/api/papers/nope", "/api/venues/nope/papers"]:
+        response = client.get(url)
+        assert response.status_code == 404
+        assert "error" in response.json()
+
+
+def test_healthz_counts_papers(client: TestClient):
+    assert client.get("/healthz").json() == {"status": "ok", "papers": 91}
+
+
+def test_openapi_docs(client: TestClient):
+    assert client.get("/docs").status_code == 200
+    assert "/api/search" in client.get("/openapi.json").json()["paths"]

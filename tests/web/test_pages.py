@@ -1,0 +1,92 @@
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+
+def test_home_lists_venues_with_counts_and_totals(client: TestClient):
+    page = client.get("/")
+    assert page.status_code == 200
+    assert "91 papers from 3 venues" in page.text
+    for slug, count in [("icml-2026", 38), ("iclr-2026", 17), ("neurips-2026", 36)]:
+        assert re.search(rf'href="[^"]*/venues/{slug}"[^<]*</a></td><td>2026</td>'
+                         rf'<td class="num">{count}</td>', page.text)
+
+
+def test_every_page_has_the_search_box(client: TestClient):
+    for url in ["/", "/venues", "/venues/iclr-2026", "/search?q=memorization", "/nope"]:
+        assert 'role="search"' in client.get(url).text
+
+
+def test_venue_page_lists_headlines_fifty_a_page(client: TestClient):
+    page = client.get("/venues/icml-2026")
+    assert page.status_code == 200
+    assert page.text.count('class="paper"') == 38
+    assert "Masked Diffusion Language Models have recently emerged" in page.text
+
+
+def test_venue_page_past_the_end_says_so(client: TestClient):
+    page = client.get("/venues/icml-2026?page=3")
+    assert page.status_code == 200
+    assert "past the end" in page.text
+
+
+def test_paper_page_shows_abstract_venue_and_source(client: TestClient):
+    listing = client.get("/api/venues/iclr-2026/papers").json()
+    paper = listing["papers"][0]
+    page = client.get(f"/papers/{paper['id']}")
+    assert page.status_code == 200
+    assert "ICLR 2026" in page.text
+    assert "001_4bd91504f5572ffe.txt</code>, line 3" in page.text
+
+
+def test_paper_page_links_code_urls_without_trailing_punctuation(client: TestClient):
+    hits = client.get("/api/search", params={"q": "SmartFed"}).json()["hits"]
+    page = client.get(hits[0]["url"])
+    assert 'href="https://github.com/benmagnifico/SmartFed"' in page.text
+
+
+@pytest.mark.parametrize("url", ["/venues/nope-1999", "/papers/0000000000000000", "/nowhere"])
+def test_unknown_things_get_an_html_404_with_a_way_back(client: TestClient, url: str):
+    page = client.get(url)
+    assert page.status_code == 404
+    assert page.headers["content-type"].startswith("text/html")
+    assert "Back to the catalog" in page.text
+
+
+def test_search_page_ranks_highlights_and_counts(client: TestClient):
+    page = client.get("/search", params={"q": "memorize"})
+    assert page.status_code == 200
+    assert re.search(r"<h1>\d+ results for “memorize”", page.text)
+    assert "<mark" in page.text
+
+
+def test_empty_search_shows_tips(client: TestClient):
+    assert "Search tips" in client.get("/search").text
+
+
+@pytest.mark.parametrize("query", ['"unbalanced', "AND", "*", "(", "venue:", "a" * 10_000,
+                                   "<script>alert(1)</script>"])
+def test_unparseable_queries_get_a_friendly_page(client: TestClient, query: str):
+    page = client.get("/search", params={"q": query})
+    assert page.status_code == 200
+    assert "<script>alert" not in page.text
+    assert "Traceback" not in page.text
+
+
+def test_search_paging_and_page_past_the_end(client: TestClient):
+    first = client.get("/api/search", params={"q": "learning"}).json()
+    assert first["total"] > 20 and len(first["hits"]) == 20 and first["pages"] >= 2
+    second = client.get("/api/search", params={"q": "learning", "page": 2}).json()
+    assert not {h["id"] for h in first["hits"]} & {h["id"] for h in second["hits"]}
+    beyond = client.get("/search", params={"q": "learning", "page": 99})
+    assert "past the end" in beyond.text
+
+
+def test_invalid_page_number_is_a_400_not_a_500(client: TestClient):
+    assert client.get("/venues/icml-2026?page=zero").status_code == 400
+    assert client.get("/api/venues/icml-2026/papers?page=-1").status_code == 400
+
+
+def test_static_stylesheet_is_served(client: TestClient):
+    assert client.get("/static/style.css").status_code == 200
