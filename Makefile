@@ -13,7 +13,7 @@ run: install
 	$(BIN)/catalog serve --host $(HOST) --port $(PORT)
 
 test: install
-	$(BIN)/ruff check app tests bench
+	$(BIN)/ruff check .
 	$(BIN)/pytest
 
 install: $(STAMP)
