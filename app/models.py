@@ -30,8 +30,14 @@ class Paper(SQLModel, table=True):
     plain: str  # readable text: what is indexed and what snippets are cut from
     html: str  # safe display HTML
     headline: str
+    code_urls: str = ""  # code and project URLs, one per line
     source_file: str = Field(index=True)
     source_line: int
+
+
+    @property
+    def code_links(self) -> list[str]:
+        return self.code_urls.split()
 
 
 class SourceFile(SQLModel, table=True):

@@ -131,7 +131,8 @@ def _store(session: Session, parsed: list[tuple[ParsedList, str]], report: Inges
             rows.append({
                 "id": pid, "venue_slug": slug, "ordinal": placeholder,
                 "abstract": abstract.text, "plain": normalized.plain, "html": normalized.html,
-                "headline": normalized.headline, "source_file": listing.path.name,
+                "headline": normalized.headline,
+                "code_urls": "\n".join(normalized.code_urls), "source_file": listing.path.name,
                 "source_line": abstract.line,
             })
         if rows:

@@ -30,6 +30,7 @@ class NormalizedText:
     plain: str
     html: str
     headline: str
+    code_urls: list[str]
 
 
 def normalize_abstract(raw: str) -> NormalizedText:
@@ -40,7 +41,8 @@ def normalize_abstract(raw: str) -> NormalizedText:
     )
     html = "".join(_math_html(s.text, s.delimiters) if s.is_math else prose_to_html(s.text)
                    for s in segments)
-    return NormalizedText(plain=plain, html=html, headline=make_headline(plain))
+    return NormalizedText(plain=plain, html=html, headline=make_headline(plain),
+                          code_urls=extract_code_urls(raw))
 
 
 def identity_text(raw: str) -> str:
@@ -225,6 +227,32 @@ def _link(url: str, label_html: str) -> str:
     if not is_safe_url(url):
         return label_html
     return f'<a href="{escape(url)}" rel="nofollow noopener">{label_html}</a>'
+
+
+# --- code links ---------------------------------------------------------------------------------
+
+_CODE_HOSTS = re.compile(
+    r"^https?://(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co|hf\.co"
+    r"|codeberg\.org|sourceforge\.net|[\w-]+\.github\.io|colab\.research\.google\.com"
+    r"|paperswithcode\.com)/?", re.I)
+_URL_ANYWHERE = re.compile(_URL_BODY)
+_CODE_CUE = re.compile(r"\b(?:code|implementation|project page|repository|github)\b", re.I)
+
+
+def extract_code_urls(raw: str) -> list[str]:
+    """Code and project URLs in an abstract, cleaned of trailing punctuation, in order."""
+    urls: list[str] = []
+    previous_end = 0
+    for match in _URL_ANYWHERE.finditer(raw):
+        url, _ = split_url(match[0])
+        # The cue must sit just before this URL, not before an earlier one.
+        before = raw[max(previous_end, match.start() - 50) : match.start()]
+        previous_end = match.end()
+        if not is_safe_url(url) or url in urls:
+            continue
+        if _CODE_HOSTS.match(url) or _CODE_CUE.search(before):
+            urls.append(url)
+    return urls
 
 
 # --- headline ----------------------------------------------------------------------------------

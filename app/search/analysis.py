@@ -93,3 +93,8 @@ def catalog_analyzer() -> Analyzer:
         | StopFilter(stoplist=STOP_WORDS, minsize=1)
         | StemFilter(lang="en", cachesize=100_000)
     )
+
+
+def word_analyzer() -> Analyzer:
+    """Whole words as written (lowercased, accents folded): for prefixes and spelling."""
+    return RegexTokenizer(r"\w+(?:\.\w+)*") | LowercaseFilter() | CharsetFilter(accent_map)

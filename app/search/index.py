@@ -16,13 +16,13 @@ from pathlib import Path
 
 from sqlmodel import Session, select
 from whoosh import index as whoosh_index
-from whoosh.fields import ID, NUMERIC, TEXT, Schema
+from whoosh.fields import ID, KEYWORD, NUMERIC, TEXT, Schema
 from whoosh.writing import SegmentWriter
 
 from app.config import Settings
 from app.db import catalog_version
 from app.models import Paper, Venue
-from app.search.analysis import catalog_analyzer
+from app.search.analysis import catalog_analyzer, word_analyzer
 
 VERSION_FILE = "catalog_version"
 WRITER_MEMORY_MB = 256
@@ -39,6 +39,9 @@ def build_schema() -> Schema:
         position=ID(sortable=True),
         headline=TEXT(analyzer=analyzer, field_boost=1.5),
         text=TEXT(analyzer=analyzer),
+        # Unstemmed words: prefix queries, "did you mean" and completions use real words.
+        words=TEXT(analyzer=word_analyzer(), phrase=False),
+        has=KEYWORD(stored=True, sortable=True),  # "code" when the abstract links code
     )
 
 
@@ -51,6 +54,8 @@ def paper_document(paper: Paper, venue: Venue) -> dict[str, object]:
         "position": f"{venue.slug}\x00{paper.source_file}\x00{paper.source_line:09d}",
         "headline": paper.headline,
         "text": paper.plain,
+        "words": paper.plain,
+        "has": "code" if paper.code_urls else "",
     }
 
 

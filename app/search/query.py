@@ -1,46 +1,321 @@
-"""Turn what a researcher typed into a Whoosh query, or into a message saying what is wrong."""
+"""The search box's query language, translated into Whoosh queries.
+
+Plain words must all match; `"exact phrase"`, `OR`, `-word` / `NOT word`, parentheses and
+`prefix*` work as researchers expect; `venue:`, `year:`, `topic:` and `has:code` filter.
+Hyphenated words match as phrases ("weak-to-strong" finds "weak to strong"), acronyms expand
+through the synonym table, and nothing a user types raises: what cannot be used is dropped
+with a note saying so. Queries are bounded in length, terms, nesting and prefix expansion.
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
 
-from whoosh import qparser
-from whoosh.fields import Schema
-from whoosh.query import Every, NullQuery, Query
+from whoosh.analysis import Analyzer
+from whoosh.query import And, AndNot, Every, NumericRange, Or, Phrase, Query, Term
+
+from app.search.analysis import catalog_analyzer, word_analyzer
+from app.search.synonyms import SYNONYM_GROUPS
 
 MAX_QUERY_CHARS = 500
-SEARCH_FIELDS = ["headline", "text"]
+MAX_TERMS = 32
+MAX_DEPTH = 8
+MIN_PREFIX_CHARS = 2
+TEXT_FIELDS = ("headline", "text")
+FILTER_FIELDS = ("venue", "year", "topic", "has", "author")
+FILTER_INDEX_FIELDS = {"venue", "venue_name", "year", "topic", "has", "author"}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_TOKEN = re.compile(
+    r'(?P<neg>-)?(?:(?P<field>[A-Za-z]+):(?:"(?P<fphrase>[^"]*)"?|(?P<fvalue>[^\s()"]*))'
+    r'|"(?P<phrase>[^"]*)"?|(?P<open>\()|(?P<close>\))|(?P<word>[^\s()"]+))'
+)
+_YEAR_RANGE = re.compile(r"^(\d{4})\s*(?:-|\.\.)\s*(\d{4})$")
+
+# Expands `prefix*` into at most this many of its most frequent completions.
+PrefixExpander = Callable[[str], list[str]]
 
 
-@dataclass(frozen=True)
+@dataclass
 class ParsedQuery:
-    text: str  # the cleaned query text that was parsed
-    query: Query | None
-    message: str | None = None  # shown on the page when the query cannot run as typed
+    text: str  # the cleaned query as it was parsed
+    query: Query | None  # None: nothing to search (see notes)
+    any_words: Query | None = None  # the same words, any of them: the fallback for no results
+    words: list[str] = field(default_factory=list)  # plain words, for "did you mean"
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def message(self) -> str | None:
+        return " ".join(self.notes) or None
 
 
-def clean_query_text(raw: str) -> str:
-    return " ".join(_CONTROL.sub(" ", raw).split())[:MAX_QUERY_CHARS]
+def clean_query_text(raw: str) -> tuple[str, list[str]]:
+    notes = []
+    text = " ".join(_CONTROL.sub(" ", raw).split())
+    if len(text) > MAX_QUERY_CHARS:
+        text = text[:MAX_QUERY_CHARS].rsplit(" ", 1)[0]
+        notes.append(f"The query was cut to its first {MAX_QUERY_CHARS} characters.")
+    return text, notes
 
 
-def parse_query(raw: str, schema: Schema) -> ParsedQuery:
-    text = clean_query_text(raw)
-    if not text:
-        return ParsedQuery(text, None)
-    parser = qparser.MultifieldParser(SEARCH_FIELDS, schema, group=qparser.AndGroup)
-    try:
-        query = parser.parse(text)
-    except Exception:  # noqa: BLE001 - Whoosh raises assorted errors on odd syntax
-        return ParsedQuery(text, None, "This query could not be understood. Try plain words, "
-                           'or check quotes and parentheses.')
-    if query is NullQuery or not _has_searchable_leaf(query):
-        return ParsedQuery(text, None, "This query has no words to search for. Try plain words "
-                           "such as: diffusion generalization")
-    return ParsedQuery(text, query)
+@lru_cache(maxsize=1)
+def _analyzers() -> tuple[Analyzer, Analyzer]:
+    return catalog_analyzer(), word_analyzer()
 
 
-def _has_searchable_leaf(query: Query) -> bool:
+def analyze(text: str) -> tuple[str, ...]:
+    return tuple(token.text for token in _analyzers()[0](text))
+
+
+@lru_cache(maxsize=1)
+def synonym_table() -> dict[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """Analyzed expression → the analyzed expressions of its whole group."""
+    table: dict[tuple[str, ...], tuple[tuple[str, ...], ...]] = {}
+    for group in SYNONYM_GROUPS:
+        forms = tuple(dict.fromkeys(analyze(expression) for expression in group))
+        for form in forms:
+            table[form] = forms
+    return table
+
+
+def text_query(tokens: tuple[str, ...]) -> Query:
+    """Match analyzed tokens in headline or abstract: a term, or a phrase for several."""
+    if len(tokens) == 1:
+        return Or([Term(name, tokens[0]) for name in TEXT_FIELDS])
+    return Or([Phrase(name, list(tokens)) for name in TEXT_FIELDS])
+
+
+def expand_synonyms(tokens: tuple[str, ...]) -> Query:
+    forms = synonym_table().get(tokens)
+    if forms is None:
+        return text_query(tokens)
+    return Or([text_query(form) for form in forms])
+
+
+@dataclass
+class _Item:
+    """One parsed element of an AND group before it becomes a query."""
+
+    query: Query
+    negated: bool = False
+    plain_tokens: tuple[str, ...] | None = None  # set for a bare word: joins synonym spans
+
+
+class QueryParser:
+    def __init__(self, expand_prefix: PrefixExpander, has_field: Callable[[str], bool]) -> None:
+        self.expand_prefix = expand_prefix
+        self.has_field = has_field
+
+    def parse(self, raw: str) -> ParsedQuery:
+        text, notes = clean_query_text(raw)
+        self.notes = notes
+        self.words: list[str] = []
+        self.terms = 0
+        self.tokens = list(_TOKEN.finditer(text))
+        self.position = 0
+        parsed = ParsedQuery(text, None, notes=notes)
+        if not self.tokens:
+            return parsed
+        query = self._expression(depth=0)
+        while self.position < len(self.tokens):  # only stray ")" can stop the top level
+            self.position += 1
+            self._note("An unmatched “)” was ignored.")
+            more = self._expression(depth=0)
+            query = more if query is None else (query if more is None else And([query, more]))
+        parsed.words = self.words
+        if query is None:
+            if not notes:
+                notes.append("This query has no words to search for. Try plain words such as "
+                             "“diffusion generalization”, or see the search help.")
+            return parsed
+        parsed.query = query.normalize()
+        parsed.any_words = self._any_words(parsed.query)
+        return parsed
+
+    def _note(self, note: str) -> None:
+        if note not in self.notes:
+            self.notes.append(note)
+
+    # expression := and_group ("OR" and_group)*
+    def _expression(self, depth: int) -> Query | None:
+        alternatives = [self._and_group(depth)]
+        while self._peek_word("OR"):
+            self.position += 1
+            alternatives.append(self._and_group(depth))
+        present = [q for q in alternatives if q is not None]
+        if not present:
+            return None
+        return present[0] if len(present) == 1 else Or(present)
+
+    def _peek_word(self, word: str) -> bool:
+        return (self.position < len(self.tokens)
+                and self.tokens[self.position]["word"] == word
+                and not self.tokens[self.position]["neg"])
+
+    def _and_group(self, depth: int) -> Query | None:
+        items: list[_Item] = []
+        negate_next = False
+        while self.position < len(self.tokens):
+            token = self.tokens[self.position]
+            if token["close"] or self._peek_word("OR"):
+                break
+            self.position += 1
+            if token["word"] in ("AND", "&&") and not token["neg"]:
+                continue
+            if token["word"] == "NOT" and not token["neg"]:
+                negate_next = True
+                continue
+            item = self._primary(token, depth)
+            if item is None:
+                continue
+            item.negated = item.negated or negate_next
+            negate_next = False
+            items.append(item)
+        if negate_next:
+            self._note("A trailing NOT was ignored.")
+        return self._combine(items)
+
+    def _primary(self, token: re.Match[str], depth: int) -> _Item | None:
+        negated = bool(token["neg"])
+        if token["open"]:
+            if depth >= MAX_DEPTH:
+                self._note(f"Parentheses nest at most {MAX_DEPTH} deep; the rest was flattened.")
+                inner = self._and_group(depth)
+            else:
+                inner = self._expression(depth + 1)
+            if self.position < len(self.tokens) and self.tokens[self.position]["close"]:
+                self.position += 1
+            else:
+                self._note("An unclosed “(” was closed at the end of the query.")
+            return _Item(inner, negated) if inner is not None else None
+        if token["field"] is not None:
+            return self._field(token["field"].lower(), token["fphrase"] or token["fvalue"] or "",
+                               negated, token[0])
+        if token["phrase"] is not None:
+            if not token[0].endswith('"') or len(token[0]) == 1:
+                self._note("An unclosed quote was closed at the end of the query.")
+            tokens = analyze(token["phrase"])
+            return self._counted(_Item(expand_synonyms(tokens), negated)) if tokens else None
+        return self._word(token["word"], negated)
+
+    def _counted(self, item: _Item) -> _Item | None:
+        self.terms += 1
+        if self.terms > MAX_TERMS:
+            self._note(f"Only the first {MAX_TERMS} words of the query were used.")
+            return None
+        return item
+
+    def _word(self, word: str, negated: bool) -> _Item | None:
+        if word.endswith("*"):
+            return self._prefix(word.rstrip("*"), negated)
+        tokens = analyze(word)
+        if not tokens:
+            return None  # punctuation, a stop word or a lone operator
+        if not negated:
+            self.words.append(word)
+        single = len(tokens) == 1
+        return self._counted(_Item(expand_synonyms(tokens), negated,
+                                   plain_tokens=tokens if single and not negated else None))
+
+    def _prefix(self, stem: str, negated: bool) -> _Item | None:
+        words = tuple(token.text for token in _analyzers()[1](stem))
+        if len(words) != 1 or len(words[0]) < MIN_PREFIX_CHARS:
+            self._note(f"A prefix search needs at least {MIN_PREFIX_CHARS} letters before “*”, "
+                       "e.g. optim*.")
+            return None
+        # Expanded to real words, then matched through the analyzer like typed words, so that
+        # they rank and highlight alike.
+        expansions = [analyze(w) for w in self.expand_prefix(words[0])]
+        forms = list(dict.fromkeys(form for form in expansions if form))
+        if not forms:
+            return self._counted(_Item(Term("words", words[0]), negated))
+        return self._counted(_Item(Or([text_query(form) for form in forms]), negated))
+
+    def _field(self, name: str, value: str, negated: bool, source: str) -> _Item | None:
+        value = value.strip()
+        if name not in FILTER_FIELDS:
+            return self._word(source.lstrip("-"), negated)  # "arXiv:2301" is just text
+        if not value:
+            self._note(f"“{name}:” needs a value, e.g. {name}:{_EXAMPLES[name]}.")
+            return None
+        if not self.has_field(name):
+            self._note(f"The catalog has no {name} data yet, so “{name}:{value}” was ignored.")
+            return None
+        query = _filter_query(name, value)
+        if query is None:
+            self._note(f"“{name}:{value}” is not a valid filter; try {name}:{_EXAMPLES[name]}.")
+            return None
+        return _Item(query, negated)
+
+    def _combine(self, items: list[_Item]) -> Query | None:
+        items = _join_synonym_spans(items)
+        positive = [item.query for item in items if not item.negated]
+        negative = [item.query for item in items if item.negated]
+        if not positive and not negative:
+            return None
+        base: Query = Every() if not positive else (
+            positive[0] if len(positive) == 1 else And(positive))
+        if negative:
+            return AndNot(base, negative[0] if len(negative) == 1 else Or(negative))
+        return base
+
+    def _any_words(self, query: Query) -> Query | None:
+        """Any of the query's top-level words, filters still applied: the looser fallback."""
+        if not isinstance(query, And):
+            return None
+        filters = [q for q in query.subqueries if _is_filter(q)]
+        words = [q for q in query.subqueries if not _is_filter(q)]
+        if len(words) < 2:
+            return None
+        return And([*filters, Or(words)]) if filters else Or(words)
+
+
+def _is_filter(query: Query) -> bool:
     leaves = [query] if query.is_leaf() else list(query.leaves())
-    return any(leaf is not NullQuery and not isinstance(leaf, Every) for leaf in leaves)
+    return all(leaf.field() in FILTER_INDEX_FIELDS for leaf in leaves)
+
+
+_EXAMPLES = {"venue": "icml", "year": "2026", "topic": "optimization", "has": "code",
+             "author": "hinton"}
+
+
+def _filter_query(name: str, value: str) -> Query | None:
+    if name == "venue":
+        words = [token.text for token in _analyzers()[1](value)]
+        return And([Term("venue_name", w) for w in words]) if words else None
+    if name == "year":
+        if value.isdigit() and len(value) == 4:
+            return NumericRange("year", int(value), int(value))
+        match = _YEAR_RANGE.match(value)
+        return NumericRange("year", int(match[1]), int(match[2])) if match else None
+    if name == "has":
+        return Term("has", value.lower()) if value.lower() == "code" else None
+    if name == "topic":
+        return Term("topic", value.lower())
+    words = [token.text for token in _analyzers()[1](value)]
+    return And([Term(name, w) for w in words]) if words else None
+
+
+def _join_synonym_spans(items: list[_Item], longest: int = 4) -> list[_Item]:
+    """Runs of bare words that spell a synonym ("large language model") also match its
+    other forms ("LLM"), as an OR beside the words themselves."""
+    joined: list[_Item] = []
+    i = 0
+    while i < len(items):
+        for n in range(min(longest, len(items) - i), 1, -1):
+            span = items[i : i + n]
+            if any(item.plain_tokens is None for item in span):
+                continue
+            tokens = tuple(t for item in span for t in item.plain_tokens or ())
+            forms = synonym_table().get(tokens)
+            if forms:
+                alternatives = [text_query(form) for form in forms if form != tokens]
+                joined.append(_Item(Or([And([item.query for item in span]), *alternatives])))
+                i += n
+                break
+        else:
+            joined.append(items[i])
+            i += 1
+    return joined

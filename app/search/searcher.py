@@ -1,23 +1,51 @@
-"""PaperSearch: one Whoosh searcher shared by all requests, reopened when the index changes."""
+"""PaperSearch: one Whoosh searcher shared by all requests, reopened when the index changes.
+
+Facet counts come from the matched document numbers and per-document arrays (venue, year,
+code, topic) read once per opened index, not from Whoosh's `groupedby`, which scores and
+loads every match.
+"""
 
 from __future__ import annotations
 
 import math
+import re
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from html import escape
 from pathlib import Path
 
 from whoosh import index as whoosh_index
 from whoosh.highlight import ContextFragmenter, HtmlFormatter
-from whoosh.query import Term
+from whoosh.query import Every, Query
 from whoosh.searching import Searcher
+from whoosh.sorting import FieldFacet, ScoreFacet
 
 from app.search.index import VERSION_FILE
-from app.search.query import parse_query
+from app.search.query import TEXT_FIELDS, ParsedQuery, QueryParser, analyze, synonym_table
 
 PER_PAGE = 20
+PREFIX_EXPANSIONS = 8  # the most frequent completions a `prefix*` stands for
+PREFIX_SCAN_LIMIT = 5_000  # completions looked at to find them
+FACETS = ("venue", "year", "topic", "has")
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    q: str = ""
+    venue: str = ""
+    year: int | None = None
+    topic: str = ""
+    has: str = ""  # "code" keeps papers that link code
+    sort: str = "relevance"  # or "venue"
+    page: int = 1
+
+    def filters(self) -> dict[str, object]:
+        """The facet filters in effect, by facet name."""
+        values = {"venue": self.venue, "year": self.year, "topic": self.topic, "has": self.has}
+        return {name: value for name, value in values.items() if value}
 
 
 @dataclass
@@ -29,19 +57,38 @@ class SearchHit:
 
 @dataclass
 class SearchResult:
+    request: SearchRequest
     query: str
-    page: int
     total: int = 0
     hits: list[SearchHit] = field(default_factory=list)
-    message: str | None = None
+    notes: list[str] = field(default_factory=list)
+    corrected: str | None = None  # "did you mean" query text
+    showing_corrected: bool = False  # the hits are for `corrected`, the query had none
+    any_words: bool = False  # the hits match any of the words, as none matched all
+    facets: dict[str, list[tuple[object, int]]] = field(default_factory=dict)
+
+    @property
+    def page(self) -> int:
+        return self.request.page
 
     @property
     def pages(self) -> int:
         return max(1, math.ceil(self.total / PER_PAGE))
 
+    @property
+    def message(self) -> str | None:
+        return " ".join(self.notes) or None
+
 
 class IndexUnavailable(RuntimeError):
     pass
+
+
+@dataclass
+class _OpenIndex:
+    searcher: Searcher
+    identity: tuple[str, float]
+    columns: dict[str, list[object]]  # facet name → value per document number
 
 
 class PaperSearch:
@@ -51,8 +98,7 @@ class PaperSearch:
         self.index_path = index_path
         self.check_interval = check_interval
         self._lock = threading.Lock()
-        self._searcher: Searcher | None = None
-        self._opened: tuple[str, float] | None = None  # (index directory, version file mtime)
+        self._open: _OpenIndex | None = None
         self._checked_at = 0.0
 
     def _index_identity(self) -> tuple[str, float] | None:
@@ -62,61 +108,191 @@ class PaperSearch:
         except OSError:
             return None
 
-    def _current(self) -> Searcher:
+    def _current(self) -> _OpenIndex:
         now = time.monotonic()
-        if self._searcher is not None and now - self._checked_at < self.check_interval:
-            return self._searcher
+        if self._open is not None and now - self._checked_at < self.check_interval:
+            return self._open
         self._checked_at = now
         identity = self._index_identity()
         if identity is None:
-            if self._searcher is not None:
-                return self._searcher
+            if self._open is not None:
+                return self._open
             raise IndexUnavailable("the search index has not been built yet")
-        if self._searcher is None or identity != self._opened:
-            previous = self._searcher
-            self._searcher = whoosh_index.open_dir(identity[0]).searcher()
-            self._opened = identity
+        if self._open is None or identity != self._open.identity:
+            previous = self._open
+            searcher = whoosh_index.open_dir(identity[0]).searcher()
+            self._open = _OpenIndex(searcher, identity, _read_columns(searcher))
             if previous is not None:
-                previous.close()
-        return self._searcher
+                previous.searcher.close()
+        return self._open
 
     def close(self) -> None:
         with self._lock:
-            if self._searcher is not None:
-                self._searcher.close()
-                self._searcher = None
+            if self._open is not None:
+                self._open.searcher.close()
+                self._open = None
 
     def search(
-        self,
-        raw_query: str,
-        texts: Callable[[list[str]], dict[str, str]],
-        venue: str | None = None,
-        page: int = 1,
+        self, request: SearchRequest, texts: Callable[[list[str]], dict[str, str]]
     ) -> SearchResult:
-        """Rank papers for the query; `texts` gives the plain text of papers to highlight."""
-        page = max(1, page)
+        """Rank papers for the request; `texts` gives the plain text of papers to highlight."""
         with self._lock:
             try:
-                searcher = self._current()
+                current = self._current()
             except IndexUnavailable:
-                return SearchResult(raw_query, page, message="Search is not ready yet: the "
-                                    "index is being built. Try again in a moment.")
-            parsed = parse_query(raw_query, searcher.schema)
-            result = SearchResult(parsed.text, page, message=parsed.message)
-            if parsed.query is None:
-                return result
-            results = searcher.search_page(
-                parsed.query, page, pagelen=PER_PAGE,
-                filter=Term("venue", venue) if venue else None,
-            )
-            result.total = results.total
-            if (page - 1) * PER_PAGE >= results.total:
-                return result
-            hits = list(results)
-            plain = texts([hit["id"] for hit in hits])
-            results.results.fragmenter = ContextFragmenter(maxchars=300, surround=60)
-            results.results.formatter = HtmlFormatter(tagname="mark", between=" … ")
-            for hit in hits:
-                snippet = hit.highlights("text", text=plain.get(hit["id"], ""), top=2)
-                result.hits.append(SearchHit(hit["id"], hit.score, snippet))
+                return SearchResult(request, request.q, notes=[
+                    "Search is not ready yet: the index is being built. Try again shortly."])
+            return _Search(current, request, texts).run()
+
+    def suggest(self, prefix_text: str, limit: int = 8) -> list[str]:
+        """Completions of the last word typed, most frequent first, keeping what came before."""
+        words = prefix_text.lower().split()
+        if not words or len(words[-1]) < 2:
+            return []
+        head = prefix_text[: prefix_text.lower().rfind(words[-1])]
+        with self._lock:
+            try:
+                reader = self._current().searcher.reader()
+            except IndexUnavailable:
+                return []
+            completions = _top_completions(reader, words[-1], limit)
+        return [f"{head}{word}" for word in completions]
+
+
+def _top_completions(reader, prefix: str, limit: int) -> list[str]:  # type: ignore[no-untyped-def]
+    candidates = []
+    for count, term in enumerate(reader.expand_prefix("words", prefix)):
+        if count >= PREFIX_SCAN_LIMIT:
+            break
+        word = term.decode("utf-8") if isinstance(term, bytes) else term
+        candidates.append((reader.doc_frequency("words", word), word))
+    candidates.sort(key=lambda pair: (-pair[0], pair[1]))
+    return [word for _, word in candidates[:limit]]
+
+
+def _read_columns(searcher: Searcher) -> dict[str, list[object]]:
+    reader = searcher.reader()
+    columns: dict[str, list[object]] = {}
+    for name in FACETS:
+        if name in searcher.schema and reader.has_column(name):
+            columns[name] = list(reader.column_reader(name))
+    return columns
+
+
+class _Search:
+    """One search request against one open index."""
+
+    def __init__(self, current: _OpenIndex, request: SearchRequest,
+                 texts: Callable[[list[str]], dict[str, str]]) -> None:
+        self.current = current
+        self.searcher = current.searcher
+        self.request = request
+        self.texts = texts
+        reader = self.searcher.reader()
+        self.parser = QueryParser(
+            lambda prefix: _top_completions(reader, prefix, PREFIX_EXPANSIONS),
+            lambda name: name in self.searcher.schema and (
+                name not in FACETS or any(current.columns.get(name, []))),
+        )
+
+    def run(self) -> SearchResult:
+        request = self.request
+        parsed = self.parser.parse(request.q)
+        result = SearchResult(request, parsed.text, notes=list(parsed.notes))
+        query = parsed.query
+        if query is None and parsed.text and not request.filters():
             return result
+        if query is None:
+            query = Every()
+        result.corrected = self._did_you_mean(parsed)
+        docs = self._matching(query)
+        if not self._filtered(docs) and parsed.text:
+            query, docs = self._fallback(parsed, result, query, docs)
+        allowed = self._filtered(docs)
+        result.total = len(allowed)
+        result.facets = self._facet_counts(docs)
+        start = (request.page - 1) * PER_PAGE
+        if start < result.total:
+            result.hits = self._page(query, allowed, start)
+        return result
+
+    def _matching(self, query: Query) -> set[int]:
+        return set(self.searcher.docs_for_query(query))
+
+    def _filtered(self, docs: set[int], skip: str | None = None) -> set[int]:
+        filters = {name: value for name, value in self.request.filters().items()
+                   if name != skip}
+        if not filters:
+            return docs
+        columns = self.current.columns
+        return {doc for doc in docs if all(
+            name in columns and columns[name][doc] == value for name, value in filters.items())}
+
+    def _facet_counts(self, docs: set[int]) -> dict[str, list[tuple[object, int]]]:
+        """Counts per facet value among matches, each facet ignoring its own filter so the
+        other values stay visible and clickable."""
+        facets: dict[str, list[tuple[object, int]]] = {}
+        for name, column in self.current.columns.items():
+            counts = Counter(column[doc] for doc in self._filtered(docs, skip=name))
+            counts.pop("", None)
+            counts.pop(None, None)
+            if counts:
+                facets[name] = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))
+        return facets
+
+    def _did_you_mean(self, parsed: ParsedQuery) -> str | None:
+        reader = self.searcher.reader()
+        corrector = self.searcher.corrector("words")
+        corrected = parsed.text
+        changed = False
+        for word in parsed.words:
+            stems = analyze(word)
+            if stems in synonym_table() or any(
+                reader.doc_frequency(name, stem) for stem in stems for name in TEXT_FIELDS
+            ):
+                continue
+            lowered = word.lower()
+            suggestions = corrector.suggest(lowered, limit=1, maxdist=2, prefix=1)
+            if suggestions and suggestions[0] != lowered:
+                corrected = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])",
+                                   suggestions[0], corrected, count=1)
+                changed = True
+        return corrected if changed else None
+
+    def _fallback(self, parsed: ParsedQuery, result: SearchResult, query: Query,
+                  docs: set[int]) -> tuple[Query, set[int]]:
+        """No match: try the spelling correction, then any of the words."""
+        if result.corrected:
+            corrected = self.parser.parse(result.corrected)
+            if corrected.query is not None:
+                corrected_docs = self._matching(corrected.query)
+                if self._filtered(corrected_docs):
+                    result.showing_corrected = True
+                    return corrected.query, corrected_docs
+        if parsed.any_words is not None:
+            any_docs = self._matching(parsed.any_words)
+            if self._filtered(any_docs):
+                result.any_words = True
+                return parsed.any_words, any_docs
+        return query, docs
+
+    def _page(self, query: Query, allowed: set[int], start: int) -> list[SearchHit]:
+        sortedby = ([FieldFacet("venue"), ScoreFacet()]
+                    if self.request.sort == "venue" else None)
+        results = self.searcher.search(
+            query, limit=start + PER_PAGE, filter=allowed, sortedby=sortedby, terms=True)
+        hits = list(results)[start:]
+        plain = self.texts([hit["id"] for hit in hits])
+        results.fragmenter = ContextFragmenter(maxchars=300, surround=60)
+        results.formatter = HtmlFormatter(tagname="mark", between=" … ")
+        page = []
+        for hit in hits:
+            text = plain.get(hit["id"], "")
+            snippet = hit.highlights("text", text=text, top=2) or _escape_start(text)
+            page.append(SearchHit(hit["id"], hit.score or 0.0, snippet))
+        return page
+
+
+def _escape_start(text: str, chars: int = 240) -> str:
+    cut = text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0] + " …"
+    return escape(cut)

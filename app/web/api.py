@@ -8,7 +8,9 @@ from fastapi import APIRouter, HTTPException, Request
 
 from app import catalog
 from app.models import Paper, Venue
-from app.web.deps import PageDep, SearchDep, SessionDep, run_search
+from app.search.query import MAX_QUERY_CHARS
+from app.search.searcher import PER_PAGE
+from app.web.deps import PageDep, SearchDep, SearchRequestDep, SessionDep, run_search
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -62,10 +64,9 @@ def paper(request: Request, paper_id: str, session: SessionDep) -> dict[str, Any
 
 @router.get("/search", name="api_search")
 def search(
-    request: Request, session: SessionDep, search: SearchDep,
-    q: str = "", venue: str = "", page: PageDep = 1,
+    request: Request, session: SessionDep, search: SearchDep, query: SearchRequestDep
 ) -> dict[str, Any]:
-    result = run_search(search, session, q, venue, page)
+    result = run_search(search, session, query)
     papers = catalog.papers_by_id(session, [hit.id for hit in result.hits])
     venues = catalog.venues_by_slug(session)
     hits = []
@@ -73,6 +74,19 @@ def search(
         paper = papers[hit.id]
         hits.append({**paper_json(request, paper, venues[paper.venue_slug]),
                      "score": round(hit.score, 4), "snippet": hit.snippet})
-    return {"query": result.query, "venue": venue or None, "page": result.page,
-            "pages": result.pages, "total": result.total, "message": result.message,
-            "hits": hits}
+    return {
+        "query": result.query, "filters": query.filters(), "sort": query.sort,
+        "page": result.page, "pages": result.pages, "per_page": PER_PAGE,
+        "total": result.total, "message": result.message,
+        "corrected_query": result.corrected, "showing_corrected": result.showing_corrected,
+        "any_words": result.any_words,
+        "facets": {name: [{"value": value, "count": count} for value, count in counts]
+                   for name, counts in result.facets.items()},
+        "hits": hits,
+    }
+
+
+@router.get("/suggest", name="api_suggest")
+def suggest(search: SearchDep, q: str = "") -> dict[str, Any]:
+    """Up to 8 completions of the last word typed, most frequent in the catalog first."""
+    return {"query": q, "suggestions": search.suggest(q[:MAX_QUERY_CHARS])}

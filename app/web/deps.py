@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import Depends, Query, Request
 from sqlmodel import Session
 
 from app.catalog import papers_by_id
-from app.config import Settings
 from app.db import get_engine
-from app.search.searcher import PaperSearch, SearchResult
-
-
-def get_settings(request: Request) -> Settings:
-    return request.app.state.settings
+from app.search.searcher import PaperSearch, SearchRequest, SearchResult
 
 
 def get_session(request: Request) -> Iterator[Session]:
@@ -27,15 +22,26 @@ def get_search(request: Request) -> PaperSearch:
     return request.app.state.search
 
 
+def search_request(
+    q: Annotated[str, Query(description="Query text; see /help/search")] = "",
+    venue: Annotated[str, Query(description="Venue slug, e.g. icml-2026")] = "",
+    year: Annotated[int | None, Query(ge=1900, le=2100)] = None,
+    topic: Annotated[str, Query(description="Topic slug")] = "",
+    has: Annotated[Literal["", "code"], Query(description="'code': only papers with code")] = "",
+    sort: Annotated[Literal["relevance", "venue"], Query()] = "relevance",
+    page: Annotated[int, Query(ge=1, le=10_000)] = 1,
+) -> SearchRequest:
+    return SearchRequest(q=q, venue=venue, year=year, topic=topic, has=has, sort=sort, page=page)
+
+
 SessionDep = Annotated[Session, Depends(get_session)]
 SearchDep = Annotated[PaperSearch, Depends(get_search)]
+SearchRequestDep = Annotated[SearchRequest, Depends(search_request)]
 PageDep = Annotated[int, Query(ge=1, le=100_000, description="1-based page number")]
 
 
-def run_search(
-    search: PaperSearch, session: Session, q: str, venue: str | None, page: int
-) -> SearchResult:
+def run_search(search: PaperSearch, session: Session, request: SearchRequest) -> SearchResult:
     def texts(ids: list[str]) -> dict[str, str]:
         return {pid: paper.plain for pid, paper in papers_by_id(session, ids).items()}
 
-    return search.search(q, texts, venue=venue or None, page=page)
+    return search.search(request, texts)

@@ -6,8 +6,10 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
 from app import catalog
-from app.web.deps import PageDep, SearchDep, SessionDep, run_search
+from app.search.synonyms import SYNONYM_GROUPS
+from app.web.deps import PageDep, SearchDep, SearchRequestDep, SessionDep, run_search
 from app.web.render import render
+from app.web.urls import search_query_string
 
 router = APIRouter(default_response_class=HTMLResponse)
 
@@ -43,10 +45,14 @@ def paper(request: Request, paper_id: str, session: SessionDep) -> HTMLResponse:
 
 @router.get("/search")
 def search(
-    request: Request, session: SessionDep, search: SearchDep,
-    q: str = "", venue: str = "", page: PageDep = 1,
+    request: Request, session: SessionDep, search: SearchDep, query: SearchRequestDep
 ) -> HTMLResponse:
-    result = run_search(search, session, q, venue, page)
+    result = run_search(search, session, query)
     papers = catalog.papers_by_id(session, [hit.id for hit in result.hits])
-    return render(request, "search.html", result=result, papers=papers, venue=venue,
-                  venues=catalog.venues_by_slug(session))
+    return render(request, "search.html", result=result, papers=papers,
+                  venues=catalog.venues_by_slug(session), url_with=search_query_string)
+
+
+@router.get("/help/search")
+def search_help(request: Request) -> HTMLResponse:
+    return render(request, "search_help.html", synonyms=SYNONYM_GROUPS)

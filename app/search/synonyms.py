@@ -1,0 +1,52 @@
+"""Acronyms and synonyms that mean the same thing in ML abstracts.
+
+Edit this table to teach search a new equivalence: every expression in a group finds papers
+that use any other expression of the group. Plurals and British spellings need no entry:
+the analyzer stems and americanizes every form.
+"""
+
+SYNONYM_GROUPS: list[list[str]] = [
+    ["LLM", "LLMs", "large language model"],
+    ["VLM", "VLMs", "vision-language model"],
+    ["MLLM", "MLLMs", "multimodal large language model"],
+    ["LM", "LMs", "language model"],
+    ["MoE", "mixture of experts", "mixture-of-experts"],
+    ["RL", "reinforcement learning"],
+    ["RLHF", "reinforcement learning from human feedback"],
+    ["SAM", "sharpness-aware minimization"],
+    ["GNN", "GNNs", "graph neural network"],
+    ["ICL", "in-context learning"],
+    ["LoRA", "low-rank adaptation"],
+    ["PEFT", "parameter-efficient fine-tuning"],
+    ["SFT", "supervised fine-tuning"],
+    ["CNN", "CNNs", "convolutional neural network"],
+    ["RNN", "RNNs", "recurrent neural network"],
+    ["ViT", "ViTs", "vision transformer"],
+    ["NeRF", "neural radiance field"],
+    ["GAN", "GANs", "generative adversarial network"],
+    ["VAE", "VAEs", "variational autoencoder"],
+    ["SGD", "stochastic gradient descent"],
+    ["GD", "gradient descent"],
+    ["OOD", "out-of-distribution"],
+    ["DG", "domain generalization"],
+    ["CL", "continual learning"],
+    ["FL", "federated learning"],
+    ["KD", "knowledge distillation"],
+    ["NAS", "neural architecture search"],
+    ["CoT", "chain-of-thought"],
+    ["RAG", "retrieval-augmented generation"],
+    ["PDE", "PDEs", "partial differential equation"],
+    ["ODE", "ODEs", "ordinary differential equation"],
+    ["MCMC", "Markov chain Monte Carlo"],
+    ["NTK", "neural tangent kernel"],
+    ["W2S", "weak-to-strong"],
+    ["EoS", "edge of stability"],
+    ["SSL", "self-supervised learning"],
+    ["MARL", "multi-agent reinforcement learning"],
+    ["DPO", "direct preference optimization"],
+    ["PPO", "proximal policy optimization"],
+    ["MDP", "MDPs", "Markov decision process"],
+    ["KL", "Kullback-Leibler"],
+    ["NLP", "natural language processing"],
+    ["ASR", "automatic speech recognition"],
+]
