@@ -181,10 +181,10 @@ class QueryParser:
         negated = bool(token["neg"])
         if token["open"]:
             if depth >= MAX_DEPTH:
-                self._note(f"Parentheses nest at most {MAX_DEPTH} deep; the rest was flattened.")
-                inner = self._and_group(depth)
-            else:
-                inner = self._expression(depth + 1)
+                self._note(f"Parentheses nest at most {MAX_DEPTH} deep; deeper ones were "
+                           "ignored.")
+                return None
+            inner = self._expression(depth + 1)
             if self.position < len(self.tokens) and self.tokens[self.position]["close"]:
                 self.position += 1
             else:

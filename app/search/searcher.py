@@ -289,7 +289,9 @@ class _Search:
         for hit in hits:
             text = plain.get(hit["id"], "")
             snippet = hit.highlights("text", text=text, top=2) or _escape_start(text)
-            page.append(SearchHit(hit["id"], hit.score or 0.0, snippet))
+            # Sorted by venue, Whoosh reports the sort key where the score would be.
+            score = hit.score if isinstance(hit.score, float) else 0.0
+            page.append(SearchHit(hit["id"], score, snippet))
         return page
 
 

@@ -1,0 +1,53 @@
+"""No query, however malformed, gets a 500 or a stack trace; every query is bounded."""
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.search.query import MAX_QUERY_CHARS, MAX_TERMS, QueryParser
+
+HOSTILE = [
+    '"unbalanced', "unbalanced)", "((((", "(a OR", "AND", "OR", "NOT", "-", "- -", "*", "**",
+    "a*", "venue:", "year:", "year:abc", "has:nothing", "topic:", "foo:bar", ":", '""', "()",
+    "a" * 10_000, " ".join(["word"] * 500), "\x00\x01\x02", "\u202e\u200b", "<script>alert(1)</script>",
+    "'; DROP TABLE paper; --", "1 OR 1=1", "%", "\\", "$\\alpha$", "(" * 500 + "x" + ")" * 500,
+    "NOT NOT NOT", "OR OR OR x", "x OR", "-(a b)", "year:1900-2100", "🙂 emoji",
+]
+
+
+@pytest.mark.parametrize("query", HOSTILE)
+@pytest.mark.parametrize("url", ["/search", "/api/search"])
+def test_hostile_queries_answer_200_without_a_trace(client: TestClient, url: str, query: str):
+    response = client.get(url, params={"q": query})
+    assert response.status_code == 200
+    assert "Traceback" not in response.text
+    if url == "/search":
+        assert "<script>alert" not in response.text
+    else:
+        assert "<script>" not in "".join(hit["snippet"] for hit in response.json()["hits"])
+
+
+def test_long_queries_are_cut_and_say_so(client: TestClient):
+    body = client.get("/api/search", params={"q": "learning " * 200}).json()
+    assert f"first {MAX_QUERY_CHARS} characters" in body["message"]
+
+
+def test_number_of_terms_is_bounded():
+    parser = QueryParser(lambda prefix: [], lambda name: True)
+    parsed = parser.parse(" ".join(f"word{i}" for i in range(MAX_TERMS + 10)))
+    assert f"first {MAX_TERMS} words" in parsed.message
+    assert len(list(parsed.query.leaves())) <= MAX_TERMS * 2  # headline + text per word
+
+
+def test_prefix_expansion_is_bounded():
+    asked = []
+    parser = QueryParser(lambda prefix: asked.append(prefix) or [f"{prefix}{i}" for i in range(8)],
+                         lambda name: True)
+    parsed = parser.parse("le*")
+    assert asked == ["le"] and len(list(parsed.query.leaves())) <= 16
+    assert "at least 2 letters" in QueryParser(lambda p: [], lambda n: True).parse("l*").message
+
+
+def test_bad_filter_parameters_are_a_clear_400(client: TestClient):
+    response = client.get("/search", params={"q": "x", "year": "soon"})
+    assert response.status_code == 400 and "year" in response.text
+    assert client.get("/api/search", params={"sort": "random"}).status_code == 400
