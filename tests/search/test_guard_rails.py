@@ -8,7 +8,8 @@ from app.search.query import MAX_QUERY_CHARS, MAX_TERMS, QueryParser
 HOSTILE = [
     '"unbalanced', "unbalanced)", "((((", "(a OR", "AND", "OR", "NOT", "-", "- -", "*", "**",
     "a*", "venue:", "year:", "year:abc", "has:nothing", "topic:", "foo:bar", ":", '""', "()",
-    "a" * 10_000, " ".join(["word"] * 500), "\x00\x01\x02", "\u202e\u200b", "<script>alert(1)</script>",
+    "a" * 10_000, " ".join(["word"] * 500), "\x00\x01\x02", "\u202e\u200b",
+    "<script>alert(1)</script>",
     "'; DROP TABLE paper; --", "1 OR 1=1", "%", "\\", "$\\alpha$", "(" * 500 + "x" + ")" * 500,
     "NOT NOT NOT", "OR OR OR x", "x OR", "-(a b)", "year:1900-2100", "🙂 emoji",
 ]
