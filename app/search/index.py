@@ -33,7 +33,7 @@ def build_schema() -> Schema:
     return Schema(
         id=ID(stored=True, unique=True),
         venue=ID(stored=True, sortable=True),  # the venue slug, for filters and facets
-        venue_name=TEXT(analyzer=catalog_analyzer(), phrase=False),  # "icml", "neurips"
+        venue_name=TEXT(analyzer=word_analyzer(), phrase=False),  # "icml", "neurips"
         year=NUMERIC(int, stored=True, sortable=True, signed=False),
         # Papers in list order within a venue; stable across ingests unlike Paper.ordinal.
         position=ID(sortable=True),

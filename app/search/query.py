@@ -100,7 +100,7 @@ class _Item:
 
     query: Query
     negated: bool = False
-    plain_tokens: tuple[str, ...] | None = None  # set for a bare word: joins synonym spans
+    plain_tokens: tuple[str, ...] | None = None  # a bare word's tokens: joins synonym spans
 
 
 class QueryParser:
@@ -215,9 +215,8 @@ class QueryParser:
             return None  # punctuation, a stop word or a lone operator
         if not negated:
             self.words.append(word)
-        single = len(tokens) == 1
         return self._counted(_Item(expand_synonyms(tokens), negated,
-                                   plain_tokens=tokens if single and not negated else None))
+                                   plain_tokens=None if negated else tokens))
 
     def _prefix(self, stem: str, negated: bool) -> _Item | None:
         words = tuple(token.text for token in _analyzers()[1](stem))
