@@ -25,6 +25,8 @@ from app.models import Paper, Venue
 from app.search.analysis import catalog_analyzer, word_analyzer
 
 VERSION_FILE = "catalog_version"
+# Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
+INDEX_FORMAT = 2
 WRITER_MEMORY_MB = 256
 
 
@@ -62,14 +64,15 @@ def paper_document(paper: Paper, venue: Venue) -> dict[str, object]:
 def read_index_version(index_path: Path) -> int | None:
     """The catalog version an index reflects, or None when there is no usable index."""
     try:
-        return int((index_path / VERSION_FILE).read_text())
+        version, index_format = (index_path / VERSION_FILE).read_text().split()
+        return int(version) if int(index_format) == INDEX_FORMAT else None
     except (OSError, ValueError):
         return None
 
 
 def _write_version(directory: Path, version: int) -> None:
     tmp = directory / f"{VERSION_FILE}.tmp"
-    tmp.write_text(str(version))
+    tmp.write_text(f"{version} {INDEX_FORMAT}")
     os.replace(tmp, directory / VERSION_FILE)
 
 
