@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app.models import Paper, Venue
+from app.topics import Topic
 
 VENUE_PAGE_SIZE = 50
 
@@ -58,5 +61,82 @@ def venues_by_slug(session: Session) -> dict[str, Venue]:
     return {venue.slug: venue for venue in list_venues(session)}
 
 
-def paper_count(session: Session) -> int:
-    return session.exec(select(func.count()).select_from(Paper)).one()
+# --- topics ------------------------------------------------------------------------------------
+
+
+@dataclass
+class TopicListing:
+    topic: Topic
+    page: int
+    total: int
+    papers: list[Paper]
+
+    @property
+    def pages(self) -> int:
+        return max(1, math.ceil(self.total / VENUE_PAGE_SIZE))
+
+
+def topic_venue_counts(session: Session) -> dict[str, dict[str, int]]:
+    """Papers per topic and venue: {topic slug: {venue slug: count}}."""
+    counts: dict[str, dict[str, int]] = {}
+    rows = session.exec(select(Paper.topic, Paper.venue_slug, func.count())
+                        .group_by(Paper.topic, Paper.venue_slug))
+    for topic, venue, count in rows:
+        counts.setdefault(topic, {})[venue] = count
+    return counts
+
+
+def venue_topic_counts(session: Session, venue_slug: str) -> list[tuple[str, int]]:
+    rows = session.exec(select(Paper.topic, func.count()).where(Paper.venue_slug == venue_slug)
+                        .group_by(Paper.topic).order_by(func.count().desc(), Paper.topic))
+    return [(topic, count) for topic, count in rows]
+
+
+def code_count(session: Session, venue_slug: str) -> int:
+    return session.exec(select(func.count()).select_from(Paper).where(
+        Paper.venue_slug == venue_slug, Paper.code_urls != "")).one()
+
+
+def top_keyphrases(
+    session: Session, *conditions: Any, limit: int = 12
+) -> list[tuple[str, int]]:
+    """The most frequent keyphrases among the papers that meet the conditions."""
+    counts: Counter[str] = Counter()
+    for keyphrases in session.exec(select(Paper.keyphrases).where(*conditions)):
+        counts.update(k for k in keyphrases.split("\n") if k)
+    return counts.most_common(limit)
+
+
+def topic_papers(session: Session, topic: Topic, page: int, venue: str = "",
+                 year: int | None = None) -> TopicListing:
+    conditions = [Paper.topic == topic.slug]
+    if venue:
+        conditions.append(Paper.venue_slug == venue)
+    if year:
+        conditions.append(col(Paper.venue_slug).in_(
+            select(Venue.slug).where(Venue.year == year)))
+    total = session.exec(select(func.count()).select_from(Paper).where(*conditions)).one()
+    papers = session.exec(select(Paper).where(*conditions)
+                          .order_by(Paper.venue_slug, Paper.ordinal)
+                          .offset((page - 1) * VENUE_PAGE_SIZE).limit(VENUE_PAGE_SIZE)).all()
+    return TopicListing(topic, page, total, list(papers))
+
+
+def venue_topic_papers(session: Session, venue: Venue, topic: str, page: int) -> PaperPage:
+    """One page of a venue's papers on one topic (the index on venue, topic, ordinal)."""
+    papers = session.exec(select(Paper).where(Paper.venue_slug == venue.slug,
+                                              Paper.topic == topic)
+                          .order_by(Paper.ordinal)
+                          .offset((page - 1) * VENUE_PAGE_SIZE).limit(VENUE_PAGE_SIZE)).all()
+    return PaperPage(venue=venue, page=page, papers=list(papers))
+
+
+def topic_year_counts(session: Session, topic: str) -> list[tuple[int, int, int]]:
+    """(year, papers on the topic, all papers) for every year in the catalog."""
+    rows = session.exec(select(Venue.year, func.sum(Venue.paper_count)).group_by(Venue.year))
+    totals = dict(rows.all())
+    on_topic = dict(session.exec(
+        select(Venue.year, func.count()).select_from(Paper)
+        .join(Venue, Venue.slug == Paper.venue_slug)
+        .where(Paper.topic == topic).group_by(Venue.year)).all())
+    return [(year, on_topic.get(year, 0), total) for year, total in sorted(totals.items())]

@@ -11,6 +11,7 @@ from app.config import get_settings
 from app.db import session_scope
 from app.ingest.load import IngestReport, ingest_paths
 from app.search.index import build_index, sync_index, update_index
+from app.topics import retopic_all
 
 cli = typer.Typer(help="A browsable catalog of ML conference paper abstracts.",
                   no_args_is_help=True, add_completion=False)
@@ -54,6 +55,16 @@ def reindex() -> None:
     with session_scope(settings.database_url) as session:
         count = build_index(settings, session)
     typer.echo(f"search index rebuilt: {count} papers")
+
+
+@cli.command()
+def retopic() -> None:
+    """Recompute every paper's topics and keyphrases, e.g. after editing app/topics.json."""
+    settings = get_settings()
+    with session_scope(settings.database_url) as session:
+        count = retopic_all(session)
+        build_index(settings, session)
+    typer.echo(f"topics and keyphrases recomputed for {count} papers; search index rebuilt")
 
 
 @cli.command()

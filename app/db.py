@@ -6,11 +6,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 
-from sqlalchemy import event
+from sqlalchemy import event, func
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, SQLModel, create_engine
+from sqlmodel import Session, SQLModel, create_engine, select
 
-from app.models import CatalogState
+from app.models import CatalogState, Paper
 
 VERSION_KEY = "catalog_version"
 
@@ -47,3 +47,7 @@ def bump_catalog_version(session: Session) -> int:
     version = catalog_version(session) + 1
     session.merge(CatalogState(key=VERSION_KEY, value=str(version)))
     return version
+
+
+def paper_total(session: Session) -> int:
+    return session.exec(select(func.count()).select_from(Paper)).one()

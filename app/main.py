@@ -12,9 +12,8 @@ from fastapi.staticfiles import StaticFiles
 from sqlmodel import Session
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.catalog import paper_count
 from app.config import PROJECT_ROOT, Settings, get_settings
-from app.db import get_engine
+from app.db import get_engine, paper_total
 from app.search.searcher import PaperSearch
 from app.web import api, pages
 from app.web.render import render
@@ -43,7 +42,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/healthz", tags=["api"])
     def healthz() -> dict[str, object]:
         with Session(get_engine(settings.database_url)) as session:
-            return {"status": "ok", "papers": paper_count(session)}
+            return {"status": "ok", "papers": paper_total(session)}
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:

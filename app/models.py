@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 from sqlmodel import Field, Index, SQLModel
@@ -19,7 +20,10 @@ class Venue(SQLModel, table=True):
 
 
 class Paper(SQLModel, table=True):
-    __table_args__ = (Index("ix_paper_venue_ordinal", "venue_slug", "ordinal", unique=True),)
+    __table_args__ = (
+        Index("ix_paper_venue_ordinal", "venue_slug", "ordinal", unique=True),
+        Index("ix_paper_venue_topic", "venue_slug", "topic", "ordinal"),
+    )
 
     id: str = Field(primary_key=True)  # stable: hash of venue and normalized abstract
     venue_slug: str = Field(foreign_key="venue.slug")
@@ -31,6 +35,9 @@ class Paper(SQLModel, table=True):
     html: str  # safe display HTML
     headline: str
     code_urls: str = ""  # code and project URLs, one per line
+    topic: str = Field(default="other", index=True)  # the primary topic's slug
+    topic_scores: str = "[]"  # JSON [[slug, score], ...]: primary first, then secondaries
+    keyphrases: str = ""  # one per line, best first
     source_file: str = Field(index=True)
     source_line: int
 
@@ -38,6 +45,14 @@ class Paper(SQLModel, table=True):
     @property
     def code_links(self) -> list[str]:
         return self.code_urls.split()
+
+    @property
+    def topic_list(self) -> list[tuple[str, float]]:
+        return [(slug, score) for slug, score in json.loads(self.topic_scores)]
+
+    @property
+    def keyphrase_list(self) -> list[str]:
+        return [k for k in self.keyphrases.split("\n") if k]
 
 
 class SourceFile(SQLModel, table=True):
@@ -55,3 +70,10 @@ class CatalogState(SQLModel, table=True):
 
     key: str = Field(primary_key=True)
     value: str
+
+
+class WordStat(SQLModel, table=True):
+    """In how many papers each content word occurs: the IDF behind keyphrases."""
+
+    word: str = Field(primary_key=True)
+    df: int

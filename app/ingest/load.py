@@ -9,18 +9,22 @@ contributes nothing and leaves its previous papers untouched.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import delete, func, insert, text, update
-from sqlmodel import Session, select
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlmodel import Session, col, select
 
-from app.db import bump_catalog_version, catalog_version
+from app.db import bump_catalog_version, catalog_version, paper_total
 from app.ingest.listfile import ListFileError, ParsedList, parse_list_bytes
 from app.ingest.normalize import normalize_abstract, paper_id, venue_slug
-from app.models import Paper, SourceFile, Venue
+from app.keyphrases import document_frequencies, extract_keyphrases
+from app.models import Paper, SourceFile, Venue, WordStat
+from app.topics import default_scorer
 
 LIST_SUFFIXES = (".txt",)
 
@@ -106,6 +110,9 @@ def _store(session: Session, parsed: list[tuple[ParsedList, str]], report: Inges
     # New papers get distinct placeholder ordinals far below any real one until renumbering.
     placeholder = -(2**40)
     claimed: set[str] = set()  # IDs of papers present in the files of this ingest
+    previous: dict[str, set[str]] = {}  # file name → IDs it contributed before this ingest
+    new_rows: list[dict[str, object]] = []
+    scorer = default_scorer()
     for listing, digest in parsed:
         slug = venue_slug(listing.venue, listing.year)
         touched_venues.add(slug)
@@ -115,12 +122,14 @@ def _store(session: Session, parsed: list[tuple[ParsedList, str]], report: Inges
         existing = dict(session.exec(
             select(Paper.id, Paper.source_file).where(Paper.venue_slug == slug)
         ).all())
-        rows = []
-        kept = 0
+        previous[listing.path.name] = {pid for pid, source in existing.items()
+                                       if source == listing.path.name}
+        kept = added = 0
         for abstract in listing.abstracts:
             pid = paper_id(slug, abstract.text)
             if pid in claimed or (pid in existing and existing[pid] != listing.path.name):
                 report.duplicate += 1
+                claimed.add(pid)
                 continue
             claimed.add(pid)
             if pid in existing:
@@ -128,34 +137,70 @@ def _store(session: Session, parsed: list[tuple[ParsedList, str]], report: Inges
                 continue
             normalized = normalize_abstract(abstract.text)
             placeholder += 1
-            rows.append({
+            added += 1
+            topics = scorer.assign(normalized.headline, normalized.plain)
+            new_rows.append({
                 "id": pid, "venue_slug": slug, "ordinal": placeholder,
                 "abstract": abstract.text, "plain": normalized.plain, "html": normalized.html,
                 "headline": normalized.headline,
-                "code_urls": "\n".join(normalized.code_urls), "source_file": listing.path.name,
-                "source_line": abstract.line,
+                "code_urls": "\n".join(normalized.code_urls),
+                "topic": topics[0][0], "topic_scores": json.dumps(topics),
+                "source_file": listing.path.name, "source_line": abstract.line,
             })
-        if rows:
-            session.execute(insert(Paper), rows)
-        report.added += len(rows)
-        report.added_ids.extend(row["id"] for row in rows)
         report.unchanged += kept
-        gone = [pid for pid, source in existing.items()
-                if source == listing.path.name and pid not in claimed]
-        _remove_papers(session, gone, report)
         session.merge(SourceFile(
             name=listing.path.name, sha256=digest, venue_slug=slug,
-            paper_count=kept + len(rows), ingested_at=datetime.now(UTC),
+            paper_count=kept + added, ingested_at=datetime.now(UTC),
         ))
+    gone = sorted(pid for ids in previous.values() for pid in ids if pid not in claimed)
+    _update_word_stats(session, [str(row["plain"]) for row in new_rows],
+                       _plain_texts(session, gone))
+    _add_keyphrases(session, new_rows)
+    for start in range(0, len(new_rows), 1000):
+        session.execute(insert(Paper), new_rows[start : start + 1000])
+    report.added += len(new_rows)
+    report.added_ids.extend(str(row["id"]) for row in new_rows)
+    _remove_papers(session, gone, report)
     for slug in touched_venues:
         _renumber_venue(session, slug)
     if report.added or report.removed:
         bump_catalog_version(session)
 
 
+def _plain_texts(session: Session, ids: list[str]) -> list[str]:
+    texts: list[str] = []
+    for start in range(0, len(ids), 500):
+        texts.extend(session.exec(select(Paper.plain).where(
+            col(Paper.id).in_(ids[start : start + 500]))))
+    return texts
+
+
+def _update_word_stats(session: Session, added: list[str], removed: list[str]) -> None:
+    delta = document_frequencies(added)
+    delta.subtract(document_frequencies(removed))
+    changes = [{"word": word, "df": change} for word, change in delta.items() if change]
+    if not changes:
+        return
+    upsert = sqlite_insert(WordStat).values(changes[:1])  # shape of the statement only
+    statement = sqlite_insert(WordStat).on_conflict_do_update(
+        index_elements=["word"], set_={"df": WordStat.df + upsert.excluded.df})
+    for start in range(0, len(changes), 5000):
+        session.execute(statement, changes[start : start + 5000])
+    session.execute(delete(WordStat).where(col(WordStat.df) <= 0))
+
+
+def _add_keyphrases(session: Session, rows: list[dict[str, object]]) -> None:
+    if not rows:
+        return
+    word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
+    documents = paper_total(session) + len(rows)
+    for row in rows:
+        row["keyphrases"] = "\n".join(extract_keyphrases(str(row["plain"]), word_df, documents))
+
+
 def _remove_papers(session: Session, ids: list[str], report: IngestReport) -> None:
     for start in range(0, len(ids), 500):
-        session.execute(delete(Paper).where(Paper.id.in_(ids[start : start + 500])))  # type: ignore[attr-defined]
+        session.execute(delete(Paper).where(col(Paper.id).in_(ids[start : start + 500])))
     report.removed += len(ids)
     report.removed_ids.extend(ids)
 

@@ -26,7 +26,7 @@ from app.search.analysis import catalog_analyzer, word_analyzer
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 WRITER_MEMORY_MB = 256
 
 
@@ -44,6 +44,7 @@ def build_schema() -> Schema:
         # Unstemmed words: prefix queries, "did you mean" and completions use real words.
         words=TEXT(analyzer=word_analyzer(), phrase=False),
         has=KEYWORD(stored=True, sortable=True),  # "code" when the abstract links code
+        topic=ID(stored=True, sortable=True),  # the primary topic's slug
     )
 
 
@@ -58,6 +59,7 @@ def paper_document(paper: Paper, venue: Venue) -> dict[str, object]:
         "text": paper.plain,
         "words": paper.plain,
         "has": "code" if paper.code_urls else "",
+        "topic": paper.topic,
     }
 
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 
 from app import catalog
 from app.models import Paper, Venue
 from app.search.query import MAX_QUERY_CHARS
 from app.search.searcher import PER_PAGE
+from app.topics import load_taxonomy
 from app.web.deps import PageDep, SearchDep, SearchRequestDep, SessionDep, run_search
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -27,6 +28,9 @@ def paper_json(request: Request, paper: Paper, venue: Venue) -> dict[str, Any]:
     return {
         "id": paper.id, "venue": venue.label, "venue_slug": venue.slug, "year": venue.year,
         "headline": paper.headline, "abstract": paper.abstract,
+        "topic": paper.topic,
+        "topics": [{"slug": slug, "score": score} for slug, score in paper.topic_list],
+        "keyphrases": paper.keyphrase_list, "code_urls": paper.code_links,
         "source_file": paper.source_file, "source_line": paper.source_line,
         "url": str(request.url_for("paper", paper_id=paper.id)),
     }
@@ -60,6 +64,35 @@ def paper(request: Request, paper_id: str, session: SessionDep) -> dict[str, Any
     venue = catalog.get_venue(session, found.venue_slug)
     assert venue is not None  # a paper always belongs to a stored venue (foreign key)
     return paper_json(request, found, venue)
+
+
+@router.get("/topics", name="api_topics")
+def topics(request: Request, session: SessionDep) -> dict[str, Any]:
+    counts = catalog.topic_venue_counts(session)
+    return {"topics": [
+        {"slug": t.slug, "name": t.name, "description": t.description,
+         "paper_count": sum(counts.get(t.slug, {}).values()),
+         "papers_per_venue": counts.get(t.slug, {}),
+         "url": str(request.url_for("topic", slug=t.slug))}
+        for t in load_taxonomy().topics
+    ]}
+
+
+@router.get("/topics/{slug}/papers", name="api_topic_papers")
+def topic_papers(
+    request: Request, slug: str, session: SessionDep, page: PageDep = 1, venue: str = "",
+    year: Annotated[int | None, Query(ge=1900, le=2100)] = None,
+) -> dict[str, Any]:
+    topic = load_taxonomy().by_slug().get(slug)
+    if topic is None:
+        raise HTTPException(404, f"There is no topic called “{slug}”.")
+    listing = catalog.topic_papers(session, topic, page, venue, year)
+    venues = catalog.venues_by_slug(session)
+    return {
+        "topic": {"slug": topic.slug, "name": topic.name}, "venue": venue or None,
+        "year": year, "page": listing.page, "pages": listing.pages, "total": listing.total,
+        "papers": [paper_json(request, p, venues[p.venue_slug]) for p in listing.papers],
+    }
 
 
 @router.get("/search", name="api_search")

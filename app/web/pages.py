@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Request
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
 from app import catalog
+from app.models import Paper
 from app.search.synonyms import SYNONYM_GROUPS
+from app.topics import load_taxonomy
 from app.web.deps import PageDep, SearchDep, SearchRequestDep, SessionDep, run_search
 from app.web.render import render
 from app.web.urls import search_query_string
@@ -27,11 +31,50 @@ def venues(request: Request, session: SessionDep) -> HTMLResponse:
 
 
 @router.get("/venues/{slug}")
-def venue(request: Request, slug: str, session: SessionDep, page: PageDep = 1) -> HTMLResponse:
+def venue(
+    request: Request, slug: str, session: SessionDep, page: PageDep = 1, topic: str = ""
+) -> HTMLResponse:
     found = catalog.get_venue(session, slug)
     if found is None:
         raise HTTPException(404, f"There is no venue called “{slug}”.")
-    return render(request, "venue.html", listing=catalog.venue_papers(session, found, page))
+    topics = load_taxonomy().by_slug()
+    if topic and topic not in topics:
+        raise HTTPException(404, f"There is no topic called “{topic}”.")
+    topic_counts = catalog.venue_topic_counts(session, slug)
+    listing = (catalog.venue_topic_papers(session, found, topic, page) if topic
+               else catalog.venue_papers(session, found, page))
+    return render(
+        request, "venue.html", listing=listing, topics=topics, topic=topic,
+        topic_counts=topic_counts, filtered_total=dict(topic_counts).get(topic, 0),
+        keyphrases=catalog.top_keyphrases(session, Paper.venue_slug == slug),
+        with_code=catalog.code_count(session, slug),
+    )
+
+
+@router.get("/topics")
+def topics(request: Request, session: SessionDep) -> HTMLResponse:
+    venues = catalog.list_venues(session)
+    counts = catalog.topic_venue_counts(session)
+    taxonomy = sorted(load_taxonomy().topics,
+                      key=lambda t: (-sum(counts.get(t.slug, {}).values()), t.name))
+    return render(request, "topics.html", topics=taxonomy, counts=counts, venues=venues)
+
+
+@router.get("/topics/{slug}")
+def topic(
+    request: Request, slug: str, session: SessionDep, page: PageDep = 1, venue: str = "",
+    year: Annotated[int | None, Query(ge=1900, le=2100)] = None,
+) -> HTMLResponse:
+    found = load_taxonomy().by_slug().get(slug)
+    if found is None:
+        raise HTTPException(404, f"There is no topic called “{slug}”.")
+    return render(
+        request, "topic.html", listing=catalog.topic_papers(session, found, page, venue, year),
+        venue=venue, year=year, venues=catalog.venues_by_slug(session),
+        venue_counts=catalog.topic_venue_counts(session).get(slug, {}),
+        keyphrases=catalog.top_keyphrases(session, Paper.topic == slug),
+        years=catalog.topic_year_counts(session, slug),
+    )
 
 
 @router.get("/papers/{paper_id}")

@@ -9,8 +9,17 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from app.config import PROJECT_ROOT
+from app.topics import load_taxonomy
 
 templates = Jinja2Templates(directory=str(PROJECT_ROOT / "templates"))
+
+
+def topic_name(slug: str) -> str:
+    topic = load_taxonomy().by_slug().get(slug)
+    return topic.name if topic else slug
+
+
+templates.env.globals["topic_name"] = topic_name
 
 
 def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:

@@ -1,0 +1,135 @@
+"""Topic assignment: one taxonomy (ICLR's primary areas, in topics.json) for every venue.
+
+Each topic is a set of weighted phrases. A paper's text is analyzed exactly as search analyzes
+it (stemming, British→American spelling), so "optimisation" and "optimizers" both hit the
+phrase "optimization". A topic scores the sum over its phrases of weight × (1 + ln count),
+the first sentence counting twice. The best topic is primary when it reaches `min_score`,
+otherwise the paper goes to "other"; up to two more topics within `secondary_share` of the
+best become secondary topics.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from sqlalchemy import delete, insert
+from sqlmodel import Session, select
+
+from app.db import bump_catalog_version, paper_total
+from app.keyphrases import document_frequencies, extract_keyphrases
+from app.models import Paper, WordStat
+from app.search.query import analyze
+
+TAXONOMY_FILE = Path(__file__).with_name("topics.json")
+OTHER = "other"
+MAX_PHRASE_TOKENS = 6
+
+
+@dataclass(frozen=True)
+class Topic:
+    slug: str
+    name: str
+    description: str
+    phrases: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Taxonomy:
+    topics: list[Topic]
+    min_score: float
+    secondary_share: float
+
+    def by_slug(self) -> dict[str, Topic]:
+        return {topic.slug: topic for topic in self.topics}
+
+
+@lru_cache(maxsize=4)
+def load_taxonomy(path: Path = TAXONOMY_FILE) -> Taxonomy:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    topics = [Topic(t["slug"], t["name"], t["description"], dict(t.get("phrases", {})))
+              for t in data["topics"]]
+    if OTHER not in {t.slug for t in topics}:
+        topics.append(Topic(OTHER, "Other topics in machine learning",
+                            "Papers that fit none of the areas above.", {}))
+    return Taxonomy(topics, float(data.get("min_score", 2.0)),
+                    float(data.get("secondary_share", 0.35)))
+
+
+class TopicScorer:
+    def __init__(self, taxonomy: Taxonomy | None = None) -> None:
+        self.taxonomy = taxonomy or load_taxonomy()
+        # analyzed phrase → [(topic slug, weight)]; the first tokens gate the n-gram scan
+        self.phrases: dict[tuple[str, ...], list[tuple[str, float]]] = {}
+        for topic in self.taxonomy.topics:
+            for phrase, weight in topic.phrases.items():
+                tokens = analyze(phrase)[:MAX_PHRASE_TOKENS]
+                if tokens:
+                    self.phrases.setdefault(tokens, []).append((topic.slug, float(weight)))
+        self.first_tokens = {tokens[0] for tokens in self.phrases}
+        self.longest = max((len(t) for t in self.phrases), default=1)
+
+    def scores(self, headline: str, text: str) -> list[tuple[str, float]]:
+        """Every topic with a positive score, best first."""
+        counts: Counter[tuple[str, ...]] = Counter()
+        for tokens in (analyze(headline), analyze(text)):
+            for i, token in enumerate(tokens):
+                if token not in self.first_tokens:
+                    continue
+                for n in range(1, self.longest + 1):
+                    gram = tokens[i : i + n]
+                    if len(gram) == n and gram in self.phrases:
+                        counts[gram] += 1
+        totals: Counter[str] = Counter()
+        for gram, count in counts.items():
+            for slug, weight in self.phrases[gram]:
+                totals[slug] += weight * (1 + math.log(count))
+        return sorted(((slug, round(score, 3)) for slug, score in totals.items()),
+                      key=lambda pair: (-pair[1], pair[0]))
+
+    def assign(self, headline: str, text: str) -> list[tuple[str, float]]:
+        """The primary topic first, then up to two secondary ones, with their scores."""
+        ranked = self.scores(headline, text)
+        if not ranked or ranked[0][1] < self.taxonomy.min_score:
+            return [(OTHER, ranked[0][1] if ranked else 0.0)]
+        best = ranked[0][1]
+        return [ranked[0]] + [pair for pair in ranked[1:3]
+                              if pair[1] >= self.taxonomy.secondary_share * best]
+
+
+@lru_cache(maxsize=1)
+def default_scorer() -> TopicScorer:
+    return TopicScorer()
+
+
+def retopic_all(session: Session) -> int:
+    """Recompute every paper's topics and keyphrases (after topics.json or IDF changes)."""
+    load_taxonomy.cache_clear()
+    default_scorer.cache_clear()
+    scorer = default_scorer()
+    rebuild_word_stats(session)
+    word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
+    documents = paper_total(session)
+    count = 0
+    for paper in session.exec(select(Paper).execution_options(yield_per=2000)).all():
+        topics = scorer.assign(paper.headline, paper.plain)
+        paper.topic = topics[0][0]
+        paper.topic_scores = json.dumps(topics)
+        paper.keyphrases = "\n".join(extract_keyphrases(paper.plain, word_df, documents))
+        session.add(paper)
+        count += 1
+    bump_catalog_version(session)
+    session.commit()
+    return count
+
+
+def rebuild_word_stats(session: Session) -> None:
+    df = document_frequencies(session.exec(select(Paper.plain)))
+    session.execute(delete(WordStat))
+    rows = [{"word": word, "df": n} for word, n in df.items()]
+    for start in range(0, len(rows), 5000):
+        session.execute(insert(WordStat), rows[start : start + 5000])
