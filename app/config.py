@@ -13,6 +13,7 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 class Settings:
     data_dir: Path
     seeds_dir: Path
+    topics_file: Path = PROJECT_ROOT / "app" / "topics.json"
 
     @property
     def database_path(self) -> Path:
@@ -32,4 +33,5 @@ def get_settings() -> Settings:
     """Read the settings from the environment each time, so tests can point at tmp_path."""
     data_dir = Path(os.environ.get("CATALOG_DATA_DIR", "data")).resolve()
     seeds_dir = Path(os.environ.get("CATALOG_SEEDS_DIR", PROJECT_ROOT / "seeds")).resolve()
-    return Settings(data_dir=data_dir, seeds_dir=seeds_dir)
+    topics_file = Path(os.environ.get("CATALOG_TOPICS_FILE", Settings.topics_file)).resolve()
+    return Settings(data_dir=data_dir, seeds_dir=seeds_dir, topics_file=topics_file)

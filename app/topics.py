@@ -20,12 +20,12 @@ from pathlib import Path
 from sqlalchemy import delete, insert
 from sqlmodel import Session, select
 
+from app.config import get_settings
 from app.db import bump_catalog_version, paper_total
 from app.keyphrases import document_frequencies, extract_keyphrases
 from app.models import Paper, WordStat
 from app.search.query import analyze
 
-TAXONOMY_FILE = Path(__file__).with_name("topics.json")
 OTHER = "other"
 MAX_PHRASE_TOKENS = 6
 
@@ -48,8 +48,13 @@ class Taxonomy:
         return {topic.slug: topic for topic in self.topics}
 
 
+def load_taxonomy() -> Taxonomy:
+    """The taxonomy in CATALOG_TOPICS_FILE (default app/topics.json)."""
+    return _read_taxonomy(get_settings().topics_file)
+
+
 @lru_cache(maxsize=4)
-def load_taxonomy(path: Path = TAXONOMY_FILE) -> Taxonomy:
+def _read_taxonomy(path: Path) -> Taxonomy:
     data = json.loads(path.read_text(encoding="utf-8"))
     topics = [Topic(t["slug"], t["name"], t["description"], dict(t.get("phrases", {})))
               for t in data["topics"]]
@@ -108,7 +113,7 @@ def default_scorer() -> TopicScorer:
 
 def retopic_all(session: Session) -> int:
     """Recompute every paper's topics and keyphrases (after topics.json or IDF changes)."""
-    load_taxonomy.cache_clear()
+    _read_taxonomy.cache_clear()
     default_scorer.cache_clear()
     scorer = default_scorer()
     rebuild_word_stats(session)
