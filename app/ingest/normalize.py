@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 
+from app.ingest.mathml import tex_to_mathml
 from app.ingest.tex import tex_to_text
 
 HEADLINE_CHARS = 120
@@ -97,8 +98,11 @@ def split_math(raw: str) -> list[Segment]:
 
 
 def _math_html(tex: str, delimiters: tuple[str, str]) -> str:
+    mathml = tex_to_mathml(tex, display=delimiters[0] in ("$$", "\\["))
+    if mathml is not None:
+        return f'<span class="math">{mathml}</span>'
     source = f"{delimiters[0]}{tex}{delimiters[1]}"
-    return f'<span class="math" title="{escape(tex_to_text(tex))}">{escape(source)}</span>'
+    return f'<code class="tex">{escape(source)}</code>'
 
 
 # --- prose: markdown, TeX text commands and URLs ------------------------------------------------

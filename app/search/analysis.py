@@ -8,6 +8,7 @@ stop words are dropped: "in" and "to" carry meaning in "in-context" and "weak-to
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 
 from whoosh.analysis import (
@@ -76,6 +77,28 @@ def americanize(word: str) -> str:
     return f"{stem}z{match['suffix']}"
 
 
+_GREEK_NAMES = {
+    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ζ": "zeta",
+    "η": "eta", "θ": "theta", "ι": "iota", "κ": "kappa", "λ": "lambda", "μ": "mu", "ν": "nu",
+    "ξ": "xi", "π": "pi", "ρ": "rho", "σ": "sigma", "τ": "tau", "υ": "upsilon", "φ": "phi",
+    "χ": "chi", "ψ": "psi", "ω": "omega",
+}
+_GREEK = re.compile("[" + "".join(_GREEK_NAMES) + "]")
+
+
+class MathSymbolFilter(Filter):
+    """Readable math matches typed math: ℓ1 → l1, 𝒪 → o, ℝ → r, α → alpha."""
+
+    def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
+        for token in tokens:
+            text = token.text
+            if not text.isascii():
+                text = unicodedata.normalize("NFKC", text).lower()
+                text = _GREEK.sub(lambda m: _GREEK_NAMES[m[0]], text)
+                token.text = text
+            yield token
+
+
 class AmericanSpellingFilter(Filter):
     def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
         for token in tokens:
@@ -88,6 +111,7 @@ def catalog_analyzer() -> Analyzer:
     return (
         RegexTokenizer(r"\w+(?:\.\w+)*")
         | LowercaseFilter()
+        | MathSymbolFilter()
         | CharsetFilter(accent_map)
         | AmericanSpellingFilter()
         | StopFilter(stoplist=STOP_WORDS, minsize=1)

@@ -26,7 +26,7 @@ from app.search.analysis import catalog_analyzer, word_analyzer
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 3
+INDEX_FORMAT = 4
 WRITER_MEMORY_MB = 256
 
 

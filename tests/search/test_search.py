@@ -70,3 +70,17 @@ def test_server_picks_up_a_changed_index_without_restart(fresh: Catalog, tmp_pat
 
 def test_index_records_the_catalog_version(seeded: Catalog):
     assert read_index_version(seeded.settings.index_path) == 1
+
+
+def test_readable_math_is_searchable(fresh: Catalog, tmp_path: Path):
+    fresh.ingest(write_list(tmp_path / "m.txt", "MATH 2026 Papers",
+                            r"Sorting in $\mathcal{O}(n\log n)$ time under $\ell_1$ loss.",
+                            r"A bound of $\Theta(\sqrt{T})$ for $\alpha$-mixing."))
+    assert run(fresh, "l1").total == 1
+    assert run(fresh, "O(n log n)").total == 1
+    assert run(fresh, '"alpha mixing"').total == 1
+    assert run(fresh, "theta").total >= 1
+
+
+def test_alpha_entmax_in_the_seeds(seeded: Catalog):
+    assert ids(run(seeded, "alpha-entmax")) == ids_matching(seeded, r"α-entmax")
