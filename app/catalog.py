@@ -109,17 +109,23 @@ def top_keyphrases(
 
 def topic_papers(session: Session, topic: Topic, page: int, venue: str = "",
                  year: int | None = None) -> TopicListing:
-    conditions = [Paper.topic == topic.slug]
-    if venue:
-        conditions.append(Paper.venue_slug == venue)
-    if year:
-        conditions.append(col(Paper.venue_slug).in_(
-            select(Venue.slug).where(Venue.year == year)))
+    conditions = topic_conditions(topic, venue, year)
     total = session.exec(select(func.count()).select_from(Paper).where(*conditions)).one()
     papers = session.exec(select(Paper).where(*conditions)
                           .order_by(Paper.venue_slug, Paper.ordinal)
                           .offset((page - 1) * VENUE_PAGE_SIZE).limit(VENUE_PAGE_SIZE)).all()
     return TopicListing(topic, page, total, list(papers))
+
+
+def topic_conditions(topic: Topic, venue: str = "", year: int | None = None) -> list[Any]:
+    """Which papers a topic listing shows: the topic's, optionally of one venue or year."""
+    conditions: list[Any] = [Paper.topic == topic.slug]
+    if venue:
+        conditions.append(Paper.venue_slug == venue)
+    if year:
+        conditions.append(col(Paper.venue_slug).in_(
+            select(Venue.slug).where(Venue.year == year)))
+    return conditions
 
 
 def venue_topic_papers(session: Session, venue: Venue, topic: str, page: int) -> PaperPage:

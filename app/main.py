@@ -15,7 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.db import get_engine, paper_total
 from app.search.searcher import PaperSearch
-from app.web import api, pages
+from app.web import api, downloads, pages
 from app.web.render import render
 
 
@@ -36,6 +36,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     get_engine(settings.database_url)  # creates the tables on a fresh data directory
 
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
+    app.include_router(downloads.router)  # first: /venues/x.csv before /venues/{slug}
     app.include_router(pages.router)
     app.include_router(api.router)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import UTC, datetime
 
 from sqlmodel import Field, Index, SQLModel
 
@@ -40,6 +40,7 @@ class Paper(SQLModel, table=True):
     keyphrases: str = ""  # one per line, best first
     source_file: str = Field(index=True)
     source_line: int
+    added_at: datetime = Field(default_factory=lambda: datetime.now(UTC))  # first ingested
 
 
     @property

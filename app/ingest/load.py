@@ -113,6 +113,7 @@ def _store(session: Session, parsed: list[tuple[ParsedList, str]], report: Inges
     previous: dict[str, set[str]] = {}  # file name → IDs it contributed before this ingest
     new_rows: list[dict[str, object]] = []
     scorer = default_scorer()
+    now = datetime.now(UTC)
     for listing, digest in parsed:
         slug = venue_slug(listing.venue, listing.year)
         touched_venues.add(slug)
@@ -146,11 +147,12 @@ def _store(session: Session, parsed: list[tuple[ParsedList, str]], report: Inges
                 "code_urls": "\n".join(normalized.code_urls),
                 "topic": topics[0][0], "topic_scores": json.dumps(topics),
                 "source_file": listing.path.name, "source_line": abstract.line,
+                "added_at": now,
             })
         report.unchanged += kept
         session.merge(SourceFile(
             name=listing.path.name, sha256=digest, venue_slug=slug,
-            paper_count=kept + added, ingested_at=datetime.now(UTC),
+            paper_count=kept + added, ingested_at=now,
         ))
     gone = sorted(pid for ids in previous.values() for pid in ids if pid not in claimed)
     _update_word_stats(session, [str(row["plain"]) for row in new_rows],

@@ -12,6 +12,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Iterable
+from datetime import UTC
 from pathlib import Path
 
 from sqlmodel import Session, select
@@ -26,7 +27,7 @@ from app.search.analysis import catalog_analyzer, word_analyzer
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 4
+INDEX_FORMAT = 5
 WRITER_MEMORY_MB = 256
 
 
@@ -45,6 +46,7 @@ def build_schema() -> Schema:
         words=TEXT(analyzer=word_analyzer(), phrase=False),
         has=KEYWORD(stored=True, sortable=True),  # "code" when the abstract links code
         topic=ID(stored=True, sortable=True),  # the primary topic's slug
+        added=NUMERIC(int, sortable=True, signed=False),  # first ingested, epoch seconds
     )
 
 
@@ -60,6 +62,7 @@ def paper_document(paper: Paper, venue: Venue) -> dict[str, object]:
         "words": paper.plain,
         "has": "code" if paper.code_urls else "",
         "topic": paper.topic,
+        "added": int(paper.added_at.replace(tzinfo=paper.added_at.tzinfo or UTC).timestamp()),
     }
 
 

@@ -11,7 +11,7 @@ import math
 import re
 import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape
@@ -19,10 +19,11 @@ from pathlib import Path
 
 from whoosh import index as whoosh_index
 from whoosh.highlight import ContextFragmenter, HtmlFormatter
-from whoosh.query import Every, Query
+from whoosh.query import Every, Or, Query, Term
 from whoosh.searching import Searcher
-from whoosh.sorting import FieldFacet, ScoreFacet
+from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
+from app.search.analysis import catalog_analyzer
 from app.search.index import VERSION_FILE
 from app.search.query import TEXT_FIELDS, ParsedQuery, QueryParser, analyze, synonym_table
 
@@ -30,6 +31,9 @@ PER_PAGE = 20
 PREFIX_EXPANSIONS = 8  # the most frequent completions a `prefix*` stands for
 PREFIX_SCAN_LIMIT = 5_000  # completions looked at to find them
 FACETS = ("venue", "year", "topic", "has")
+RELATED_PAPERS = 5
+RELATED_CACHE = 4096
+SAME_TOPIC_BOOST = 1.3
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,12 @@ class SearchRequest:
         """The facet filters in effect, by facet name."""
         values = {"venue": self.venue, "year": self.year, "topic": self.topic, "has": self.has}
         return {name: value for name, value in values.items() if value}
+
+
+@dataclass(frozen=True)
+class RelatedPaper:
+    id: str
+    shared_terms: list[str]  # the key terms of the paper that this one shares
 
 
 @dataclass
@@ -100,6 +110,8 @@ class PaperSearch:
         self._lock = threading.Lock()
         self._open: _OpenIndex | None = None
         self._checked_at = 0.0
+        self._related: OrderedDict[tuple[tuple[str, float], str], list[RelatedPaper]] = (
+            OrderedDict())
 
     def _index_identity(self) -> tuple[str, float] | None:
         try:
@@ -144,6 +156,35 @@ class PaperSearch:
                     "Search is not ready yet: the index is being built. Try again shortly."])
             return _Search(current, request, texts).run()
 
+    def ranked_ids(self, request: SearchRequest, limit: int | None = None,
+                   newest_first: bool = False) -> list[str]:
+        """The IDs of every result of the request (for exports and feeds)."""
+        with self._lock:
+            try:
+                current = self._current()
+            except IndexUnavailable:
+                return []
+            return _Search(current, request, lambda ids: {}).ranked_ids(limit, newest_first)
+
+    def related(self, paper_id: str, plain: str, texts: Callable[[list[str]], dict[str, str]],
+                limit: int = RELATED_PAPERS) -> list[RelatedPaper]:
+        """The papers most like this one (Whoosh more-like-this over the abstract's key
+        terms), each with the key terms they share. Cached per index until it changes."""
+        with self._lock:
+            try:
+                current = self._current()
+            except IndexUnavailable:
+                return []
+            key = (current.identity, paper_id)
+            if key in self._related:
+                self._related.move_to_end(key)
+                return self._related[key]
+            related = _related_papers(current.searcher, paper_id, plain, texts, limit)
+            self._related[key] = related
+            if len(self._related) > RELATED_CACHE:
+                self._related.popitem(last=False)
+            return related
+
     def suggest(self, prefix_text: str, limit: int = 8) -> list[str]:
         """Completions of the last word typed, most frequent first, keeping what came before."""
         words = prefix_text.lower().split()
@@ -157,6 +198,44 @@ class PaperSearch:
                 return []
             completions = _top_completions(reader, words[-1], limit)
         return [f"{head}{word}" for word in completions]
+
+
+def _related_papers(searcher: Searcher, paper_id: str, plain: str,
+                    texts: Callable[[list[str]], dict[str, str]], limit: int) -> list[RelatedPaper]:
+    docnum = searcher.document_number(id=paper_id)
+    if docnum is None or not plain:
+        return []
+    # Key terms by Whoosh's Bo1 model, minus numbers and one- or two-letter symbols, which
+    # are rare but say nothing about a paper ("10", "k").
+    key_terms = [(term, weight) for term, weight
+                 in searcher.key_terms_from_text("text", plain, numterms=40)
+                 if len(term) > 2 and not term.isdigit()][:20]
+    if not key_terms:
+        return []
+    query = Or([Term("text", term, boost=weight) for term, weight in key_terms])
+    hits = searcher.search(query, limit=limit * 4, mask={docnum})
+    # Papers of the same primary topic rise: similar words and a similar area.
+    topics = searcher.reader().column_reader("topic") if "topic" in searcher.schema else None
+    own_topic = topics[docnum] if topics else None
+    ranked = sorted(hits, key=lambda hit: -hit.score * (
+        SAME_TOPIC_BOOST if topics and topics[hit.docnum] == own_topic else 1.0))[:limit]
+    ids = [hit["id"] for hit in ranked]
+    other_texts = texts(ids)
+    surface = _surface_forms(plain)
+    related = []
+    for other_id in ids:
+        stems = set(analyze(other_texts.get(other_id, "")))
+        shared = [surface.get(term, term) for term, _ in key_terms if term in stems]
+        related.append(RelatedPaper(other_id, list(dict.fromkeys(shared))[:6]))
+    return related
+
+
+def _surface_forms(plain: str) -> dict[str, str]:
+    """Each stem of the text → the word it was written as (its first occurrence)."""
+    forms: dict[str, str] = {}
+    for token in catalog_analyzer()(plain, keeporiginal=True):
+        forms.setdefault(token.text, token.original.lower())
+    return forms
 
 
 def _top_completions(reader, prefix: str, limit: int) -> list[str]:  # type: ignore[no-untyped-def]
@@ -196,25 +275,47 @@ class _Search:
         )
 
     def run(self) -> SearchResult:
+        result, query, docs, allowed = self._resolve()
+        result.total = len(allowed)
+        if query is None:
+            return result
+        result.facets = self._facet_counts(docs)
+        start = (self.request.page - 1) * PER_PAGE
+        if start < result.total:
+            result.hits = self._page(query, allowed, start)
+        return result
+
+    def ranked_ids(self, limit: int | None, newest_first: bool) -> list[str]:
+        """IDs of the whole result set (not one page), by rank or newest first."""
+        _, query, _, allowed = self._resolve()
+        if query is None or not allowed:
+            return []
+        sortedby = (FieldFacet("added", reverse=True) if newest_first
+                    else self._sort_order())
+        results = self.searcher.search(query, limit=limit, filter=allowed, sortedby=sortedby)
+        return [hit["id"] for hit in results]
+
+    def _resolve(self) -> tuple[SearchResult, Query | None, set[int], set[int]]:
+        """The query to rank (after corrections and fallbacks), its matches and what the
+        filters allow of them."""
         request = self.request
         parsed = self.parser.parse(request.q)
         result = SearchResult(request, parsed.text, notes=list(parsed.notes))
         query = parsed.query
         if query is None and parsed.text and not request.filters():
-            return result
+            return result, None, set(), set()
         if query is None:
             query = Every()
         result.corrected = self._did_you_mean(parsed)
         docs = self._matching(query)
         if not self._filtered(docs) and parsed.text:
             query, docs = self._fallback(parsed, result, query, docs)
-        allowed = self._filtered(docs)
-        result.total = len(allowed)
-        result.facets = self._facet_counts(docs)
-        start = (request.page - 1) * PER_PAGE
-        if start < result.total:
-            result.hits = self._page(query, allowed, start)
-        return result
+        return result, query, docs, self._filtered(docs)
+
+    def _sort_order(self) -> MultiFacet | None:
+        if self.request.sort == "venue":
+            return MultiFacet([FieldFacet("venue"), ScoreFacet()])
+        return None
 
     def _matching(self, query: Query) -> set[int]:
         return set(self.searcher.docs_for_query(query))
@@ -277,10 +378,8 @@ class _Search:
         return query, docs
 
     def _page(self, query: Query, allowed: set[int], start: int) -> list[SearchHit]:
-        sortedby = ([FieldFacet("venue"), ScoreFacet()]
-                    if self.request.sort == "venue" else None)
-        results = self.searcher.search(
-            query, limit=start + PER_PAGE, filter=allowed, sortedby=sortedby, terms=True)
+        results = self.searcher.search(query, limit=start + PER_PAGE, filter=allowed,
+                                       sortedby=self._sort_order(), terms=True)
         hits = list(results)[start:]
         plain = self.texts([hit["id"] for hit in hits])
         results.fragmenter = ContextFragmenter(maxchars=300, surround=60)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Annotated, Literal
 
 from fastapi import Depends, Query, Request
@@ -10,6 +10,7 @@ from sqlmodel import Session
 
 from app.catalog import papers_by_id
 from app.db import get_engine
+from app.models import Paper
 from app.search.searcher import PaperSearch, SearchRequest, SearchResult
 
 
@@ -40,8 +41,21 @@ SearchRequestDep = Annotated[SearchRequest, Depends(search_request)]
 PageDep = Annotated[int, Query(ge=1, le=100_000, description="1-based page number")]
 
 
-def run_search(search: PaperSearch, session: Session, request: SearchRequest) -> SearchResult:
+def plain_texts(session: Session) -> Callable[[list[str]], dict[str, str]]:
+    """What the search layer needs to highlight and compare papers: their plain text."""
     def texts(ids: list[str]) -> dict[str, str]:
         return {pid: paper.plain for pid, paper in papers_by_id(session, ids).items()}
 
-    return search.search(request, texts)
+    return texts
+
+
+def run_search(search: PaperSearch, session: Session, request: SearchRequest) -> SearchResult:
+    return search.search(request, plain_texts(session))
+
+
+def related_papers(search: PaperSearch, session: Session,
+                   paper: Paper) -> list[tuple[Paper, list[str]]]:
+    """The paper's most similar papers with the key terms they share."""
+    related = search.related(paper.id, paper.plain, plain_texts(session))
+    papers = papers_by_id(session, [r.id for r in related])
+    return [(papers[r.id], r.shared_terms) for r in related if r.id in papers]

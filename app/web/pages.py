@@ -5,13 +5,23 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 
 from app import catalog
+from app.exports import bibtex_entry
 from app.models import Paper
 from app.search.synonyms import SYNONYM_GROUPS
 from app.topics import load_taxonomy
-from app.web.deps import PageDep, SearchDep, SearchRequestDep, SessionDep, run_search
+from app.web import downloads
+from app.web.deps import (
+    PageDep,
+    SearchDep,
+    SearchRequestDep,
+    SessionDep,
+    related_papers,
+    run_search,
+)
+from app.web.downloads import ListFormat
 from app.web.render import render
 from app.web.urls import search_query_string
 
@@ -32,8 +42,11 @@ def venues(request: Request, session: SessionDep) -> HTMLResponse:
 
 @router.get("/venues/{slug}")
 def venue(
-    request: Request, slug: str, session: SessionDep, page: PageDep = 1, topic: str = ""
-) -> HTMLResponse:
+    request: Request, slug: str, session: SessionDep, page: PageDep = 1, topic: str = "",
+    format: ListFormat | None = None,
+) -> Response:
+    if format:
+        return downloads.venue_download(request, session, slug, format, topic)
     found = catalog.get_venue(session, slug)
     if found is None:
         raise HTTPException(404, f"There is no venue called “{slug}”.")
@@ -64,7 +77,10 @@ def topics(request: Request, session: SessionDep) -> HTMLResponse:
 def topic(
     request: Request, slug: str, session: SessionDep, page: PageDep = 1, venue: str = "",
     year: Annotated[int | None, Query(ge=1900, le=2100)] = None,
-) -> HTMLResponse:
+    format: ListFormat | None = None,
+) -> Response:
+    if format:
+        return downloads.topic_download(request, slug, format, venue, year)
     found = load_taxonomy().by_slug().get(slug)
     if found is None:
         raise HTTPException(404, f"There is no topic called “{slug}”.")
@@ -78,18 +94,27 @@ def topic(
 
 
 @router.get("/papers/{paper_id}")
-def paper(request: Request, paper_id: str, session: SessionDep) -> HTMLResponse:
+def paper(
+    request: Request, paper_id: str, session: SessionDep, search: SearchDep
+) -> HTMLResponse:
     found = catalog.get_paper(session, paper_id)
     if found is None:
         raise HTTPException(404, f"There is no paper with the ID “{paper_id}”.")
-    return render(request, "paper.html", paper=found,
-                  venue=catalog.get_venue(session, found.venue_slug))
+    venue = catalog.get_venue(session, found.venue_slug)
+    assert venue is not None  # foreign key
+    related = related_papers(search, session, found)
+    return render(request, "paper.html", paper=found, venue=venue, related=related,
+                  venues=catalog.venues_by_slug(session),
+                  bibtex=bibtex_entry(found, venue, downloads.paper_url_for(request)(found)))
 
 
 @router.get("/search")
 def search(
-    request: Request, session: SessionDep, search: SearchDep, query: SearchRequestDep
-) -> HTMLResponse:
+    request: Request, session: SessionDep, search: SearchDep, query: SearchRequestDep,
+    format: ListFormat | None = None,
+) -> Response:
+    if format:
+        return downloads.search_download(request, search, query, format)
     result = run_search(search, session, query)
     papers = catalog.papers_by_id(session, [hit.id for hit in result.hits])
     return render(request, "search.html", result=result, papers=papers,

@@ -1,4 +1,4 @@
-// Search box niceties; the page works without them.
+// Small niceties; every page works without them.
 // "/" focuses the box; typing offers completions from /api/suggest.
 (function () {
   const box = document.getElementById("q");
@@ -46,3 +46,18 @@
   box.addEventListener("blur", () => { list.hidden = true; });
   box.addEventListener("keydown", (event) => { if (event.key === "Escape") list.hidden = true; });
 })();
+
+// "Copy BibTeX" buttons copy the text of the element their data-copy names.
+document.querySelectorAll("button[data-copy]").forEach((button) => {
+  button.hidden = false;
+  button.addEventListener("click", async () => {
+    const source = document.getElementById(button.dataset.copy);
+    try {
+      await navigator.clipboard.writeText(source.textContent);
+      button.textContent = "Copied";
+    } catch (error) {
+      window.getSelection().selectAllChildren(source);
+      button.textContent = "Selected: press Ctrl+C";
+    }
+  });
+});

@@ -1,0 +1,140 @@
+"""Papers out of the catalog: BibTeX, CSV, JSON and Atom, streamed a batch at a time.
+
+Every exporter takes an iterable of (paper, venue) pairs and yields text chunks, so a
+50,000-paper venue streams from the database to the client without being held in memory.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator
+from datetime import UTC, datetime
+from xml.sax.saxutils import escape as xml_escape
+
+from app.models import Paper, Venue
+
+PaperRows = Iterable[tuple[Paper, Venue]]
+FORMATS = ("csv", "json", "bib")
+MEDIA_TYPES = {
+    "csv": "text/csv; charset=utf-8",
+    "json": "application/json",
+    "bib": "application/x-bibtex; charset=utf-8",
+    "atom": "application/atom+xml; charset=utf-8",
+}
+CSV_FIELDS = ["id", "venue", "venue_slug", "year", "title", "headline", "topic", "keyphrases",
+              "code_urls", "source_file", "source_line", "url", "abstract"]
+_BIBTEX_SPECIAL = re.compile(r"([&%$#_{}])")
+_STOP_WORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "we", "this", "how"}
+
+
+def paper_title(paper: Paper) -> str:
+    return paper.headline.rstrip("…").rstrip()
+
+
+def bibtex_key(paper: Paper, venue: Venue) -> str:
+    """Stable: venue, year, first significant word of the title, four characters of the ID."""
+    words = re.findall(r"[A-Za-z0-9]+", unicodedata.normalize("NFKD", paper_title(paper)))
+    word = next((w.lower() for w in words if w.lower() not in _STOP_WORDS), "paper")
+    venue_part = re.sub(r"[^a-z0-9]", "", venue.name.lower()) or "venue"
+    return f"{venue_part}{venue.year}{word}{paper.id[:4]}"
+
+
+def _bibtex_value(text: str) -> str:
+    text = " ".join(text.replace("\\", " ").split())
+    text = _BIBTEX_SPECIAL.sub(r"\\\1", text)
+    return text.replace("~", r"\textasciitilde{}").replace("^", r"\textasciicircum{}")
+
+
+def bibtex_entry(paper: Paper, venue: Venue, url: str) -> str:
+    fields = [
+        ("title", "{" + _bibtex_value(paper_title(paper)) + "}"),
+        ("booktitle", _bibtex_value(f"{venue.name} {venue.year}")),
+        ("year", str(venue.year)),
+        ("abstract", _bibtex_value(paper.plain)),
+        ("url", url),
+    ]
+    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
+    return f"@inproceedings{{{bibtex_key(paper, venue)},\n{body}\n}}\n"
+
+
+def paper_record(paper: Paper, venue: Venue, url: str) -> dict[str, object]:
+    return {
+        "id": paper.id, "venue": venue.label, "venue_slug": venue.slug, "year": venue.year,
+        "title": paper_title(paper), "headline": paper.headline, "topic": paper.topic,
+        "keyphrases": paper.keyphrase_list, "code_urls": paper.code_links,
+        "source_file": paper.source_file, "source_line": paper.source_line, "url": url,
+        "abstract": paper.abstract,
+    }
+
+
+UrlFor = Callable[[Paper], str]
+
+
+def stream_csv(rows: PaperRows, url_for: UrlFor) -> Iterator[str]:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS)
+    writer.writeheader()
+    for count, (paper, venue) in enumerate(rows, start=1):
+        record = paper_record(paper, venue, url_for(paper))
+        record["keyphrases"] = "; ".join(paper.keyphrase_list)
+        record["code_urls"] = " ".join(paper.code_links)
+        writer.writerow(record)
+        if count % 200 == 0:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()
+
+
+def stream_json(rows: PaperRows, url_for: UrlFor) -> Iterator[str]:
+    yield "["
+    for count, (paper, venue) in enumerate(rows):
+        prefix = ",\n" if count else "\n"
+        yield prefix + json.dumps(paper_record(paper, venue, url_for(paper)), ensure_ascii=False)
+    yield "\n]\n"
+
+
+def stream_bibtex(rows: PaperRows, url_for: UrlFor) -> Iterator[str]:
+    for paper, venue in rows:
+        yield bibtex_entry(paper, venue, url_for(paper)) + "\n"
+
+
+STREAMERS = {"csv": stream_csv, "json": stream_json, "bib": stream_bibtex}
+
+
+_XML_INVALID = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml(text: str) -> str:
+    """Text safe inside an XML element or a double-quoted attribute."""
+    return xml_escape(_XML_INVALID.sub("", text), {'"': "&quot;"})
+
+
+def stream_atom(rows: PaperRows, url_for: UrlFor, title: str, self_url: str,
+                alternate_url: str) -> Iterator[str]:
+    """An Atom 1.0 feed; entries are identified by their permalink, so readers dedupe."""
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    yield ('<?xml version="1.0" encoding="utf-8"?>\n'
+           '<feed xmlns="http://www.w3.org/2005/Atom">\n'
+           f"  <title>{_xml(title)}</title>\n"
+           f"  <id>{_xml(self_url)}</id>\n"
+           f'  <link rel="self" href="{_xml(self_url)}"/>\n'
+           f'  <link rel="alternate" type="text/html" href="{_xml(alternate_url)}"/>\n'
+           f"  <updated>{now}</updated>\n"
+           "  <author><name>ML Paper Catalog</name></author>\n")
+    for paper, venue in rows:
+        url = url_for(paper)
+        added = paper.added_at.replace(tzinfo=paper.added_at.tzinfo or UTC)
+        yield ("  <entry>\n"
+               f"    <title>{_xml(paper_title(paper))}</title>\n"
+               f"    <id>{_xml(url)}</id>\n"
+               f'    <link href="{_xml(url)}"/>\n'
+               f"    <updated>{added.strftime('%Y-%m-%dT%H:%M:%SZ')}</updated>\n"
+               f'    <category term="{_xml(venue.slug)}" label="{_xml(venue.label)}"/>\n'
+               f"    <summary>{_xml(paper.plain)}</summary>\n"
+               "  </entry>\n")
+    yield "</feed>\n"
