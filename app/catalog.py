@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from app.models import Paper, Venue
+from app.models import Paper, PaperAuthor, Venue
 from app.topics import Topic
 
 VENUE_PAGE_SIZE = 50
@@ -146,3 +146,21 @@ def topic_year_counts(session: Session, topic: str) -> list[tuple[int, int, int]
         .join(Venue, Venue.slug == Paper.venue_slug)
         .where(Paper.topic == topic).group_by(Venue.year)).all())
     return [(year, on_topic.get(year, 0), total) for year, total in sorted(totals.items())]
+
+
+# --- authors -----------------------------------------------------------------------------------
+
+
+def author_papers(session: Session, slug: str) -> tuple[str, list[Paper]]:
+    """An author's name as most often written, and their papers (newest venue first)."""
+    rows = session.exec(
+        select(PaperAuthor.name, Paper).join(Paper, col(Paper.id) == PaperAuthor.paper_id)
+        .join(Venue, col(Venue.slug) == Paper.venue_slug)
+        .where(PaperAuthor.slug == slug)
+        .order_by(col(Venue.year).desc(), Venue.name, Paper.ordinal)
+    ).all()
+    if not rows:
+        return "", []
+    name = Counter(name for name, _ in rows).most_common(1)[0][0]
+    papers = {paper.id: paper for _, paper in rows}  # one author twice on a paper: once
+    return name, list(papers.values())

@@ -25,14 +25,15 @@ MEDIA_TYPES = {
     "bib": "application/x-bibtex; charset=utf-8",
     "atom": "application/atom+xml; charset=utf-8",
 }
-CSV_FIELDS = ["id", "venue", "venue_slug", "year", "title", "headline", "topic", "keyphrases",
+CSV_FIELDS = ["id", "venue", "venue_slug", "year", "title", "headline", "authors", "topic",
+              "keyphrases",
               "code_urls", "source_file", "source_line", "url", "abstract"]
 _BIBTEX_SPECIAL = re.compile(r"([&%$#_{}])")
 _STOP_WORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "we", "this", "how"}
 
 
 def paper_title(paper: Paper) -> str:
-    return paper.headline.rstrip("…").rstrip()
+    return paper.title or paper.headline.rstrip("…").rstrip()
 
 
 def bibtex_key(paper: Paper, venue: Venue) -> str:
@@ -50,12 +51,14 @@ def _bibtex_value(text: str) -> str:
 
 
 def bibtex_entry(paper: Paper, venue: Venue, url: str) -> str:
-    fields = [
-        ("title", "{" + _bibtex_value(paper_title(paper)) + "}"),
+    fields = [("title", "{" + _bibtex_value(paper_title(paper)) + "}")]
+    if paper.author_list:
+        fields.append(("author", " and ".join(_bibtex_value(a) for a in paper.author_list)))
+    fields += [
         ("booktitle", _bibtex_value(f"{venue.name} {venue.year}")),
         ("year", str(venue.year)),
         ("abstract", _bibtex_value(paper.plain)),
-        ("url", url),
+        ("url", paper.url or url),
     ]
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
     return f"@inproceedings{{{bibtex_key(paper, venue)},\n{body}\n}}\n"
@@ -64,7 +67,8 @@ def bibtex_entry(paper: Paper, venue: Venue, url: str) -> str:
 def paper_record(paper: Paper, venue: Venue, url: str) -> dict[str, object]:
     return {
         "id": paper.id, "venue": venue.label, "venue_slug": venue.slug, "year": venue.year,
-        "title": paper_title(paper), "headline": paper.headline, "topic": paper.topic,
+        "title": paper_title(paper), "headline": paper.headline, "authors": paper.author_list,
+        "topic": paper.topic,
         "keyphrases": paper.keyphrase_list, "code_urls": paper.code_links,
         "source_file": paper.source_file, "source_line": paper.source_line, "url": url,
         "abstract": paper.abstract,
@@ -81,6 +85,7 @@ def stream_csv(rows: PaperRows, url_for: UrlFor) -> Iterator[str]:
     for count, (paper, venue) in enumerate(rows, start=1):
         record = paper_record(paper, venue, url_for(paper))
         record["keyphrases"] = "; ".join(paper.keyphrase_list)
+        record["authors"] = "; ".join(paper.author_list)
         record["code_urls"] = " ".join(paper.code_links)
         writer.writerow(record)
         if count % 200 == 0:

@@ -33,7 +33,11 @@ class Paper(SQLModel, table=True):
     abstract: str  # verbatim from the list file
     plain: str  # readable text: what is indexed and what snippets are cut from
     html: str  # safe display HTML
-    headline: str
+    headline: str  # the title when the source has one, else the first sentence, shortened
+    title: str = ""
+    authors: str = ""  # one name per line, in order
+    url: str = ""  # the paper's own page, when the source gives one
+    keywords: str = ""  # the source's keywords, one per line
     code_urls: str = ""  # code and project URLs, one per line
     topic: str = Field(default="other", index=True)  # the primary topic's slug
     topic_scores: str = "[]"  # JSON [[slug, score], ...]: primary first, then secondaries
@@ -55,13 +59,29 @@ class Paper(SQLModel, table=True):
     def keyphrase_list(self) -> list[str]:
         return [k for k in self.keyphrases.split("\n") if k]
 
+    @property
+    def author_list(self) -> list[str]:
+        return [a for a in self.authors.split("\n") if a]
+
+    @property
+    def keyword_list(self) -> list[str]:
+        return [k for k in self.keywords.split("\n") if k]
+
+
+class PaperAuthor(SQLModel, table=True):
+    """Who wrote a paper, for author pages and `author:` search."""
+
+    paper_id: str = Field(foreign_key="paper.id", primary_key=True)
+    position: int = Field(primary_key=True)
+    name: str
+    slug: str = Field(index=True)
+
 
 class SourceFile(SQLModel, table=True):
-    """One ingested list file; its content hash lets an unchanged file be skipped."""
+    """One ingested file; its content hash lets an unchanged file be skipped."""
 
     name: str = Field(primary_key=True)
     sha256: str
-    venue_slug: str
     paper_count: int
     ingested_at: datetime
 

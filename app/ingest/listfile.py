@@ -1,9 +1,12 @@
-"""Parse conference list files: a `<VENUE> <YEAR> Papers` header, then one abstract per line."""
+"""Parse conference list files: a `<VENUE> <YEAR> Papers` header, then one abstract per line.
+
+Also the types every input format parses into, and the decoding checks they share.
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 MAX_ABSTRACT_CHARS = 100_000
@@ -27,16 +30,24 @@ class ListFileError(ValueError):
 
 @dataclass(frozen=True)
 class RawAbstract:
+    """One paper as read from a file, before normalization."""
+
     line: int  # 1-based line number in the source file
-    text: str
+    text: str  # the abstract, verbatim
+    venue: str = ""
+    year: int = 0
+    title: str = ""
+    authors: tuple[str, ...] = ()
+    url: str = ""
+    keywords: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class ParsedList:
     path: Path
-    venue: str
-    year: int
     abstracts: list[RawAbstract]
+    # Rows that could not be used; the rest of the file still loads (JSON Lines and CSV).
+    row_errors: list[ListFileError] = field(default_factory=list)
 
 
 def parse_list_file(path: Path) -> ParsedList:
@@ -45,7 +56,7 @@ def parse_list_file(path: Path) -> ParsedList:
 
 
 def parse_list_bytes(path: Path, data: bytes) -> ParsedList:
-    text = _decode(path, data)
+    text = decode_text(path, data)
     lines = _LINE_END.split(text)
     header_index = next((i for i, line in enumerate(lines) if line.strip()), None)
     if header_index is None:
@@ -63,16 +74,17 @@ def parse_list_bytes(path: Path, data: bytes) -> ParsedList:
                 f"the abstract is {len(stripped):,} characters long; "
                 f"at most {MAX_ABSTRACT_CHARS:,} are accepted",
             )
-        abstracts.append(RawAbstract(line=number, text=stripped))
+        abstracts.append(RawAbstract(line=number, text=stripped, venue=venue, year=year))
     if not abstracts:
         raise ListFileError(
             path, header_index + 1, "the header is not followed by any abstract; "
             "expected one abstract per line after a blank line"
         )
-    return ParsedList(path=path, venue=venue, year=year, abstracts=abstracts)
+    return ParsedList(path=path, abstracts=abstracts)
 
 
-def _decode(path: Path, data: bytes) -> str:
+def decode_text(path: Path, data: bytes) -> str:
+    """UTF-8 text of a file, or a ListFileError naming where it is not."""
     if not data.strip():
         raise ListFileError(path, 1, f"the file is empty; expected {HEADER_HINT}")
     if data.startswith(_UTF16_BOMS):
@@ -98,6 +110,11 @@ def _line_of(data: bytes, offset: int) -> int:
     return before.count(b"\n") + before.count(b"\r") - before.count(b"\r\n") + 1
 
 
+def check_year(year: int) -> str | None:
+    """Why a year is unusable, or None."""
+    return None if 1900 <= year <= 2100 else f"the year {year} is out of range (1900-2100)"
+
+
 def _parse_header(path: Path, number: int, line: str) -> tuple[str, int]:
     match = _HEADER.match(line)
     if match is None:
@@ -111,6 +128,7 @@ def _parse_header(path: Path, number: int, line: str) -> tuple[str, int]:
     if not venue or not any(ch.isalpha() for ch in venue) or len(venue) > 80:
         raise ListFileError(path, number, f"the header has no usable venue name; "
                             f"expected {HEADER_HINT}")
-    if not 1900 <= year <= 2100:
-        raise ListFileError(path, number, f"the year {year} is out of range (1900-2100)")
+    problem = check_year(year)
+    if problem:
+        raise ListFileError(path, number, problem)
     return venue, year

@@ -21,12 +21,14 @@ from sqlmodel import Session, col, select
 
 from app.db import bump_catalog_version, catalog_version, paper_total
 from app.ingest.listfile import ListFileError, ParsedList, parse_list_bytes
-from app.ingest.normalize import normalize_abstract, paper_id, venue_slug
+from app.ingest.normalize import author_slug, normalize_abstract, paper_id, venue_slug
+from app.ingest.tabular import parse_csv_bytes, parse_jsonl_bytes
 from app.keyphrases import document_frequencies, extract_keyphrases
-from app.models import Paper, SourceFile, Venue, WordStat
+from app.models import Paper, PaperAuthor, SourceFile, Venue, WordStat
 from app.topics import default_scorer
 
-LIST_SUFFIXES = (".txt",)
+PARSERS = {".txt": parse_list_bytes, ".jsonl": parse_jsonl_bytes, ".ndjson": parse_jsonl_bytes,
+           ".csv": parse_csv_bytes}
 
 
 @dataclass
@@ -56,7 +58,7 @@ def expand_paths(paths: Iterable[Path]) -> tuple[list[Path], list[ListFileError]
     for path in paths:
         if path.is_dir():
             files.extend(sorted(p for p in path.iterdir()
-                                if p.is_file() and p.suffix.lower() in LIST_SUFFIXES))
+                                if p.is_file() and p.suffix.lower() in PARSERS))
         elif path.is_file():
             files.append(path)
         else:
@@ -87,13 +89,17 @@ def ingest_paths(
             report.unchanged += known[name].paper_count
             progress(f"{path}: unchanged")
             continue
+        parse = PARSERS.get(path.suffix.lower(), parse_list_bytes)
         try:
-            parsed.append((parse_list_bytes(path, data), digest))
+            parsed.append((parse(path, data), digest))
         except ListFileError as error:
             report.errors.append(error)
             progress(f"{path}: rejected")
             continue
-        progress(f"{path}: {len(parsed[-1][0].abstracts)} abstracts")
+        report.errors.extend(parsed[-1][0].row_errors)
+        skipped = len(parsed[-1][0].row_errors)
+        progress(f"{path}: {len(parsed[-1][0].abstracts)} abstracts"
+                 + (f", {skipped} bad rows skipped" if skipped else ""))
     try:
         _store(session, parsed, report)
         session.commit()
@@ -114,21 +120,24 @@ def _store(session: Session, parsed: list[tuple[ParsedList, str]], report: Inges
     new_rows: list[dict[str, object]] = []
     scorer = default_scorer()
     now = datetime.now(UTC)
+    existing_by_venue: dict[str, dict[str, str]] = {}
+    authors: list[dict[str, object]] = []
     for listing, digest in parsed:
-        slug = venue_slug(listing.venue, listing.year)
-        touched_venues.add(slug)
-        if session.get(Venue, slug) is None:
-            session.add(Venue(slug=slug, name=listing.venue, year=listing.year))
-            session.flush()
-        existing = dict(session.exec(
-            select(Paper.id, Paper.source_file).where(Paper.venue_slug == slug)
-        ).all())
-        previous[listing.path.name] = {pid for pid, source in existing.items()
-                                       if source == listing.path.name}
+        name = listing.path.name
+        previous[name] = set(session.exec(select(Paper.id).where(Paper.source_file == name)))
         kept = added = 0
         for abstract in listing.abstracts:
+            slug = venue_slug(abstract.venue, abstract.year)
+            if slug not in existing_by_venue:
+                if session.get(Venue, slug) is None:
+                    session.add(Venue(slug=slug, name=abstract.venue, year=abstract.year))
+                    session.flush()
+                existing_by_venue[slug] = dict(session.exec(
+                    select(Paper.id, Paper.source_file).where(Paper.venue_slug == slug)).all())
+            existing = existing_by_venue[slug]
+            touched_venues.add(slug)
             pid = paper_id(slug, abstract.text)
-            if pid in claimed or (pid in existing and existing[pid] != listing.path.name):
+            if pid in claimed or (pid in existing and existing[pid] != name):
                 report.duplicate += 1
                 claimed.add(pid)
                 continue
@@ -137,29 +146,34 @@ def _store(session: Session, parsed: list[tuple[ParsedList, str]], report: Inges
                 kept += 1
                 continue
             normalized = normalize_abstract(abstract.text)
+            headline = " ".join(abstract.title.split()) or normalized.headline
             placeholder += 1
             added += 1
-            topics = scorer.assign(normalized.headline, normalized.plain)
+            topics = scorer.assign(headline, normalized.plain)
             new_rows.append({
                 "id": pid, "venue_slug": slug, "ordinal": placeholder,
                 "abstract": abstract.text, "plain": normalized.plain, "html": normalized.html,
-                "headline": normalized.headline,
+                "headline": headline, "title": abstract.title,
+                "authors": "\n".join(abstract.authors), "url": abstract.url,
+                "keywords": "\n".join(abstract.keywords),
                 "code_urls": "\n".join(normalized.code_urls),
                 "topic": topics[0][0], "topic_scores": json.dumps(topics),
-                "source_file": listing.path.name, "source_line": abstract.line,
-                "added_at": now,
+                "source_file": name, "source_line": abstract.line, "added_at": now,
             })
+            authors.extend({"paper_id": pid, "position": i, "name": author,
+                            "slug": author_slug(author)}
+                           for i, author in enumerate(abstract.authors))
         report.unchanged += kept
-        session.merge(SourceFile(
-            name=listing.path.name, sha256=digest, venue_slug=slug,
-            paper_count=kept + added, ingested_at=now,
-        ))
+        session.merge(SourceFile(name=name, sha256=digest, paper_count=kept + added,
+                                 ingested_at=now))
     gone = sorted(pid for ids in previous.values() for pid in ids if pid not in claimed)
     _update_word_stats(session, [str(row["plain"]) for row in new_rows],
                        _plain_texts(session, gone))
     _add_keyphrases(session, new_rows)
     for start in range(0, len(new_rows), 1000):
         session.execute(insert(Paper), new_rows[start : start + 1000])
+    for start in range(0, len(authors), 1000):
+        session.execute(insert(PaperAuthor), authors[start : start + 1000])
     report.added += len(new_rows)
     report.added_ids.extend(str(row["id"]) for row in new_rows)
     _remove_papers(session, gone, report)
@@ -202,7 +216,9 @@ def _add_keyphrases(session: Session, rows: list[dict[str, object]]) -> None:
 
 def _remove_papers(session: Session, ids: list[str], report: IngestReport) -> None:
     for start in range(0, len(ids), 500):
-        session.execute(delete(Paper).where(col(Paper.id).in_(ids[start : start + 500])))
+        batch = ids[start : start + 500]
+        session.execute(delete(PaperAuthor).where(col(PaperAuthor.paper_id).in_(batch)))
+        session.execute(delete(Paper).where(col(Paper.id).in_(batch)))
     report.removed += len(ids)
     report.removed_ids.extend(ids)
 

@@ -56,9 +56,17 @@ def paper_id(venue_slug: str, raw: str) -> str:
     return digest[:16]
 
 
+def slugify(text: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+
+
 def venue_slug(name: str, year: int) -> str:
-    base = re.sub(r"[^a-z0-9]+", "-", unicodedata.normalize("NFKD", name).lower()).strip("-")
-    return f"{base or 'venue'}-{year}"
+    return f"{slugify(name) or 'venue'}-{year}"
+
+
+def author_slug(name: str) -> str:
+    return slugify(name) or hashlib.sha256(name.encode()).hexdigest()[:12]
 
 
 # --- math segments -----------------------------------------------------------------------------

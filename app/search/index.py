@@ -27,7 +27,7 @@ from app.search.analysis import catalog_analyzer, word_analyzer
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 5
+INDEX_FORMAT = 6
 WRITER_MEMORY_MB = 256
 
 
@@ -46,6 +46,7 @@ def build_schema() -> Schema:
         words=TEXT(analyzer=word_analyzer(), phrase=False),
         has=KEYWORD(stored=True, sortable=True),  # "code" when the abstract links code
         topic=ID(stored=True, sortable=True),  # the primary topic's slug
+        author=TEXT(analyzer=word_analyzer()),  # author names, for `author:`
         added=NUMERIC(int, sortable=True, signed=False),  # first ingested, epoch seconds
     )
 
@@ -62,6 +63,7 @@ def paper_document(paper: Paper, venue: Venue) -> dict[str, object]:
         "words": paper.plain,
         "has": "code" if paper.code_urls else "",
         "topic": paper.topic,
+        "author": " ; ".join(paper.author_list),
         "added": int(paper.added_at.replace(tzinfo=paper.added_at.tzinfo or UTC).timestamp()),
     }
 

@@ -28,6 +28,8 @@ def paper_json(request: Request, paper: Paper, venue: Venue) -> dict[str, Any]:
     return {
         "id": paper.id, "venue": venue.label, "venue_slug": venue.slug, "year": venue.year,
         "headline": paper.headline, "abstract": paper.abstract,
+        "title": paper.title or None, "authors": paper.author_list,
+        "source_url": paper.url or None, "keywords": paper.keyword_list,
         "topic": paper.topic,
         "topics": [{"slug": slug, "score": score} for slug, score in paper.topic_list],
         "keyphrases": paper.keyphrase_list, "code_urls": paper.code_links,
@@ -64,6 +66,16 @@ def paper(request: Request, paper_id: str, session: SessionDep) -> dict[str, Any
     venue = catalog.get_venue(session, found.venue_slug)
     assert venue is not None  # a paper always belongs to a stored venue (foreign key)
     return paper_json(request, found, venue)
+
+
+@router.get("/authors/{slug}", name="api_author")
+def author(request: Request, slug: str, session: SessionDep) -> dict[str, Any]:
+    name, papers = catalog.author_papers(session, slug)
+    if not papers:
+        raise HTTPException(404, f"There is no author called “{slug}”.")
+    venues = catalog.venues_by_slug(session)
+    return {"name": name, "slug": slug,
+            "papers": [paper_json(request, p, venues[p.venue_slug]) for p in papers]}
 
 
 @router.get("/topics", name="api_topics")

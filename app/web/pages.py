@@ -64,6 +64,15 @@ def venue(
     )
 
 
+@router.get("/authors/{slug}")
+def author(request: Request, slug: str, session: SessionDep) -> HTMLResponse:
+    name, papers = catalog.author_papers(session, slug)
+    if not papers:
+        raise HTTPException(404, f"There is no author called “{slug}”.")
+    return render(request, "author.html", author=name, papers=papers,
+                  venues=catalog.venues_by_slug(session))
+
+
 @router.get("/topics")
 def topics(request: Request, session: SessionDep) -> HTMLResponse:
     venues = catalog.list_venues(session)

@@ -9,6 +9,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from app.config import PROJECT_ROOT
+from app.ingest.normalize import author_slug
 from app.topics import load_taxonomy
 
 templates = Jinja2Templates(directory=str(PROJECT_ROOT / "templates"))
@@ -20,6 +21,7 @@ def topic_name(slug: str) -> str:
 
 
 templates.env.globals["topic_name"] = topic_name
+templates.env.globals["author_slug"] = author_slug
 
 
 def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:

@@ -18,25 +18,25 @@ def rejection(data: bytes) -> ListFileError:
 
 def test_english_header_names_venue_and_year():
     parsed = parse(b"ICML 2026 Papers\n\nFirst abstract.\n\nSecond abstract.\n")
-    assert (parsed.venue, parsed.year) == ("ICML", 2026)
+    assert (parsed.abstracts[0].venue, parsed.abstracts[0].year) == ("ICML", 2026)
     assert [(a.line, a.text) for a in parsed.abstracts] == [
         (3, "First abstract."), (5, "Second abstract.")]
 
 
 def test_chinese_header_spelling():
     parsed = parse("NeurIPS 2026 论文列表\n\nAn abstract.\n".encode())
-    assert (parsed.venue, parsed.year) == ("NeurIPS", 2026)
+    assert (parsed.abstracts[0].venue, parsed.abstracts[0].year) == ("NeurIPS", 2026)
 
 
 def test_multi_word_venue_is_everything_before_the_year():
     parsed = parse(b"Learning on Graphs  Conference 2024 Papers\n\nAn abstract.\n")
-    assert parsed.venue == "Learning on Graphs Conference"
+    assert parsed.abstracts[0].venue == "Learning on Graphs Conference"
 
 
 def test_bom_crlf_trailing_spaces_and_blank_runs_are_tolerated():
     data = b"\xef\xbb\xbfICLR 2026 Papers  \r\n\r\n\r\nOne.  \r\n\r\n\r\n\r\nTwo.\r\n  \r\n"
     parsed = parse(data)
-    assert parsed.venue == "ICLR"
+    assert parsed.abstracts[0].venue == "ICLR"
     assert [(a.line, a.text) for a in parsed.abstracts] == [(4, "One."), (8, "Two.")]
 
 
@@ -54,7 +54,7 @@ def test_seed_files_parse():
     counts = {}
     for path in sorted(SEEDS.glob("*.txt")):
         parsed = parse_list_file(path)
-        counts[(parsed.venue, parsed.year)] = counts.get((parsed.venue, parsed.year), 0) + len(
+        counts[(parsed.abstracts[0].venue, parsed.abstracts[0].year)] = counts.get((parsed.abstracts[0].venue, parsed.abstracts[0].year), 0) + len(
             parsed.abstracts)
     assert counts == {("ICML", 2026): 38, ("ICLR", 2026): 17, ("NeurIPS", 2026): 36}
 

@@ -1,0 +1,132 @@
+"""Parse JSON Lines and CSV exports: one paper per row, with venue, year, title, abstract and
+optional authors, url and keywords. A bad row is reported with its line; good rows load."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from app.ingest.listfile import (
+    MAX_ABSTRACT_CHARS,
+    ListFileError,
+    ParsedList,
+    RawAbstract,
+    check_year,
+    decode_text,
+)
+from app.ingest.normalize import is_safe_url
+
+REQUIRED = ("venue", "year", "abstract")
+FIELDS_HINT = "fields venue, year, abstract (required), title, authors, url, keywords"
+
+
+def parse_jsonl_bytes(path: Path, data: bytes) -> ParsedList:
+    text = decode_text(path, data)
+    rows = []
+    errors = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            errors.append(ListFileError(path, number, f"not valid JSON ({error.msg})"))
+            continue
+        if not isinstance(row, dict):
+            errors.append(ListFileError(path, number, f"expected a JSON object with {FIELDS_HINT}"))
+            continue
+        rows.append((number, row))
+    return _records(path, iter(rows), errors)
+
+
+def parse_csv_bytes(path: Path, data: bytes) -> ParsedList:
+    text = decode_text(path, data)
+    reader = csv.DictReader(text.splitlines(keepends=True))
+    header = [name.strip().lower() for name in reader.fieldnames or []]
+    missing = [name for name in REQUIRED if name not in header]
+    if missing:
+        raise ListFileError(path, 1, f"the header lacks {', '.join(missing)}; "
+                            f"expected a header row with {FIELDS_HINT}")
+    reader.fieldnames = header
+
+    def rows() -> Iterator[tuple[int, dict[str, Any]]]:
+        start = 2
+        try:
+            for row in reader:
+                yield start, row
+                start = reader.line_num + 1
+        except csv.Error as error:
+            errors.append(ListFileError(path, reader.line_num, f"unreadable CSV ({error})"))
+
+    errors: list[ListFileError] = []
+    return _records(path, rows(), errors)
+
+
+def _records(path: Path, rows: Iterator[tuple[int, dict[str, Any]]],
+             errors: list[ListFileError]) -> ParsedList:
+    abstracts = []
+    for number, row in rows:
+        try:
+            abstracts.append(_record(number, row))
+        except ValueError as error:
+            errors.append(ListFileError(path, number, str(error)))
+    if not abstracts:
+        if errors:
+            raise ListFileError(path, errors[0].line,
+                                f"no usable row; the first problem: {errors[0].message}")
+        raise ListFileError(path, 1, f"the file has no rows; expected rows with {FIELDS_HINT}")
+    return ParsedList(path=path, abstracts=abstracts, row_errors=errors)
+
+
+def _text(row: dict[str, Any], name: str) -> str:
+    value = row.get(name)
+    if value is None:
+        return ""
+    if not isinstance(value, str | int | float):
+        raise ValueError(f"{name} must be text, found {type(value).__name__}")
+    return " ".join(str(value).split())
+
+
+def _list(row: dict[str, Any], name: str) -> tuple[str, ...]:
+    value = row.get(name)
+    if value is None or value == "":
+        return ()
+    if isinstance(value, str):
+        items = value.split(";")
+    elif isinstance(value, list) and all(isinstance(item, str) for item in value):
+        items = value
+    else:
+        raise ValueError(f"{name} must be a list of names or text separated by ';'")
+    return tuple(dict.fromkeys(" ".join(item.split()) for item in items if item.strip()))
+
+
+def _record(number: int, row: dict[str, Any]) -> RawAbstract:
+    missing = [name for name in REQUIRED if not _text(row, name)]
+    if missing:
+        raise ValueError(f"missing {', '.join(missing)}; expected {FIELDS_HINT}")
+    venue = _text(row, "venue")
+    try:
+        year = int(_text(row, "year"))
+    except ValueError:
+        raise ValueError(f"the year {_text(row, 'year')!r} is not a 4-digit year") from None
+    problem = check_year(year)
+    if problem:
+        raise ValueError(problem)
+    if not any(ch.isalpha() for ch in venue) or len(venue) > 80:
+        raise ValueError(f"the venue {venue[:40]!r} is not a usable venue name")
+    abstract = _text(row, "abstract")
+    if len(abstract) > MAX_ABSTRACT_CHARS:
+        raise ValueError(f"the abstract is {len(abstract):,} characters long; "
+                         f"at most {MAX_ABSTRACT_CHARS:,} are accepted")
+    url = _text(row, "url")
+    if url and not is_safe_url(url):
+        raise ValueError(f"the url {url[:60]!r} is not an http(s) address")
+    keywords = _list(row, "keywords")
+    if len(keywords) == 1 and "," in keywords[0]:
+        keywords = tuple(k.strip() for k in keywords[0].split(",") if k.strip())
+    return RawAbstract(line=number, text=abstract, venue=venue, year=year,
+                       title=_text(row, "title")[:500], authors=_list(row, "authors")[:200],
+                       url=url, keywords=keywords[:50])
