@@ -54,8 +54,9 @@ def test_seed_files_parse():
     counts = {}
     for path in sorted(SEEDS.glob("*.txt")):
         parsed = parse_list_file(path)
-        counts[(parsed.abstracts[0].venue, parsed.abstracts[0].year)] = counts.get((parsed.abstracts[0].venue, parsed.abstracts[0].year), 0) + len(
-            parsed.abstracts)
+        for abstract in parsed.abstracts:
+            key = (abstract.venue, abstract.year)
+            counts[key] = counts.get(key, 0) + 1
     assert counts == {("ICML", 2026): 38, ("ICLR", 2026): 17, ("NeurIPS", 2026): 36}
 
 
