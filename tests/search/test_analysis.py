@@ -1,0 +1,43 @@
+import pytest
+
+from app.ingest.listfile import parse_list_file
+from app.search.analysis import (
+    _stemming_chain,
+    _word_chain,
+    americanize,
+    catalog_analyzer,
+    word_analyzer,
+)
+from tests.conftest import SEEDS
+
+TRICKY = "The in-context weak-to-strong ℓ1 α-entmax naïve Q₈ behaviour optimise a the 8.8% e.g."
+
+
+def tokens(analyzer, text, **options):
+    return [(t.text, t.pos, t.startchar, t.endchar, t.stopped)
+            for t in analyzer(text, positions=True, chars=True, **options)]
+
+
+@pytest.mark.parametrize(("fast", "reference"), [(catalog_analyzer, _stemming_chain),
+                                                 (word_analyzer, _word_chain)])
+@pytest.mark.parametrize("options", [{}, {"removestops": False}, {"start_pos": 7}])
+def test_cached_analyzer_gives_exactly_the_filter_chains_tokens(fast, reference, options):
+    texts = [TRICKY] + [a.text for path in sorted(SEEDS.glob("*.txt"))
+                        for a in parse_list_file(path).abstracts]
+    for text in texts:
+        assert tokens(fast(), text, **options) == tokens(reference(), text, **options)
+
+
+def test_analyzer_unifies_spellings_and_math():
+    words = [t.text for t in catalog_analyzer()(TRICKY)]
+    assert words[:6] == ["in", "context", "weak", "to", "strong", "l1"]
+    assert "alpha" in words and "q8" in words and "behavior" in words
+
+
+@pytest.mark.parametrize(("british", "american"), [
+    ("generalisation", "generalization"), ("optimised", "optimized"), ("analyse", "analyze"),
+    ("behaviour", "behavior"), ("modelling", "modeling"), ("supervised", "supervised"),
+    ("pairwise", "pairwise"), ("noise", "noise"), ("precise", "precise"),
+])
+def test_americanize(british, american):
+    assert americanize(british) == american
