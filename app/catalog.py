@@ -4,16 +4,34 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from app.db import catalog_version
 from app.models import Paper, PaperAuthor, Venue
 from app.topics import Topic
 
+T = TypeVar("T")
 VENUE_PAGE_SIZE = 50
+_MEMO_LIMIT = 2048
+_memo: dict[tuple[Any, ...], Any] = {}
+
+
+def memoized(session: Session, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+    """compute(), remembered until an ingest changes the catalog version of this database.
+
+    For aggregates over many papers (a venue's topic chart, a topic's keyphrases) that every
+    view of a page would otherwise recompute."""
+    full_key = (str(session.get_bind().url), catalog_version(session), *key)
+    if full_key not in _memo:
+        if len(_memo) >= _MEMO_LIMIT:
+            _memo.clear()
+        _memo[full_key] = compute()
+    return _memo[full_key]
 
 
 @dataclass
@@ -64,6 +82,23 @@ def venues_by_slug(session: Session) -> dict[str, Venue]:
 # --- topics ------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Landscape:
+    """What a venue's header shows: topics, keyphrases and how many papers link code."""
+
+    topic_counts: list[tuple[str, int]]
+    keyphrases: list[tuple[str, int]]
+    with_code: int
+
+
+def venue_landscape(session: Session, slug: str) -> Landscape:
+    return memoized(session, ("venue-landscape", slug), lambda: Landscape(
+        venue_topic_counts(session, slug),
+        top_keyphrases(session, Paper.venue_slug == slug),
+        code_count(session, slug),
+    ))
+
+
 @dataclass
 class TopicListing:
     topic: Topic
@@ -78,6 +113,10 @@ class TopicListing:
 
 def topic_venue_counts(session: Session) -> dict[str, dict[str, int]]:
     """Papers per topic and venue: {topic slug: {venue slug: count}}."""
+    return memoized(session, ("topic-venue-counts",), lambda: _topic_venue_counts(session))
+
+
+def _topic_venue_counts(session: Session) -> dict[str, dict[str, int]]:
     counts: dict[str, dict[str, int]] = {}
     rows = session.exec(select(Paper.topic, Paper.venue_slug, func.count())
                         .group_by(Paper.topic, Paper.venue_slug))
@@ -137,8 +176,17 @@ def venue_topic_papers(session: Session, venue: Venue, topic: str, page: int) ->
     return PaperPage(venue=venue, page=page, papers=list(papers))
 
 
+def topic_keyphrases(session: Session, topic: str) -> list[tuple[str, int]]:
+    return memoized(session, ("topic-keyphrases", topic),
+                    lambda: top_keyphrases(session, Paper.topic == topic))
+
+
 def topic_year_counts(session: Session, topic: str) -> list[tuple[int, int, int]]:
     """(year, papers on the topic, all papers) for every year in the catalog."""
+    return memoized(session, ("topic-years", topic), lambda: _topic_year_counts(session, topic))
+
+
+def _topic_year_counts(session: Session, topic: str) -> list[tuple[int, int, int]]:
     rows = session.exec(select(Venue.year, func.sum(Venue.paper_count)).group_by(Venue.year))
     totals = dict(rows.all())
     on_topic = dict(session.exec(

@@ -14,6 +14,8 @@ class Settings:
     data_dir: Path
     seeds_dir: Path
     topics_file: Path = PROJECT_ROOT / "app" / "topics.json"
+    # A minimal endpoint (/bench/hello) beside the real ones: the HTTP baseline of bench/.
+    bench_endpoint: bool = False
 
     @property
     def database_path(self) -> Path:
@@ -34,4 +36,5 @@ def get_settings() -> Settings:
     data_dir = Path(os.environ.get("CATALOG_DATA_DIR", "data")).resolve()
     seeds_dir = Path(os.environ.get("CATALOG_SEEDS_DIR", PROJECT_ROOT / "seeds")).resolve()
     topics_file = Path(os.environ.get("CATALOG_TOPICS_FILE", Settings.topics_file)).resolve()
-    return Settings(data_dir=data_dir, seeds_dir=seeds_dir, topics_file=topics_file)
+    return Settings(data_dir=data_dir, seeds_dir=seeds_dir, topics_file=topics_file,
+                    bench_endpoint=os.environ.get("CATALOG_BENCH_ENDPOINT") == "1")

@@ -45,6 +45,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         with Session(get_engine(settings.database_url)) as session:
             return {"status": "ok", "papers": paper_total(session)}
 
+    if settings.bench_endpoint:
+        @app.get("/bench/hello", include_in_schema=False)
+        def hello() -> dict[str, str]:
+            return {"hello": "world"}
+
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
         return _error_response(request, error.status_code, str(error.detail))

@@ -14,11 +14,9 @@ import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from html import escape
 from pathlib import Path
 
 from whoosh import index as whoosh_index
-from whoosh.highlight import ContextFragmenter, HtmlFormatter
 from whoosh.query import Every, Or, Query, Term
 from whoosh.searching import Searcher
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
@@ -26,6 +24,7 @@ from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 from app.search.analysis import catalog_analyzer
 from app.search.index import VERSION_FILE
 from app.search.query import TEXT_FIELDS, ParsedQuery, QueryParser, analyze, synonym_table
+from app.search.snippets import make_snippet, query_terms
 
 PER_PAGE = 20
 PREFIX_EXPANSIONS = 8  # the most frequent completions a `prefix*` stands for
@@ -282,7 +281,7 @@ class _Search:
         result.facets = self._facet_counts(docs)
         start = (self.request.page - 1) * PER_PAGE
         if start < result.total:
-            result.hits = self._page(query, allowed, start)
+            result.hits = self._page(query, allowed, docs, start)
         return result
 
     def ranked_ids(self, limit: int | None, newest_first: bool) -> list[str]:
@@ -377,23 +376,18 @@ class _Search:
                 return parsed.any_words, any_docs
         return query, docs
 
-    def _page(self, query: Query, allowed: set[int], start: int) -> list[SearchHit]:
-        results = self.searcher.search(query, limit=start + PER_PAGE, filter=allowed,
-                                       sortedby=self._sort_order(), terms=True)
+    def _page(self, query: Query, allowed: set[int], docs: set[int],
+              start: int) -> list[SearchHit]:
+        results = self.searcher.search(query, limit=start + PER_PAGE,
+                                       filter=allowed if allowed != docs else None,
+                                       sortedby=self._sort_order())
         hits = list(results)[start:]
         plain = self.texts([hit["id"] for hit in hits])
-        results.fragmenter = ContextFragmenter(maxchars=300, surround=60)
-        results.formatter = HtmlFormatter(tagname="mark", between=" … ")
+        terms = query_terms(query)
         page = []
         for hit in hits:
-            text = plain.get(hit["id"], "")
-            snippet = hit.highlights("text", text=text, top=2) or _escape_start(text)
+            snippet = make_snippet(plain.get(hit["id"], ""), terms)
             # Sorted by venue, Whoosh reports the sort key where the score would be.
             score = hit.score if isinstance(hit.score, float) else 0.0
             page.append(SearchHit(hit["id"], score, snippet))
         return page
-
-
-def _escape_start(text: str, chars: int = 240) -> str:
-    cut = text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0] + " …"
-    return escape(cut)

@@ -9,7 +9,6 @@ from fastapi.responses import HTMLResponse, Response
 
 from app import catalog
 from app.exports import bibtex_entry
-from app.models import Paper
 from app.search.synonyms import SYNONYM_GROUPS
 from app.topics import load_taxonomy
 from app.web import downloads
@@ -53,14 +52,14 @@ def venue(
     topics = load_taxonomy().by_slug()
     if topic and topic not in topics:
         raise HTTPException(404, f"There is no topic called “{topic}”.")
-    topic_counts = catalog.venue_topic_counts(session, slug)
+    landscape = catalog.venue_landscape(session, slug)
     listing = (catalog.venue_topic_papers(session, found, topic, page) if topic
                else catalog.venue_papers(session, found, page))
     return render(
         request, "venue.html", listing=listing, topics=topics, topic=topic,
-        topic_counts=topic_counts, filtered_total=dict(topic_counts).get(topic, 0),
-        keyphrases=catalog.top_keyphrases(session, Paper.venue_slug == slug),
-        with_code=catalog.code_count(session, slug),
+        topic_counts=landscape.topic_counts,
+        filtered_total=dict(landscape.topic_counts).get(topic, 0),
+        keyphrases=landscape.keyphrases, with_code=landscape.with_code,
     )
 
 
@@ -97,7 +96,7 @@ def topic(
         request, "topic.html", listing=catalog.topic_papers(session, found, page, venue, year),
         venue=venue, year=year, venues=catalog.venues_by_slug(session),
         venue_counts=catalog.topic_venue_counts(session).get(slug, {}),
-        keyphrases=catalog.top_keyphrases(session, Paper.topic == slug),
+        keyphrases=catalog.topic_keyphrases(session, slug),
         years=catalog.topic_year_counts(session, slug),
     )
 

@@ -1,0 +1,119 @@
+"""A bounded HTTP load generator on loopback: N concurrent clients for D seconds.
+
+    .venv/bin/python -m bench.load http://127.0.0.1:8000 --clients 50 --seconds 60
+
+Each client requests URLs from a list in turn (or a mix drawn from the catalog with
+--mix) and records every latency and error. Prints requests/s and p50/p95/p99/max.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import time
+from dataclasses import dataclass, field
+
+import httpx
+
+
+@dataclass
+class LoadResult:
+    requests: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    latencies_ms: list[float] = field(default_factory=list, repr=False)
+    error_samples: list[str] = field(default_factory=list)
+
+    @property
+    def rps(self) -> float:
+        return self.requests / self.seconds if self.seconds else 0.0
+
+    def percentile(self, p: float) -> float:
+        if not self.latencies_ms:
+            return 0.0
+        ordered = sorted(self.latencies_ms)
+        return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+    def summary(self) -> dict[str, float | int | list[str]]:
+        return {"requests": self.requests, "errors": self.errors, "rps": round(self.rps, 1),
+                "p50_ms": round(self.percentile(50), 1), "p95_ms": round(self.percentile(95), 1),
+                "p99_ms": round(self.percentile(99), 1),
+                "max_ms": round(max(self.latencies_ms, default=0.0), 1),
+                "error_samples": self.error_samples[:5]}
+
+
+async def run_load(base: str, urls: list[str], clients: int, seconds: float) -> LoadResult:
+    result = LoadResult()
+    deadline = time.perf_counter() + seconds
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+
+    async def client(index: int, http: httpx.AsyncClient) -> None:
+        order = urls[index % len(urls):] + urls[: index % len(urls)]
+        i = 0
+        while time.perf_counter() < deadline:
+            url = order[i % len(order)]
+            i += 1
+            started = time.perf_counter()
+            try:
+                response = await http.get(url)
+                failed = response.status_code >= 500 or response.status_code == 0
+                if failed:
+                    result.error_samples.append(f"{response.status_code} {url}")
+            except httpx.HTTPError as error:
+                failed = True
+                result.error_samples.append(f"{type(error).__name__} {url}")
+            result.latencies_ms.append((time.perf_counter() - started) * 1000)
+            result.requests += 1
+            result.errors += failed
+
+    started = time.perf_counter()
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as http:
+        await asyncio.gather(*(client(i, http) for i in range(clients)))
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def catalog_mix(base: str, count: int = 200, seed: int = 7) -> list[str]:
+    """Search, venue and paper pages drawn from the running catalog."""
+    rng = random.Random(seed)
+    with httpx.Client(base_url=base, timeout=60) as http:
+        venues = http.get("/api/venues").json()["venues"]
+        papers = []
+        for venue in rng.sample(venues, min(len(venues), 10)):
+            papers += [p["url"] for p in
+                       http.get(f"/api/venues/{venue['slug']}/papers").json()["papers"]]
+    queries = ["generalization", "reinforcement learning", "diffusion", '"in-context learning"',
+               "graph neural network", "optim*", "LLM", "memorization", "venue:iclr attention"]
+    urls = []
+    for _ in range(count):
+        kind = rng.random()
+        if kind < 0.4:
+            urls.append("/search?" + httpx.QueryParams({"q": rng.choice(queries)}).__str__())
+        elif kind < 0.7:
+            venue = rng.choice(venues)
+            pages = max(1, -(-venue["paper_count"] // 50))
+            urls.append(f"/venues/{venue['slug']}?page={rng.randint(1, pages)}")
+        else:
+            urls.append(rng.choice(papers).replace(base, ""))
+    return urls
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("base")
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--url", action="append", help="a path to request (repeatable)")
+    args = parser.parse_args()
+    urls = args.url or catalog_mix(args.base)
+    result = asyncio.run(run_load(args.base, urls, args.clients, args.seconds))
+    print(json.dumps({"clients": args.clients, "seconds": args.seconds, **result.summary()},
+                     indent=2))
+
+
+if __name__ == "__main__":
+    main()
+
+

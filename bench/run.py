@@ -1,0 +1,332 @@
+"""The performance harness: ingest, search, pages and server figures beside their baselines.
+
+    make bench                                   # S (13,408 abstracts) then L (88,183)
+    .venv/bin/python -m bench.run --size S       # one size
+    .venv/bin/python -m bench.run --size smoke   # 500 abstracts, seconds-long: the smoke test
+
+Corpora come from ../shared/corpus (written as list files by its make_lists.py) and are never
+copied into the repository. Baselines run in the same process on the same documents and
+queries: SQLite FTS5 (bm25 + snippet + venue counts) for search, and a minimal endpoint in the
+same server (/bench/hello) for HTTP. Ratios are what to compare: absolute times on a shared
+2-core machine are noisy. Results go to bench/results/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import shutil
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from app.config import PROJECT_ROOT, Settings
+from app.db import get_engine
+from app.search.searcher import PaperSearch, SearchRequest
+from bench.load import run_load
+
+CORPUS = (PROJECT_ROOT / ".." / "shared" / "corpus").resolve()
+SIZES = {
+    "smoke": (["ml-abstracts.jsonl.gz"], 500),
+    "S": (["ml-abstracts.jsonl.gz"], 0),
+    "L": (["ml-abstracts.jsonl.gz", "more-abstracts.jsonl.gz"], 0),
+}
+COMMON = {"learning", "model", "neural network", "deep learning", "data"}
+RESULTS = PROJECT_ROOT / "bench" / "results"
+BIN = Path(sys.executable).parent
+
+
+def queries() -> list[str]:
+    lines = (PROJECT_ROOT / "bench" / "queries.txt").read_text().splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def percentiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+
+    def at(p: float) -> float:
+        return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+    return {"p50": round(at(50), 2), "p95": round(at(95), 2), "p99": round(at(99), 2),
+            "max": round(ordered[-1], 2), "n": len(ordered)}
+
+
+def write_lists(size: str, out: Path) -> int:
+    files, limit = SIZES[size]
+    total = 0
+    for index, name in enumerate(files):
+        target = out / f"part{index}"
+        command = [sys.executable, str(CORPUS / "make_lists.py"), str(CORPUS / name), str(target)]
+        if limit:
+            command += ["--limit", str(limit)]
+        output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+        total += int(output.split()[0])
+        for path in target.glob("*.txt"):  # both corpora write e.g. iclr_2019.txt: keep both
+            path.rename(out / f"{index}_{path.name}")
+    return total
+
+
+def timed_command(command: list[str], env: dict[str, str]) -> tuple[float, int, str]:
+    """Wall seconds, peak RSS (MB) and output of one child process."""
+    with tempfile.TemporaryFile("w+") as output:
+        started = time.perf_counter()
+        process = subprocess.Popen(command, env=env, stdout=output, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        output.seek(0)
+        text = output.read()
+    if process.returncode not in (0, 1):
+        raise RuntimeError(f"{command} failed:\n{text[-2000:]}")
+    return seconds, int(usage.ru_maxrss / 1024), text
+
+
+def dir_mb(path: Path) -> float:
+    return round(sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 2**20, 1)
+
+
+def bench_ingest(lists: Path, data: Path, env: dict[str, str], papers: int) -> dict:
+    seconds, peak, output = timed_command([str(BIN / "catalog"), "ingest", str(lists)], env)
+    again, _, output_again = timed_command([str(BIN / "catalog"), "ingest", str(lists)], env)
+    added = re.search(r"papers added: (\d+)", output)
+    return {
+        "papers": papers, "stored": int(added[1]) if added else None,
+        "seconds": round(seconds, 1), "papers_per_s": round(papers / seconds, 1),
+        "peak_rss_mb": peak, "db_mb": dir_mb(data / "catalog.db"),
+        "index_mb": dir_mb((data / "index").resolve()),
+        "reingest_seconds": round(again, 2),
+        "reingest_index": "no work" if "search index: up to date" in output_again
+        else output_again.splitlines()[-3:],
+    }
+
+
+def build_fts5(settings: Settings, path: Path) -> sqlite3.Connection:
+    fts = sqlite3.connect(path)
+    fts.execute("CREATE VIRTUAL TABLE papers USING fts5(id UNINDEXED, venue UNINDEXED, "
+                "year UNINDEXED, code UNINDEXED, headline, plain, tokenize='porter unicode61')")
+    source = sqlite3.connect(settings.database_path)
+    rows = source.execute("SELECT paper.id, paper.venue_slug, venue.year, paper.code_urls != '', "
+                          "paper.headline, paper.plain FROM paper JOIN venue "
+                          "ON venue.slug = paper.venue_slug")
+    fts.executemany("INSERT INTO papers VALUES (?, ?, ?, ?, ?, ?)", rows)
+    fts.commit()
+    return fts
+
+
+def fts5_query(query: str) -> tuple[str, str, list[object]]:
+    """The same query for FTS5: words quoted, phrases and prefixes kept, filters as SQL."""
+    where, params, terms = [], [], []
+    for match in re.finditer(r'(\w+):(\S+)|"([^"]*)"|(\S+)', query):
+        field, value, phrase, word = match.groups()
+        if field == "venue":
+            where.append("venue LIKE ?")
+            params.append(f"{value}%")
+        elif field == "year":
+            where.append("year = ?")
+            params.append(int(value))
+        elif field == "has":
+            where.append("code = 1")
+        elif phrase is not None:
+            terms.append(f'"{phrase}"')
+        elif word.endswith("*"):
+            terms.append(f'"{word[:-1]}"*')
+        else:
+            terms.append(f'"{word}"')
+    return " ".join(terms), "".join(f" AND {w}" for w in where), params
+
+
+def bench_search(settings: Settings, work: Path) -> dict:
+    search = PaperSearch(settings.index_path)
+    db = sqlite3.connect(settings.database_path)
+
+    def texts(ids: list[str]) -> dict[str, str]:
+        marks = ",".join("?" * len(ids))
+        return dict(db.execute(f"SELECT id, plain FROM paper WHERE id IN ({marks})", ids))
+
+    started = time.perf_counter()
+    fts = build_fts5(settings, work / "fts5.db")
+    fts_build = time.perf_counter() - started
+    timings: dict[str, dict[str, list[float]]] = {"whoosh": {}, "fts5": {}}
+    for passes, record in ((1, False), (3, True)):  # a warm-up pass, then timed passes
+        for _ in range(passes):
+            for q in queries():
+                t = time.perf_counter()
+                search.search(SearchRequest(q=q), texts)
+                w = (time.perf_counter() - t) * 1000
+                match, where, params = fts5_query(q)
+                t = time.perf_counter()
+                if match:
+                    fts.execute("SELECT id, snippet(papers, 5, '<mark>', '</mark>', '…', 24) "
+                                f"FROM papers WHERE papers MATCH ?{where} "
+                                "ORDER BY bm25(papers) LIMIT 20", [match, *params]).fetchall()
+                    fts.execute(f"SELECT venue, count(*) FROM papers WHERE papers MATCH ?{where} "
+                                "GROUP BY venue", [match, *params]).fetchall()
+                f = (time.perf_counter() - t) * 1000
+                if record:
+                    timings["whoosh"].setdefault(q, []).append(w)
+                    timings["fts5"].setdefault(q, []).append(f)
+    search.close()
+    result = {"fts5_build_seconds": round(fts_build, 1)}
+    for engine, per_query in timings.items():
+        everything = [v for values in per_query.values() for v in values]
+        common = [v for q, values in per_query.items() if q in COMMON for v in values]
+        typical = [v for q, values in per_query.items() if q not in COMMON for v in values]
+        result[engine] = {"all": percentiles(everything), "typical": percentiles(typical),
+                          "common": percentiles(common),
+                          "slowest": sorted(((round(statistics.median(v), 1), q)
+                                             for q, v in per_query.items()), reverse=True)[:5]}
+    return result
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(env: dict[str, str], port: int) -> tuple[subprocess.Popen, float]:
+    started = time.perf_counter()
+    server = subprocess.Popen([str(BIN / "catalog"), "serve", "--port", str(port)], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while time.perf_counter() - started < 600:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                return server, time.perf_counter() - started
+        except httpx.HTTPError:
+            time.sleep(0.05)
+    server.kill()
+    raise RuntimeError("the server did not answer /healthz")
+
+
+def rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return round(int(re.search(r"VmRSS:\s+(\d+)", status)[1]) / 1024, 1)
+
+
+def load(base: str, path: str, seconds: float) -> dict:
+    """Concurrency 16 against one page: wrk when installed, else the Python generator."""
+    wrk = shutil.which("wrk")
+    if wrk:
+        output = subprocess.run(
+            [wrk, "-t2", "-c16", f"-d{max(1, int(seconds))}s", "-s",
+             str(PROJECT_ROOT / "bench" / "wrk_report.lua"), base + path],
+            capture_output=True, text=True, check=True).stdout
+        report = json.loads(output.strip().splitlines()[-1])
+        report["rps"] = round(report["requests"] / report["seconds"], 1)
+        report["tool"] = "wrk"
+        return report
+    result = asyncio.run(run_load(base, [path], 16, seconds))
+    return {**result.summary(), "tool": "python"}
+
+
+def bench_http(settings: Settings, env: dict[str, str], page_seconds: float) -> dict:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server, cold_start = start_server({**env, "CATALOG_BENCH_ENDPOINT": "1"}, port)
+    try:
+        with httpx.Client(base_url=base, timeout=120) as http:
+            venue = max(http.get("/api/venues").json()["venues"], key=lambda v: v["paper_count"])
+            deep = max(1, -(-venue["paper_count"] // 50))
+            paper = http.get(f"/api/venues/{venue['slug']}/papers").json()["papers"][0]
+            page_latency: dict[str, list[float]] = {}
+            for passes, record in ((1, False), (3, True)):
+                for _ in range(passes):
+                    for q in queries():
+                        t = time.perf_counter()
+                        response = http.get("/search", params={"q": q})
+                        elapsed = (time.perf_counter() - t) * 1000
+                        assert response.status_code == 200, (q, response.status_code)
+                        if record:
+                            page_latency.setdefault(q, []).append(elapsed)
+            server_rss = rss_mb(server.pid)
+        pages = {
+            "hello (baseline)": "/bench/hello", "/": "/",
+            "/venues/{slug}": f"/venues/{venue['slug']}",
+            "/venues/{slug}?page=last": f"/venues/{venue['slug']}?page={deep}",
+            "/papers/{id}": paper["url"].replace(base, "").replace("http://testserver", ""),
+            "/search?q=reinforcement learning": "/search?q=reinforcement+learning",
+        }
+        throughput = {name: load(base, path, page_seconds) for name, path in pages.items()}
+        hello = throughput["hello (baseline)"]["rps"] or 1
+        for report in throughput.values():
+            report["share_of_hello"] = round(report["rps"] / hello, 3)
+        search_page = {
+            "all": percentiles([v for values in page_latency.values() for v in values]),
+            "typical": percentiles([v for q, values in page_latency.items() if q not in COMMON
+                                    for v in values]),
+            "common": percentiles([v for q, values in page_latency.items() if q in COMMON
+                                   for v in values]),
+        }
+        return {"cold_start_seconds": round(cold_start, 2), "server_rss_mb": server_rss,
+                "search_page_ms": search_page, "pages": throughput,
+                "largest_venue": venue["slug"], "deep_page": deep}
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def run(size: str, page_seconds: float, keep: Path | None = None) -> dict:
+    with tempfile.TemporaryDirectory(prefix=f"bench-{size}-") as tmp:
+        work = keep or Path(tmp)
+        lists, data = work / "lists", work / "data"
+        lists.mkdir(parents=True, exist_ok=True)
+        papers = write_lists(size, lists)
+        env = {**os.environ, "CATALOG_DATA_DIR": str(data)}
+        settings = Settings(data_dir=data, seeds_dir=lists)
+        report = {"size": size, "papers_in_lists": papers,
+                  "ingest": bench_ingest(lists, data, env, papers)}
+        get_engine(settings.database_url)
+        report["search_in_process_ms"] = bench_search(settings, work)
+        report["http"] = bench_http(settings, env, page_seconds)
+        return report
+
+
+def print_report(report: dict) -> None:
+    ingest = report["ingest"]
+    print(f"\n== {report['size']}: {report['papers_in_lists']} abstracts ==")
+    print(f"ingest: {ingest['seconds']} s, {ingest['papers_per_s']} papers/s, peak RSS "
+          f"{ingest['peak_rss_mb']} MB, db {ingest['db_mb']} MB, index {ingest['index_mb']} MB; "
+          f"re-ingest unchanged {ingest['reingest_seconds']} s ({ingest['reingest_index']})")
+    search = report["search_in_process_ms"]
+    print(f"\nsearch in-process (ms)      {'Whoosh':>24} {'FTS5':>24}  ratio p95")
+    for group in ("typical", "common", "all"):
+        w, f = search["whoosh"][group], search["fts5"][group]
+        print(f"  {group:8} p50/p95/p99/max  {w['p50']:6}/{w['p95']:6}/{w['p99']:6}/{w['max']:7}"
+              f"  {f['p50']:6}/{f['p95']:6}/{f['p99']:6}/{f['max']:7}"
+              f"  {w['p95'] / f['p95'] if f['p95'] else 0:6.2f}")
+    http = report["http"]
+    print("\n/search page over HTTP (ms): " + "; ".join(
+        f"{g} p50 {v['p50']} p95 {v['p95']} p99 {v['p99']} max {v['max']}"
+        for g, v in http["search_page_ms"].items()))
+    print(f"cold start {http['cold_start_seconds']} s; server RSS {http['server_rss_mb']} MB")
+    print("\npages, concurrency 16:            req/s   share of hello   p50 ms   p95 ms  errors")
+    for name, r in http["pages"].items():
+        print(f"  {name:34} {r['rps']:8} {r['share_of_hello']:10}  {r['p50_ms']:8} "
+              f"{r['p95_ms']:8}  {r['errors']}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", choices=list(SIZES), action="append")
+    parser.add_argument("--page-seconds", type=float, default=30)
+    args = parser.parse_args()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    for size in args.size or ["S", "L"]:
+        report = run(size, args.page_seconds)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        (RESULTS / f"{size}-{stamp}.json").write_text(json.dumps(report, indent=2))
+        print_report(report)
+
+
+if __name__ == "__main__":
+    main()

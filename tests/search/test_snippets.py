@@ -1,0 +1,31 @@
+from whoosh.query import And, Phrase, Term
+
+from app.search.query import analyze
+from app.search.snippets import make_snippet, query_terms
+
+TEXT = ("Intro words " * 30 + "we study grokking in <b>small</b> transformers & memorisation. "
+        + "Filler " * 40 + "Grokking again at the end.")
+
+
+def test_marks_every_form_of_the_query_terms_and_escapes_the_rest():
+    snippet = make_snippet(TEXT, set(analyze("grokking memorization")))
+    assert "<mark>grokking</mark>" in snippet and "<mark>memorisation</mark>" in snippet
+    assert "&lt;b&gt;small&lt;/b&gt;" in snippet and "&amp;" in snippet
+    assert "<b>" not in snippet
+
+
+def test_passages_are_cut_at_spaces_with_ellipses():
+    snippet = make_snippet(TEXT, set(analyze("grokking")))
+    assert snippet.startswith("…") and " … " in snippet
+    assert "<mark>Grokking</mark> again at the end." in snippet
+    assert len(snippet) < 700
+
+
+def test_no_match_gives_the_start_of_the_text():
+    assert make_snippet("A short text.", {"zebra"}) == "A short text."
+
+
+def test_query_terms_come_from_text_fields_and_phrases():
+    query = And([Term("text", "grok"), Phrase("headline", ["weak", "strong"]),
+                 Term("venue", "icml-2026")])
+    assert query_terms(query) == {"grok", "weak", "strong"}
