@@ -24,5 +24,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# Scale benchmarks (not part of make test): S then L from ../shared/corpus; prints numbers and
+# writes bench/results/. Installs wrk when apt-get can.
+bench: install
+	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk) || true
+	$(BIN)/python -m bench.run --size S --size L
+
 clean:
 	rm -rf $(VENV) data .pytest_cache

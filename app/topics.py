@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,7 +21,7 @@ from pathlib import Path
 from sqlalchemy import delete, insert
 from sqlmodel import Session, select
 
-from app.config import get_settings
+from app.config import Settings
 from app.db import bump_catalog_version, paper_total
 from app.keyphrases import document_frequencies, extract_keyphrases
 from app.models import Paper, WordStat
@@ -47,10 +48,14 @@ class Taxonomy:
     def by_slug(self) -> dict[str, Topic]:
         return {topic.slug: topic for topic in self.topics}
 
+    def topic(self, slug: str) -> Topic | None:
+        return next((topic for topic in self.topics if topic.slug == slug), None)
+
 
 def load_taxonomy() -> Taxonomy:
     """The taxonomy in CATALOG_TOPICS_FILE (default app/topics.json)."""
-    return _read_taxonomy(get_settings().topics_file)
+    # Called for every topic name a page shows: the variable is read, not the whole settings.
+    return _read_taxonomy(Path(os.environ.get("CATALOG_TOPICS_FILE", Settings.topics_file)))
 
 
 @lru_cache(maxsize=4)

@@ -16,7 +16,7 @@ templates = Jinja2Templates(directory=str(PROJECT_ROOT / "templates"))
 
 
 def topic_name(slug: str) -> str:
-    topic = load_taxonomy().by_slug().get(slug)
+    topic = load_taxonomy().topic(slug)
     return topic.name if topic else slug
 
 

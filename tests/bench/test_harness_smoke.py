@@ -1,0 +1,21 @@
+"""The benchmark harness keeps working: a run on 500 abstracts (no timing assertions)."""
+
+import pytest
+
+from bench.run import CORPUS, print_report, run
+
+
+@pytest.mark.skipif(not (CORPUS / "make_lists.py").exists(), reason="../shared/corpus is absent")
+def test_harness_runs_on_500_abstracts(capsys):
+    report = run("smoke", page_seconds=1)
+    ingest = report["ingest"]
+    assert ingest["papers"] == 500 and ingest["stored"] > 450
+    assert ingest["reingest_index"] == "no work"
+    search = report["search_in_process_ms"]
+    assert search["whoosh"]["all"]["n"] == search["fts5"]["all"]["n"] > 100
+    http = report["http"]
+    assert set(http["pages"]) >= {"hello (baseline)", "/", "/papers/{id}"}
+    assert all(page["errors"] == 0 for page in http["pages"].values())
+    assert http["pages"]["hello (baseline)"]["requests"] > 0
+    print_report(report)
+    assert "papers/s" in capsys.readouterr().out
