@@ -34,7 +34,7 @@ furthermore moreover specifically particular particularly effective effectively 
 improves improved improving performance model models framework task tasks problem problems data
 show find finds found make makes across able ability large small high low many including
 include includes theoretical empirical code available often strong stronger now still yet
-""".split())  # noqa: SIM905 - a word list reads best as text
+""".split())
 
 
 def candidate_phrases(text: str) -> Counter[str]:

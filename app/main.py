@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
@@ -17,6 +17,25 @@ from app.db import get_engine, paper_total
 from app.search.searcher import PaperSearch
 from app.web import api, downloads, pages
 from app.web.render import render
+
+# Scripts only from our own files: no inline script can run, whatever a list file holds.
+# Inline style attributes stay allowed (the topic matrix shades cells with them).
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+API_EXPLORER_PATHS = {"/docs", "/redoc"}
+API_EXPLORER_POLICY = CONTENT_SECURITY_POLICY.replace(
+    "script-src 'self'", "script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net"
+).replace("style-src 'self'", "style-src 'self' https://cdn.jsdelivr.net").replace(
+    "img-src 'self' data:", "img-src 'self' data: https://fastapi.tiangolo.com")
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "strict-origin-when-cross-origin",
+    "X-Frame-Options": "DENY",
+}
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -34,6 +53,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.search = search
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     get_engine(settings.database_url)  # creates the tables on a fresh data directory
+
+    @app.middleware("http")
+    async def security_headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]
+                               ) -> Response:
+        response = await call_next(request)
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        if request.url.path in API_EXPLORER_PATHS:  # Swagger UI runs an inline script
+            response.headers["Content-Security-Policy"] = API_EXPLORER_POLICY
+        return response
 
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     app.include_router(downloads.router)  # first: /venues/x.csv before /venues/{slug}

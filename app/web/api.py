@@ -111,8 +111,7 @@ def topic_papers(
 def search(
     request: Request, session: SessionDep, search: SearchDep, query: SearchRequestDep
 ) -> dict[str, Any]:
-    result = run_search(search, session, query)
-    papers = catalog.papers_by_id(session, [hit.id for hit in result.hits])
+    result, papers = run_search(search, session, query)
     venues = catalog.venues_by_slug(session)
     hits = []
     for hit in result.hits:

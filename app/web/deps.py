@@ -49,8 +49,14 @@ def plain_texts(session: Session) -> Callable[[list[str]], dict[str, str]]:
     return texts
 
 
-def run_search(search: PaperSearch, session: Session, request: SearchRequest) -> SearchResult:
-    return search.search(request, plain_texts(session))
+def run_search(search: PaperSearch, session: Session,
+               request: SearchRequest) -> tuple[SearchResult, dict[str, Paper]]:
+    """The search result and its papers. A hit whose paper the database no longer holds (an
+    ingest committed, the index not yet updated) is left out rather than shown broken."""
+    result = search.search(request, plain_texts(session))
+    papers = papers_by_id(session, [hit.id for hit in result.hits])
+    result.hits = [hit for hit in result.hits if hit.id in papers]
+    return result, papers
 
 
 def related_papers(search: PaperSearch, session: Session,

@@ -123,8 +123,7 @@ def search(
 ) -> Response:
     if format:
         return downloads.search_download(request, search, query, format)
-    result = run_search(search, session, query)
-    papers = catalog.papers_by_id(session, [hit.id for hit in result.hits])
+    result, papers = run_search(search, session, query)
     return render(request, "search.html", result=result, papers=papers,
                   venues=catalog.venues_by_slug(session), url_with=search_query_string)
 

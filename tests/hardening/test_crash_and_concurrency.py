@@ -1,0 +1,125 @@
+"""Re-ingest while serving, and kill -9 mid-ingest: nothing lost, nothing half-seen."""
+
+import os
+import random
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.search.index import read_index_version
+from tests.conftest import Catalog
+
+CATALOG = str(Path(sys.executable).with_name("catalog"))
+WORDS = ("learning model neural network gradient bayesian kernel policy reward graph "
+         "diffusion transformer attention sparse convex robust privacy causal sample").split()
+
+
+def synthetic_list(path: Path, venue: str, count: int, marker: str, seed: int = 1) -> Path:
+    rng = random.Random(seed)
+    abstracts = [f"{marker} {' '.join(rng.choices(WORDS, k=60))} number {i}."
+                 for i in range(count)]
+    path.write_text(f"{venue} Papers\n\n" + "\n\n".join(abstracts) + "\n")
+    return path
+
+
+def catalog_env(catalog: Catalog) -> dict[str, str]:
+    return {**os.environ, "CATALOG_DATA_DIR": str(catalog.settings.data_dir)}
+
+
+def paper_count(catalog: Catalog) -> int:
+    with sqlite3.connect(catalog.settings.database_path) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        return db.execute("SELECT count(*) FROM paper").fetchone()[0]
+
+
+@pytest.mark.parametrize("delay", [0.5, 2.0, 4.0])
+def test_kill_9_during_ingest_keeps_the_catalog_and_the_next_ingest_succeeds(
+        fresh: Catalog, tmp_path: Path, delay: float):
+    big = synthetic_list(tmp_path / "big.txt", "KILL 2026", 3000, "quokka")
+    before = paper_count(fresh)
+    process = subprocess.Popen([CATALOG, "ingest", str(big)], env=catalog_env(fresh),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(delay)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    after_kill = paper_count(fresh)
+    assert after_kill in (before, before + 3000)  # the one transaction: all or nothing
+    again = subprocess.run([CATALOG, "ingest", str(big)], env=catalog_env(fresh),
+                           capture_output=True, text=True)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert paper_count(fresh) == before + 3000
+    with sqlite3.connect(fresh.settings.database_path) as db:
+        version = int(db.execute("SELECT value FROM catalogstate").fetchone()[0])
+    assert read_index_version(fresh.settings.index_path) == version
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_reingest_and_reindex_while_serving(fresh: Catalog, tmp_path: Path):
+    port = free_port()
+    env = catalog_env(fresh)
+    server = subprocess.Popen([CATALOG, "serve", "--port", str(port)], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        new = synthetic_list(tmp_path / "new.txt", "LIVE 2026", 400, "axolotl", seed=2)
+        before = httpx.get(f"{base}/healthz").json()["papers"]
+        failures: list[str] = []
+        seen_totals: set[int] = set()
+        seen_counts: set[int] = set()
+        stop = threading.Event()
+
+        def hammer() -> None:
+            with httpx.Client(base_url=base, timeout=30) as http:
+                while not stop.is_set():
+                    for url in ("/api/search?q=axolotl", "/healthz", "/search?q=axolotl",
+                                "/venues/icml-2026", "/api/venues"):
+                        try:
+                            response = http.get(url)
+                        except httpx.HTTPError as error:
+                            failures.append(f"{url}: {error!r}")
+                            continue
+                        if response.status_code != 200:
+                            failures.append(f"{url}: {response.status_code}")
+                        elif url == "/api/search?q=axolotl":
+                            seen_totals.add(response.json()["total"])
+                        elif url == "/healthz":
+                            seen_counts.add(response.json()["papers"])
+
+        threads = [threading.Thread(target=hammer) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        time.sleep(1)
+        ingest = subprocess.run([CATALOG, "ingest", str(new)], env=env, capture_output=True)
+        time.sleep(2)  # the server notices the new index within a second
+        reindex = subprocess.run([CATALOG, "reindex"], env=env, capture_output=True)
+        time.sleep(2)
+        stop.set()
+        for thread in threads:
+            thread.join()
+        assert ingest.returncode == 0 and reindex.returncode == 0
+        assert failures == []
+        assert seen_totals <= {0, 400} and 400 in seen_totals  # old or new, never a part
+        assert seen_counts <= {before, before + 400} and before + 400 in seen_counts
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

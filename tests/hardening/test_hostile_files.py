@@ -1,0 +1,110 @@
+"""Hostile list files: each is rejected with file:line or stored as inert text; nothing
+crashes ingest and the catalog that was there before is never damaged."""
+
+import re
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlmodel import select
+
+from app.main import create_app
+from app.models import Paper
+from tests.conftest import Catalog
+
+BAD = Path(__file__).parents[1] / "data" / "bad"
+REJECTED = {
+    "empty.txt": (1, "empty"),
+    "header_only.txt": (1, "not followed by any abstract"),
+    "no_header.txt": (1, "expected a header"),
+    "year_missing.txt": (1, "no 4-digit year"),
+    "binary.txt": (1, "binary data"),
+    "invalid_utf8.txt": (5, "invalid UTF-8"),
+    "utf16.txt": (1, "UTF-16"),
+}
+STORED = {"crlf_mixed.txt": 3, "duplicated.txt": 1, "script.txt": 1, "javascript_link.txt": 1,
+          "img_onerror.txt": 1, "tex_href.txt": 1}
+# Markup that could run: a script that is not ours, an image or foreign SVG, an event handler
+# attribute inside a tag, a javascript: link. Escaped text (&lt;script&gt;) is inert.
+ACTIVE_HTML = re.compile(r"<script(?![^>]*src=\"[^\"]*/static/)|<img|<svg(?! role=\"img\")"
+                         r"|<[a-z][^>]*\son\w+\s*=|href=\"\s*javascript:", re.I)
+
+
+def snapshot(catalog: Catalog) -> dict[str, str]:
+    with catalog.session() as session:
+        return {p.id: p.abstract for p in session.exec(select(Paper))}
+
+
+def test_the_corpus_covers_every_kind():
+    assert {p.name for p in BAD.glob("*.txt")} == set(REJECTED) | set(STORED)
+
+
+@pytest.mark.parametrize("name", sorted(REJECTED))
+def test_malformed_file_is_rejected_with_its_line_and_the_catalog_kept(fresh: Catalog, name):
+    before = snapshot(fresh)
+    report = fresh.ingest(BAD / name)
+    line, message = REJECTED[name]
+    (error,) = report.errors
+    assert error.path.endswith(name) and error.line == line and message in error.message
+    assert report.added == 0 and snapshot(fresh) == before
+
+
+@pytest.mark.parametrize("name", sorted(STORED))
+def test_hostile_text_is_stored_verbatim_and_shown_inert(fresh: Catalog, name):
+    before = snapshot(fresh)
+    report = fresh.ingest(BAD / name)
+    assert report.errors == [] and report.added == STORED[name]
+    after = snapshot(fresh)
+    assert {k: v for k, v in after.items() if k in before} == before
+    new = [pid for pid in after if pid not in before]
+    with TestClient(create_app(fresh.settings)) as client:
+        for pid in new:
+            for url in (f"/papers/{pid}", "/venues/hostile-2026", "/search?q=abstract",
+                        "/search?q=alert", f"/api/papers/{pid}"):
+                response = client.get(url)
+                assert response.status_code == 200, url
+                if not url.startswith("/api/"):
+                    assert not ACTIVE_HTML.search(response.text), (url, ACTIVE_HTML.search(
+                        response.text))
+            raw = client.get(f"/api/papers/{pid}").json()["abstract"]
+            assert raw == after[pid]  # the raw abstract is kept verbatim, only its display is safe
+
+
+def test_script_text_shows_as_visible_text(fresh: Catalog):
+    fresh.ingest(BAD / "script.txt")
+    with TestClient(create_app(fresh.settings)) as client:
+        page = client.get("/venues/hostile-2026").text
+    assert "&lt;script&gt;alert" in page
+
+
+def test_duplicates_are_reported(fresh: Catalog):
+    report = fresh.ingest(BAD / "duplicated.txt")
+    assert (report.added, report.duplicate) == (1, 2)
+
+
+def test_ten_megabyte_line_is_rejected_with_its_line(fresh: Catalog, tmp_path: Path):
+    path = tmp_path / "huge.txt"
+    path.write_text("HUGE 2026 Papers\n\nA normal abstract.\n\n" + "word " * 2_000_000 + "\n")
+    before = snapshot(fresh)
+    report = fresh.ingest(path)
+    (error,) = report.errors
+    assert error.line == 5 and "characters long" in error.message
+    assert snapshot(fresh) == before
+
+
+def test_all_bad_files_at_once_leave_the_good_ones_loaded(fresh: Catalog):
+    report = fresh.ingest(*sorted(BAD.glob("*.txt")))
+    assert len(report.errors) == len(REJECTED)
+    assert report.added == sum(STORED.values())
+
+
+def test_a_hundred_thousand_tiny_abstracts_load(fresh: Catalog, tmp_path: Path):
+    path = tmp_path / "tiny.txt"
+    path.write_text("TINY 2026 Papers\n\n" + "\n\n".join(
+        f"Tiny abstract number {i}." for i in range(100_000)) + "\n")
+    report = fresh.ingest(path)
+    assert report.errors == [] and report.added == 100_000
+    with TestClient(create_app(fresh.settings)) as client:
+        assert client.get("/api/venues/tiny-2026/papers?page=2000").json()["papers"][-1][
+            "abstract"] == "Tiny abstract number 99999."
+        assert client.get("/api/search", params={"q": "tiny"}).json()["total"] == 100_000
