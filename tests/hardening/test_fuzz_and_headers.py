@@ -1,0 +1,66 @@
+"""Generated queries never get a 5xx; every response carries the security headers."""
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+QUERY_PIECES = st.sampled_from([
+    '"', "(", ")", "*", "-", "OR", "AND", "NOT", "venue:", "year:", "topic:", "has:",
+    "author:", "has:code", "year:2026", "venue:icml", ":", "\\", "$", "{", "}", "<", ">",
+    "learning", "grokk*", "in-context", "LoRA", "\x00", "\u202e", "🙂", "'", ";", "%", "&",
+])
+QUERIES = st.one_of(
+    st.text(max_size=200),
+    st.lists(QUERY_PIECES | st.text(max_size=8), max_size=30).map(" ".join),
+    st.lists(QUERY_PIECES, max_size=40).map("".join),
+)
+FUZZ = settings(max_examples=1500, deadline=None, derandomize=True,
+                suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                       HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("url", ["/search", "/api/search"])
+def test_generated_queries_never_get_a_server_error(client: TestClient, url: str):
+    @FUZZ
+    @given(q=QUERIES, page=st.integers(1, 5), sort=st.sampled_from(["relevance", "venue"]))
+    def check(q: str, page: int, sort: str) -> None:
+        response = client.get(url, params={"q": q, "page": page, "sort": sort})
+        assert response.status_code == 200, (q, response.status_code)
+        assert "Traceback" not in response.text
+
+    check()
+
+
+SECURITY = {"x-content-type-options": "nosniff",
+            "referrer-policy": "strict-origin-when-cross-origin"}
+
+
+@pytest.mark.parametrize("url", ["/", "/venues/icml-2026", "/search?q=x", "/api/venues",
+                                 "/nowhere", "/static/style.css", "/venues/icml-2026.csv",
+                                 "/search?q=x&year=bad"])
+def test_security_headers_on_every_response(client: TestClient, url: str):
+    headers = client.get(url).headers
+    for name, value in SECURITY.items():
+        assert headers[name] == value
+    policy = headers["content-security-policy"]
+    script_src = re.search(r"script-src ([^;]*)", policy)[1]
+    assert script_src == "'self'" and "unsafe-inline" not in script_src
+    assert "object-src 'none'" in policy and "frame-ancestors 'none'" in policy
+
+
+def test_pages_hold_no_inline_script(client: TestClient):
+    for url in ["/", "/venues/icml-2026", "/search?q=learning", "/topics", "/help/search"]:
+        page = client.get(url).text
+        assert not re.search(r"<script(?![^>]*\bsrc=)", page)
+        assert not re.search(r"<[a-z][^>]*\son[a-z]+=", page)
+
+
+def test_error_pages_show_no_trace_or_path(client: TestClient):
+    for url in ["/papers/%00", "/venues/" + "x" * 5000, "/search?page=-1", "/api/papers/x"]:
+        response = client.get(url)
+        assert response.status_code < 500
+        assert "Traceback" not in response.text and "/work/" not in response.text
+        assert ".py" not in response.text
