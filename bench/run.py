@@ -91,8 +91,11 @@ def timed_command(command: list[str], env: dict[str, str]) -> tuple[float, int, 
     return seconds, int(usage.ru_maxrss / 1024), text
 
 
-def dir_mb(path: Path) -> float:
-    return round(sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 2**20, 1)
+def size_mb(path: Path) -> float:
+    """A file's size, or everything under a directory, with SQLite's WAL beside its file."""
+    files = [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [
+        p for p in (path, path.with_name(path.name + "-wal")) if p.exists()]
+    return round(sum(p.stat().st_size for p in files) / 2**20, 1)
 
 
 def bench_ingest(lists: Path, data: Path, env: dict[str, str], papers: int) -> dict:
@@ -102,8 +105,8 @@ def bench_ingest(lists: Path, data: Path, env: dict[str, str], papers: int) -> d
     return {
         "papers": papers, "stored": int(added[1]) if added else None,
         "seconds": round(seconds, 1), "papers_per_s": round(papers / seconds, 1),
-        "peak_rss_mb": peak, "db_mb": dir_mb(data / "catalog.db"),
-        "index_mb": dir_mb((data / "index").resolve()),
+        "peak_rss_mb": peak, "db_mb": size_mb(data / "catalog.db"),
+        "index_mb": size_mb((data / "index").resolve()),
         "reingest_seconds": round(again, 2),
         "reingest_index": "no work" if "search index: up to date" in output_again
         else output_again.splitlines()[-3:],

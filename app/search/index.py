@@ -27,7 +27,7 @@ from app.search.analysis import catalog_analyzer, word_analyzer
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 7
+INDEX_FORMAT = 8
 WRITER_MEMORY_MB = 2048
 BUILD_BATCH = 12_000  # documents per segment while building (about 700 MB of postings)
 
@@ -60,7 +60,8 @@ def paper_document(paper: Paper, venue: Venue) -> dict[str, object]:
         "year": venue.year,
         "position": f"{venue.slug}\x00{paper.source_file}\x00{paper.source_line:09d}",
         "headline": paper.headline,
-        "text": paper.plain,
+        # The title, when there is one, leads the text: every headline word is a text word.
+        "text": f"{paper.title}\n{paper.plain}" if paper.title else paper.plain,
         "words": paper.plain,
         "has": "code" if paper.code_urls else "",
         "topic": paper.topic,

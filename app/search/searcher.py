@@ -23,7 +23,14 @@ from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
 from app.search.analysis import catalog_analyzer
 from app.search.index import VERSION_FILE
-from app.search.query import TEXT_FIELDS, ParsedQuery, QueryParser, analyze, synonym_table
+from app.search.query import (
+    TEXT_FIELDS,
+    ParsedQuery,
+    QueryParser,
+    analyze,
+    matching_query,
+    synonym_table,
+)
 from app.search.snippets import make_snippet, query_terms
 
 PER_PAGE = 20
@@ -317,7 +324,7 @@ class _Search:
         return None
 
     def _matching(self, query: Query) -> set[int]:
-        return set(self.searcher.docs_for_query(query))
+        return set(self.searcher.docs_for_query(matching_query(query)))
 
     def _filtered(self, docs: set[int], skip: str | None = None) -> set[int]:
         filters = {name: value for name, value in self.request.filters().items()
@@ -381,7 +388,8 @@ class _Search:
         results = self.searcher.search(query, limit=start + PER_PAGE,
                                        filter=allowed if allowed != docs else None,
                                        sortedby=self._sort_order())
-        hits = list(results)[start:]
+        # Not list(results): that asks len(), which counts every match a second time.
+        hits = [results[i] for i in range(start, results.scored_length())]
         plain = self.texts([hit["id"] for hit in hits])
         terms = query_terms(query)
         page = []

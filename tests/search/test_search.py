@@ -84,3 +84,18 @@ def test_readable_math_is_searchable(fresh: Catalog, tmp_path: Path):
 
 def test_alpha_entmax_in_the_seeds(seeded: Catalog):
     assert ids(run(seeded, "alpha-entmax")) == ids_matching(seeded, r"α-entmax")
+
+
+def test_matching_query_matches_exactly_what_the_ranked_query_matches(seeded: Catalog):
+    from whoosh import index as whoosh_index
+
+    from app.search.query import QueryParser, matching_query
+
+    searcher = whoosh_index.open_dir(str(seeded.settings.index_path)).searcher()
+    parser = QueryParser(lambda prefix: [], lambda name: True)
+    for text in ["reinforcement learning", '"in-context learning" -grokking', "venue:icml LLM",
+                 "(sharpness OR flatness) minimization", "memorization NOT privacy", "SAM"]:
+        query = parser.parse(text).query
+        assert set(searcher.docs_for_query(matching_query(query))) == set(
+            searcher.docs_for_query(query)), text
+    searcher.close()
