@@ -26,7 +26,7 @@ STORED = {"crlf_mixed.txt": 3, "duplicated.txt": 1, "script.txt": 1, "javascript
           "img_onerror.txt": 1, "tex_href.txt": 1}
 # Markup that could run: a script that is not ours, an image or foreign SVG, an event handler
 # attribute inside a tag, a javascript: link. Escaped text (&lt;script&gt;) is inert.
-ACTIVE_HTML = re.compile(r"<script(?![^>]*src=\"[^\"]*/static/)|<img|<svg(?! role=\"img\")"
+ACTIVE_HTML = re.compile(r"<script(?![^>]*src=\"[^\"]*/static/)|<img|<svg(?! role=\"group\")"
                          r"|<[a-z][^>]*\son\w+\s*=|href=\"\s*javascript:", re.I)
 
 

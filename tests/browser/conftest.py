@@ -1,0 +1,87 @@
+"""A real server on 127.0.0.1 and Debian's Chromium driven by Playwright."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.config import PROJECT_ROOT
+from tests.conftest import Catalog, make_catalog, write_list
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+AXE = PROJECT_ROOT / ".venv" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+ARTIFACTS = PROJECT_ROOT / "tests" / "artifacts"
+BAD = PROJECT_ROOT / "tests" / "data" / "bad"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+if not Path(CHROMIUM).exists():
+    pytest.skip("Debian's chromium is not installed (make test installs it with apt-get)",
+                allow_module_level=True)
+
+
+@pytest.fixture(scope="session")
+def browser_catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    """The seeds, a 120-paper venue to page through, and the hostile files that load."""
+    catalog = make_catalog(tmp_path_factory.mktemp("browser"))
+    big = write_list(tmp_path_factory.mktemp("big") / "big.txt", "BIG 2026 Papers",
+                     *(f"Paper {i} on sparse attention and kernel methods." for i in range(120)))
+    catalog.ingest(big, *(BAD / name for name in ("script.txt", "javascript_link.txt",
+                                                  "img_onerror.txt", "tex_href.txt")))
+    return catalog
+
+
+@pytest.fixture(scope="session")
+def server(browser_catalog: Catalog) -> Iterator[str]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "CATALOG_DATA_DIR": str(browser_catalog.settings.data_dir)}
+    process = subprocess.Popen(
+        [str(Path(sys.executable).with_name("catalog")), "serve", "--port", str(port)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    yield base
+    process.terminate()
+    process.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    with playwright_api.sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                              args=FLAGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser, server):  # type: ignore[no-untyped-def]
+    context = browser.new_context(base_url=server, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.dialogs = []
+    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
+    yield page
+    context.close()
+
+
+def screenshot(page, name: str) -> None:  # type: ignore[no-untyped-def]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)

@@ -1,0 +1,130 @@
+"""What a researcher does, in Chromium: search, filter, page, read math, keyboard, phone."""
+
+import re
+
+import pytest
+
+from tests.browser.conftest import AXE, screenshot
+
+
+def heading_count(page) -> int:
+    return int(re.match(r"(\d+)", page.locator("h1").inner_text())[1])
+
+
+def test_search_from_home_and_open_a_result(page):
+    page.goto("/")
+    page.fill("#q", "memorization")
+    page.press("#q", "Enter")
+    page.wait_for_url(re.compile(r"/search\?q=memorization"))
+    assert heading_count(page) > 5
+    assert page.locator("ol.papers mark").count() > 0
+    first = page.locator("ol.papers li.paper a.headline").first
+    headline = first.inner_text()
+    first.click()
+    page.wait_for_url(re.compile(r"/papers/[0-9a-f]{16}"))
+    assert page.locator("h1").inner_text() == headline
+    screenshot(page, "search-and-open")
+
+
+def test_venue_facet_changes_the_count(page):
+    page.goto("/search?q=generalization")
+    everything = heading_count(page)
+    facet = page.locator(".facets a", has_text="ICLR 2026")
+    expected = int(facet.locator("xpath=..").locator(".count").inner_text())
+    facet.click()
+    page.wait_for_url(re.compile(r"venue=iclr-2026"))
+    assert heading_count(page) == expected < everything
+    assert page.locator(".chips .chip").inner_text().startswith("venue: ICLR 2026")
+    page.locator(".chips .chip").click()
+    assert heading_count(page) == everything
+    screenshot(page, "facet")
+
+
+def test_page_through_a_venue(page):
+    page.goto("/venues/big-2026")
+    assert "Page 1 of 3" in page.locator(".pager").inner_text()
+    page.click("a[rel=next]")
+    assert "Page 2 of 3" in page.locator(".pager").inner_text()
+    assert page.locator("ol.papers").get_attribute("start") == "51"
+    page.click("a[rel=next]")
+    assert page.locator("ol.papers li.paper").count() == 20
+    screenshot(page, "venue-paging")
+
+
+def test_paper_page_renders_math(page):
+    page.goto("/search?q=%22k-parity%22")
+    page.locator("ol.papers a.headline").first.click()
+    math = page.locator("math").first
+    math.wait_for()
+    box = math.bounding_box()
+    assert box and box["width"] > 0 and box["height"] > 0
+    assert page.locator("math").count() >= 3
+    assert "$k$" not in page.locator(".abstract").inner_text()
+    screenshot(page, "math")
+
+
+def test_keyboard_only(page):
+    page.goto("/venues")
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "q"
+    page.keyboard.type("grokking")
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/search\?q=grokking"))
+    page.evaluate("document.activeElement.blur()")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "skip-link"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "brand"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "q"
+    screenshot(page, "keyboard")
+
+
+@pytest.mark.parametrize("path", ["/", "/search?q=generalization", "/venues/icml-2026",
+                                  "/topics", "/help/search"])
+def test_phone_viewport_has_no_horizontal_scrolling(browser, server, path):
+    context = browser.new_context(base_url=server, viewport={"width": 390, "height": 844},
+                                  is_mobile=True)
+    page = context.new_page()
+    page.goto(path)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    screenshot(page, "phone-" + (re.sub(r"\W+", "-", path).strip("-") or "home"))
+    context.close()
+    assert width <= 390, (path, width)
+
+
+def test_hostile_abstracts_never_run(page):
+    for query in ["alert", "injection", "images", "math"]:
+        page.goto(f"/search?q={query}&venue=hostile-2026")
+        for link in page.locator("ol.papers a.headline").all():
+            href = link.get_attribute("href")
+            page.goto(href)
+            page.wait_for_load_state("load")
+            page.go_back()
+    page.goto("/venues/hostile-2026")
+    assert page.dialogs == []
+    assert page.evaluate("document.querySelectorAll('script:not([src])').length") == 0
+    screenshot(page, "hostile")
+
+
+PAGE_TYPES = ["/", "/venues", "/venues/icml-2026", "/search?q=generalization", "/search",
+              "/topics", "/topics/learning-theory", "/help/search", "/nowhere"]
+
+
+@pytest.mark.skipif(not AXE.exists(), reason="axe-core is not installed (make test runs npm)")
+@pytest.mark.parametrize("path", PAGE_TYPES + ["paper"])
+def test_no_serious_accessibility_violations(browser, server, path):
+    context = browser.new_context(base_url=server, bypass_csp=True)
+    page = context.new_page()
+    if path == "paper":
+        page.goto("/search?q=%22k-parity%22")
+        page.locator("ol.papers a.headline").first.click()
+        page.wait_for_load_state("load")
+    else:
+        page.goto(path)
+    page.evaluate(AXE.read_text())
+    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+    context.close()
+    serious = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+               for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    assert serious == [], serious
