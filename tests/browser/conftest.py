@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from app.config import PROJECT_ROOT
 from tests.conftest import Catalog, make_catalog, write_list
+from tests.servers import running_server
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 AXE = PROJECT_ROOT / ".venv" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
@@ -43,24 +39,9 @@ def browser_catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
 
 @pytest.fixture(scope="session")
 def server(browser_catalog: Catalog) -> Iterator[str]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
     env = {**os.environ, "CATALOG_DATA_DIR": str(browser_catalog.settings.data_dir)}
-    process = subprocess.Popen(
-        [str(Path(sys.executable).with_name("catalog")), "serve", "--port", str(port)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    yield base
-    process.terminate()
-    process.wait(timeout=30)
+    with running_server(env) as base:
+        yield base
 
 
 @pytest.fixture(scope="session")

@@ -3,10 +3,8 @@
 import os
 import random
 import signal
-import socket
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -16,8 +14,8 @@ import pytest
 
 from app.search.index import read_index_version
 from tests.conftest import Catalog
+from tests.servers import CATALOG, running_server
 
-CATALOG = str(Path(sys.executable).with_name("catalog"))
 WORDS = ("learning model neural network gradient bayesian kernel policy reward graph "
          "diffusion transformer attention sparse convex robust privacy causal sample").split()
 
@@ -61,26 +59,9 @@ def test_kill_9_during_ingest_keeps_the_catalog_and_the_next_ingest_succeeds(
     assert read_index_version(fresh.settings.index_path) == version
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_reingest_and_reindex_while_serving(fresh: Catalog, tmp_path: Path):
-    port = free_port()
     env = catalog_env(fresh)
-    server = subprocess.Popen([CATALOG, "serve", "--port", str(port)], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
+    with running_server(env) as base:
         new = synthetic_list(tmp_path / "new.txt", "LIVE 2026", 400, "axolotl", seed=2)
         before = httpx.get(f"{base}/healthz").json()["papers"]
         failures: list[str] = []
@@ -120,6 +101,3 @@ def test_reingest_and_reindex_while_serving(fresh: Catalog, tmp_path: Path):
         assert failures == []
         assert seen_totals <= {0, 400} and 400 in seen_totals  # old or new, never a part
         assert seen_counts <= {before, before + 400} and before + 400 in seen_counts
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
