@@ -159,6 +159,16 @@ class CachedAnalyzer(Tokenizer):
             cache[word] = next((t.text for t in chain(word, tokenize=False)), None)
         return cache[word]
 
+    def terms(self, value: str) -> tuple[str, ...]:
+        """Just the token texts, stop words dropped: what topic scoring and queries need."""
+        cache = _caches[self.kind]
+        out = []
+        for word in _TOKEN.findall(value):
+            text = cache[word] if word in cache else self.normalize(word)
+            if text is not None:
+                out.append(text)
+        return tuple(out)
+
     def __call__(self, value: str, positions: bool = False, chars: bool = False,  # type: ignore[override]
                  keeporiginal: bool = False, removestops: bool = True, start_pos: int = 0,
                  start_char: int = 0, tokenize: bool = True, mode: str = "",

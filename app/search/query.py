@@ -15,7 +15,6 @@ from copy import copy
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from whoosh.analysis import Analyzer
 from whoosh.query import And, AndNot, Every, NumericRange, Or, Phrase, Query, Term
 
 from app.search.analysis import catalog_analyzer, word_analyzer
@@ -61,13 +60,8 @@ def clean_query_text(raw: str) -> tuple[str, list[str]]:
     return text, notes
 
 
-@lru_cache(maxsize=1)
-def _analyzers() -> tuple[Analyzer, Analyzer]:
-    return catalog_analyzer(), word_analyzer()
-
-
 def analyze(text: str) -> tuple[str, ...]:
-    return tuple(token.text for token in _analyzers()[0](text))
+    return catalog_analyzer().terms(text)
 
 
 @lru_cache(maxsize=1)
@@ -220,7 +214,7 @@ class QueryParser:
                                    plain_tokens=None if negated else tokens))
 
     def _prefix(self, stem: str, negated: bool) -> _Item | None:
-        words = tuple(token.text for token in _analyzers()[1](stem))
+        words = word_analyzer().terms(stem)
         if len(words) != 1 or len(words[0]) < MIN_PREFIX_CHARS:
             self._note(f"A prefix search needs at least {MIN_PREFIX_CHARS} letters before “*”, "
                        "e.g. optim*.")
@@ -283,7 +277,7 @@ _EXAMPLES = {"venue": "icml", "year": "2026", "topic": "optimization", "has": "c
 
 def _filter_query(name: str, value: str) -> Query | None:
     if name == "venue":
-        words = [token.text for token in _analyzers()[1](value)]
+        words = word_analyzer().terms(value)
         return And([Term("venue_name", w) for w in words]) if words else None
     if name == "year":
         if value.isdigit() and len(value) == 4:
@@ -294,7 +288,7 @@ def _filter_query(name: str, value: str) -> Query | None:
         return Term("has", value.lower()) if value.lower() == "code" else None
     if name == "topic":
         return Term("topic", value.lower())
-    words = [token.text for token in _analyzers()[1](value)]
+    words = word_analyzer().terms(value)
     return And([Term(name, w) for w in words]) if words else None
 
 
