@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -212,3 +213,38 @@ def author_papers(session: Session, slug: str) -> tuple[str, list[Paper]]:
     name = Counter(name for name, _ in rows).most_common(1)[0][0]
     papers = {paper.id: paper for _, paper in rows}  # one author twice on a paper: once
     return name, list(papers.values())
+
+
+# --- completions -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PhraseTable:
+    """Every keyphrase of the catalog with how many papers carry it, sorted for prefix lookup."""
+
+    phrases: list[str]
+    counts: list[int]
+
+    def completions(self, prefix: str, limit: int) -> list[str]:
+        prefix = " ".join(prefix.lower().split())
+        if len(prefix) < 2:
+            return []
+        start = bisect_left(self.phrases, prefix)
+        matches = []
+        for i in range(start, min(start + 2000, len(self.phrases))):
+            if not self.phrases[i].startswith(prefix):
+                break
+            matches.append((self.counts[i], self.phrases[i]))
+        matches.sort(key=lambda pair: (-pair[0], pair[1]))
+        return [phrase for count, phrase in matches[:limit] if count > 1 or len(matches) < limit]
+
+
+def phrase_table(session: Session) -> PhraseTable:
+    def build() -> PhraseTable:
+        counts: Counter[str] = Counter()
+        for keyphrases in session.exec(select(Paper.keyphrases)):
+            counts.update(k for k in keyphrases.split("\n") if " " in k)
+        phrases = sorted(counts)
+        return PhraseTable(phrases, [counts[p] for p in phrases])
+
+    return memoized(session, ("phrase-table",), build)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from app.config import get_settings
-from app.db import session_scope
+from app.db import CatalogSchemaError, session_scope
 from app.ingest.load import IngestReport, ingest_paths
 from app.search.index import build_index, sync_index, update_index
 from app.topics import retopic_all
@@ -86,4 +86,8 @@ def serve(
 
 
 def main() -> None:
-    cli()
+    try:
+        cli()
+    except CatalogSchemaError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise SystemExit(2) from None

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 
-from sqlalchemy import event, func
+from sqlalchemy import event, func, inspect
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, create_engine, select
 
@@ -29,7 +29,24 @@ def get_engine(url: str) -> Engine:
         cursor.close()
 
     SQLModel.metadata.create_all(engine)
+    _check_columns(engine)
     return engine
+
+
+class CatalogSchemaError(RuntimeError):
+    """The database was created by another version of the catalog."""
+
+
+def _check_columns(engine: Engine) -> None:
+    inspector = inspect(engine)
+    for table in SQLModel.metadata.sorted_tables:
+        have = {column["name"] for column in inspector.get_columns(table.name)}
+        want = {column.name for column in table.columns}
+        if have != want:
+            raise CatalogSchemaError(
+                f"the catalog database {engine.url.database} was made by another version of "
+                f"this program (table {table.name}: missing {sorted(want - have)}, unknown "
+                f"{sorted(have - want)}). Move it aside and ingest the list files again.")
 
 
 @contextmanager

@@ -14,6 +14,7 @@ from app.topics import load_taxonomy
 from app.web.deps import PageDep, SearchDep, SearchRequestDep, SessionDep, run_search
 
 router = APIRouter(prefix="/api", tags=["api"])
+SUGGESTIONS = 8
 
 
 def venue_json(request: Request, venue: Venue) -> dict[str, Any]:
@@ -131,6 +132,10 @@ def search(
 
 
 @router.get("/suggest", name="api_suggest")
-def suggest(search: SearchDep, q: str = "") -> dict[str, Any]:
-    """Up to 8 completions of the last word typed, most frequent in the catalog first."""
-    return {"query": q, "suggestions": search.suggest(q[:MAX_QUERY_CHARS])}
+def suggest(session: SessionDep, search: SearchDep, q: str = "") -> dict[str, Any]:
+    """Up to 8 completions for the search box: frequent keyphrases that start with what was
+    typed, then words of the index that complete its last word, most frequent first."""
+    q = q[:MAX_QUERY_CHARS]
+    phrases = catalog.phrase_table(session).completions(q, SUGGESTIONS // 2)
+    words = search.suggest(q, SUGGESTIONS)
+    return {"query": q, "suggestions": list(dict.fromkeys(phrases + words))[:SUGGESTIONS]}

@@ -129,3 +129,19 @@ def test_cli_reindex_rebuilds_from_the_database(tmp_path: Path, monkeypatch):
     result = CliRunner().invoke(cli, ["reindex"])
     assert result.exit_code == 0 and "2 papers" in result.output
     assert (tmp_path / "data" / "index").resolve() != first
+
+
+def test_a_database_from_another_version_gets_a_clear_message(tmp_path: Path):
+    import sqlite3
+    import subprocess
+    import sys
+
+    data = tmp_path / "data"
+    data.mkdir()
+    with sqlite3.connect(data / "catalog.db") as db:
+        db.execute("CREATE TABLE paper (id TEXT PRIMARY KEY, abstract TEXT)")
+    result = subprocess.run([str(Path(sys.executable).with_name("catalog")), "ingest"],
+                            env={"CATALOG_DATA_DIR": str(data), "PATH": "/usr/bin:/bin"},
+                            capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "made by another version" in result.stderr and "Traceback" not in result.stderr

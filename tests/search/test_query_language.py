@@ -178,3 +178,9 @@ def test_help_page_documents_the_language(client: TestClient):
     for syntax in ['"edge of stability"', "optim*", "venue:icml", "has:code", "LoRA"]:
         assert syntax in page.text.replace("&#34;", '"')
     assert '/help/search">Search help</a>' in client.get("/").text
+
+
+def test_suggestions_include_frequent_phrases(client: TestClient):
+    body = client.get("/api/suggest", params={"q": "domain gen"}).json()
+    assert "domain generalization" in body["suggestions"]
+    assert len(body["suggestions"]) <= 8
