@@ -145,3 +145,19 @@ def test_a_database_from_another_version_gets_a_clear_message(tmp_path: Path):
                             capture_output=True, text=True)
     assert result.returncode == 2
     assert "made by another version" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_deep_venue_pages_follow_file_order_after_removals(fresh: Catalog, tmp_path: Path):
+    from app.catalog import get_venue, venue_papers
+
+    path = write_list(tmp_path / "big.txt", "BIG 2026 Papers", *(f"Paper {i}." for i in range(130)))
+    fresh.ingest(path)
+    write_list(path, "BIG 2026 Papers", *(f"Paper {i}." for i in range(130) if i % 7))
+    fresh.ingest(path)
+    expected = [f"Paper {i}." for i in range(130) if i % 7]
+    with fresh.session() as session:
+        venue = get_venue(session, "big-2026")
+        pages = [venue_papers(session, venue, n).papers for n in (1, 2, 3, 4)]
+    assert [p.abstract for page in pages for p in page] == expected
+    assert [p.ordinal for p in pages[2]] == list(range(100, len(expected)))
+    assert pages[3] == []

@@ -184,3 +184,23 @@ def test_suggestions_include_frequent_phrases(client: TestClient):
     body = client.get("/api/suggest", params={"q": "domain gen"}).json()
     assert "domain generalization" in body["suggestions"]
     assert len(body["suggestions"]) <= 8
+
+
+def test_facet_counts_match_a_brute_force_count(client: TestClient):
+    from collections import Counter
+
+    for q in ["generalization", "learning", "diffusion OR graph"]:
+        hits, page = [], 1
+        while True:
+            body = search(client, q, page=page)
+            hits += body["hits"]
+            if page >= body["pages"]:
+                break
+            page += 1
+        assert len(hits) == body["total"]
+        for facet, key in (("venue", "venue_slug"), ("topic", "topic"), ("year", "year")):
+            brute = Counter(hit[key] for hit in hits)
+            assert {f["value"]: f["count"] for f in body["facets"][facet]} == dict(brute)
+        with_code = sum(1 for hit in hits if hit["code_urls"])
+        assert {f["value"]: f["count"] for f in body["facets"].get("has", [])} == (
+            {"code": with_code} if with_code else {})
