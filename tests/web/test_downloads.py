@@ -36,7 +36,7 @@ def test_paper_bibtex_parses_with_a_stable_key(client: TestClient):
 def test_paper_page_offers_bibtex_with_a_copy_button(client: TestClient):
     paper = client.get("/api/venues/icml-2026/papers").json()["papers"][0]
     page = client.get(f"/papers/{paper['id']}").text
-    assert 'id="bibtex">@inproceedings{' in page and 'data-copy="bibtex"' in page
+    assert 'id="bibtex" tabindex="0">@inproceedings{' in page and 'data-copy="bibtex"' in page
 
 
 def test_every_venue_downloads_as_bibtex_that_parses(client: TestClient):
