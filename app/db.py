@@ -17,7 +17,10 @@ VERSION_KEY = "catalog_version"
 
 @lru_cache(maxsize=8)
 def get_engine(url: str) -> Engine:
-    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+    # Every request thread may hold a connection (the server runs up to 40 at once): a pool
+    # smaller than that made requests queue for a connection behind slow searches.
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
+                           pool_size=16, max_overflow=48)
 
     @event.listens_for(engine, "connect")
     def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]

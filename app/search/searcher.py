@@ -39,6 +39,7 @@ PREFIX_SCAN_LIMIT = 5_000  # completions looked at to find them
 FACETS = ("venue", "year", "topic", "has")
 RELATED_PAPERS = 5
 RELATED_CACHE = 4096
+RESULT_CACHE = 1024
 SAME_TOPIC_BOOST = 1.3
 
 
@@ -102,9 +103,24 @@ class IndexUnavailable(RuntimeError):
 
 @dataclass
 class _OpenIndex:
-    searcher: Searcher
+    """One version of the index, its facet columns, and a searcher for each thread.
+
+    Whoosh searchers are not safe to share between threads; opening one on a segment written
+    with compound=False costs about a millisecond, so every request thread gets its own and
+    no request waits for another's search.
+    """
+
+    index: whoosh_index.Index
     identity: tuple[str, float]
     columns: dict[str, list[object]]  # facet name → value per document number
+    local: threading.local = field(default_factory=threading.local)
+
+    @property
+    def searcher(self) -> Searcher:
+        searcher = getattr(self.local, "searcher", None)
+        if searcher is None:
+            searcher = self.local.searcher = self.index.searcher()
+        return searcher
 
 
 class PaperSearch:
@@ -118,6 +134,8 @@ class PaperSearch:
         self._checked_at = 0.0
         self._related: OrderedDict[tuple[tuple[str, float], str], list[RelatedPaper]] = (
             OrderedDict())
+        self._results: OrderedDict[tuple[tuple[str, float], SearchRequest], SearchResult] = (
+            OrderedDict())
 
     def _index_identity(self) -> tuple[str, float] | None:
         try:
@@ -127,69 +145,80 @@ class PaperSearch:
             return None
 
     def _current(self) -> _OpenIndex:
-        now = time.monotonic()
-        if self._open is not None and now - self._checked_at < self.check_interval:
-            return self._open
-        self._checked_at = now
-        identity = self._index_identity()
-        if identity is None:
-            if self._open is not None:
+        """The open index, reopened when a newer one is in place (checked every interval)."""
+        with self._lock:
+            now = time.monotonic()
+            if self._open is not None and now - self._checked_at < self.check_interval:
                 return self._open
-            raise IndexUnavailable("the search index has not been built yet")
-        if self._open is None or identity != self._open.identity:
-            previous = self._open
-            searcher = whoosh_index.open_dir(identity[0]).searcher()
-            self._open = _OpenIndex(searcher, identity, _read_columns(searcher))
-            if previous is not None:
-                previous.searcher.close()
-        return self._open
+            self._checked_at = now
+            identity = self._index_identity()
+            if identity is None:
+                if self._open is not None:
+                    return self._open
+                raise IndexUnavailable("the search index has not been built yet")
+            if self._open is None or identity != self._open.identity:
+                # Threads still searching the previous version finish on their own searchers.
+                index = whoosh_index.open_dir(identity[0])
+                with index.searcher() as searcher:
+                    columns = _read_columns(searcher)
+                self._open = _OpenIndex(index, identity, columns)
+            return self._open
 
     def close(self) -> None:
         with self._lock:
-            if self._open is not None:
-                self._open.searcher.close()
-                self._open = None
+            self._open = None
 
     def search(
         self, request: SearchRequest, texts: Callable[[list[str]], dict[str, str]]
     ) -> SearchResult:
         """Rank papers for the request; `texts` gives the plain text of papers to highlight."""
+        try:
+            current = self._current()
+        except IndexUnavailable:
+            return SearchResult(request, request.q, notes=[
+                "Search is not ready yet: the index is being built. Try again shortly."])
+        # Popular queries, paging back and forth and the same query again after a facet
+        # click cost nothing: results are kept per index version, like related papers.
+        key = (current.identity, request)
         with self._lock:
-            try:
-                current = self._current()
-            except IndexUnavailable:
-                return SearchResult(request, request.q, notes=[
-                    "Search is not ready yet: the index is being built. Try again shortly."])
-            return _Search(current, request, texts).run()
+            if key in self._results:
+                self._results.move_to_end(key)
+                return self._results[key]
+        result = _Search(current, request, texts).run()
+        with self._lock:
+            self._results[key] = result
+            if len(self._results) > RESULT_CACHE:
+                self._results.popitem(last=False)
+        return result
 
     def ranked_ids(self, request: SearchRequest, limit: int | None = None,
                    newest_first: bool = False) -> list[str]:
         """The IDs of every result of the request (for exports and feeds)."""
-        with self._lock:
-            try:
-                current = self._current()
-            except IndexUnavailable:
-                return []
-            return _Search(current, request, lambda ids: {}).ranked_ids(limit, newest_first)
+        try:
+            current = self._current()
+        except IndexUnavailable:
+            return []
+        return _Search(current, request, lambda ids: {}).ranked_ids(limit, newest_first)
 
     def related(self, paper_id: str, plain: str, texts: Callable[[list[str]], dict[str, str]],
                 limit: int = RELATED_PAPERS) -> list[RelatedPaper]:
         """The papers most like this one (Whoosh more-like-this over the abstract's key
         terms), each with the key terms they share. Cached per index until it changes."""
+        try:
+            current = self._current()
+        except IndexUnavailable:
+            return []
+        key = (current.identity, paper_id)
         with self._lock:
-            try:
-                current = self._current()
-            except IndexUnavailable:
-                return []
-            key = (current.identity, paper_id)
             if key in self._related:
                 self._related.move_to_end(key)
                 return self._related[key]
-            related = _related_papers(current.searcher, paper_id, plain, texts, limit)
+        related = _related_papers(current.searcher, paper_id, plain, texts, limit)
+        with self._lock:
             self._related[key] = related
             if len(self._related) > RELATED_CACHE:
                 self._related.popitem(last=False)
-            return related
+        return related
 
     def suggest(self, prefix_text: str, limit: int = 8) -> list[str]:
         """Completions of the last word typed, most frequent first, keeping what came before."""
@@ -197,12 +226,11 @@ class PaperSearch:
         if not words or len(words[-1]) < 2:
             return []
         head = prefix_text[: prefix_text.lower().rfind(words[-1])]
-        with self._lock:
-            try:
-                reader = self._current().searcher.reader()
-            except IndexUnavailable:
-                return []
-            completions = _top_completions(reader, words[-1], limit)
+        try:
+            reader = self._current().searcher.reader()
+        except IndexUnavailable:
+            return []
+        completions = _top_completions(reader, words[-1], limit)
         return [f"{head}{word}" for word in completions]
 
 

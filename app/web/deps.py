@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Annotated, Literal
 
 from fastapi import Depends, Query, Request
@@ -55,8 +56,8 @@ def run_search(search: PaperSearch, session: Session,
     ingest committed, the index not yet updated) is left out rather than shown broken."""
     result = search.search(request, plain_texts(session))
     papers = papers_by_id(session, [hit.id for hit in result.hits])
-    result.hits = [hit for hit in result.hits if hit.id in papers]
-    return result, papers
+    shown = [hit for hit in result.hits if hit.id in papers]
+    return (result if len(shown) == len(result.hits) else replace(result, hits=shown)), papers
 
 
 def related_papers(search: PaperSearch, session: Session,
