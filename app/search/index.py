@@ -29,7 +29,8 @@ VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
 INDEX_FORMAT = 8
 WRITER_MEMORY_MB = 2048
-BUILD_BATCH = 12_000  # documents per segment while building (about 700 MB of postings)
+# Text per segment while building: about 12,000 abstracts, 700 MB of postings in memory.
+BUILD_BATCH_CHARS = 14_000_000
 
 
 def build_schema() -> Schema:
@@ -100,11 +101,13 @@ def build_index(settings: Settings, session: Session) -> int:
     ix = whoosh_index.create_in(str(directory), build_schema())
     venues = {venue.slug: venue for venue in session.exec(select(Venue))}
     writer = _writer(ix)
-    count = 0
+    count = batch_chars = 0
     for paper in session.exec(select(Paper).execution_options(yield_per=2000)):
         writer.add_document(**paper_document(paper, venues[paper.venue_slug]))
         count += 1
-        if count % BUILD_BATCH == 0:
+        batch_chars += len(paper.plain)
+        if batch_chars >= BUILD_BATCH_CHARS:
+            batch_chars = 0
             # A segment per batch keeps the posting pool in memory (spilling it to disk and
             # merging the runs back tripled build time) without holding the whole corpus.
             writer.commit(mergetype=NO_MERGE)

@@ -38,7 +38,7 @@ def paper_count(catalog: Catalog) -> int:
         return db.execute("SELECT count(*) FROM paper").fetchone()[0]
 
 
-@pytest.mark.parametrize("delay", [0.5, 2.0, 4.0])
+@pytest.mark.parametrize("delay", [0.5, 3.0])
 def test_kill_9_during_ingest_keeps_the_catalog_and_the_next_ingest_succeeds(
         fresh: Catalog, tmp_path: Path, delay: float):
     big = synthetic_list(tmp_path / "big.txt", "KILL 2026", 3000, "quokka")

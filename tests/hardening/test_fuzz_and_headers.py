@@ -17,7 +17,7 @@ QUERIES = st.one_of(
     st.lists(QUERY_PIECES | st.text(max_size=8), max_size=30).map(" ".join),
     st.lists(QUERY_PIECES, max_size=40).map("".join),
 )
-FUZZ = settings(max_examples=1500, deadline=None, derandomize=True,
+FUZZ = settings(max_examples=1000, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,
                                        HealthCheck.too_slow])
 
