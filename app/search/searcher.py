@@ -126,9 +126,11 @@ class _OpenIndex:
 class PaperSearch:
     """Holds the open index; checks at most every `check_interval` seconds for a newer one."""
 
-    def __init__(self, index_path: Path, check_interval: float = 1.0) -> None:
+    def __init__(self, index_path: Path, check_interval: float = 1.0,
+                 result_cache: int = RESULT_CACHE) -> None:
         self.index_path = index_path
         self.check_interval = check_interval
+        self.result_cache = result_cache
         self._lock = threading.Lock()
         self._open: _OpenIndex | None = None
         self._checked_at = 0.0
@@ -187,7 +189,7 @@ class PaperSearch:
         result = _Search(current, request, texts).run()
         with self._lock:
             self._results[key] = result
-            if len(self._results) > RESULT_CACHE:
+            while len(self._results) > self.result_cache:
                 self._results.popitem(last=False)
         return result
 
