@@ -13,10 +13,10 @@ from html import escape
 from whoosh.query import Query
 
 from app.search.analysis import catalog_analyzer
+from app.search.query import TEXT_FIELDS
 
 SNIPPET_CHARS = 240
 FRAGMENTS = 2
-TEXT_FIELDS = ("headline", "text")
 
 
 def query_terms(query: Query) -> set[str]:
