@@ -6,15 +6,25 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install browser bench clean
+.PHONY: run test install browser postgres bench clean
 
 run: install
+	$(BIN)/catalog migrate
 	$(BIN)/catalog ingest seeds
 	$(BIN)/catalog serve --host $(HOST) --port $(PORT)
 
-test: install browser
+# The whole suite runs on SQLite and, at the same time on the other core, on PostgreSQL: the
+# tests start a throwaway cluster of Debian's postgresql under a temporary directory and stop
+# it at the end (tests/postgres.py). The PostgreSQL run's report follows the SQLite one's.
+PG_LOG := $(VENV)/pytest-postgresql.log
+
+test: install browser postgres
 	$(BIN)/ruff check .
-	$(BIN)/pytest
+	CATALOG_TEST_DATABASE=postgresql $(BIN)/pytest -p no:cacheprovider >$(PG_LOG) 2>&1 & pg=$$!; \
+	$(BIN)/pytest; sqlite=$$?; \
+	wait $$pg; postgresql=$$?; \
+	echo "=== the same suite on PostgreSQL (exit $$postgresql) ==="; cat $(PG_LOG); \
+	test $$sqlite -eq 0 && test $$postgresql -eq 0
 
 # Real-browser tests need Debian's Chromium (Playwright's own browser downloads are not
 # available here) and axe-core from npm. Without them those tests skip and say why.
@@ -26,6 +36,13 @@ $(VENV)/.browser: $(STAMP)
 	test -f $(VENV)/axe/node_modules/axe-core/axe.min.js \
 		|| npm install --silent --prefix $(VENV)/axe axe-core@4 \
 		|| echo "axe-core could not be installed: the accessibility tests will be skipped"
+	touch $@
+
+postgres: $(VENV)/.postgres
+
+$(VENV)/.postgres: $(STAMP)
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 \
+		|| (apt-get update -qq && apt-get install -y -qq postgresql)
 	touch $@
 
 install: $(STAMP)

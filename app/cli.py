@@ -7,10 +7,11 @@ from typing import Annotated
 
 import typer
 
-from app.config import get_settings
-from app.db import CatalogSchemaError, session_scope
+from app.config import Settings, get_settings
+from app.db import connect, get_engine, session_scope
 from app.ingest.load import IngestReport, ingest_paths
-from app.search.index import build_index, sync_index, update_index
+from app.schema import CatalogSchemaError, upgrade
+from app.search.index import build_index, sync_index
 from app.topics import retopic_all
 
 cli = typer.Typer(help="A browsable catalog of ML conference paper abstracts.",
@@ -22,18 +23,27 @@ def ingest(
     paths: Annotated[list[Path] | None, typer.Argument(
         help="List files, or directories of them (*.txt). Default: the seeds directory.")] = None,
 ) -> None:
-    """Load conference list files into the catalog and bring the search index up to date."""
+    """Load conference list files into the catalog and bring the search index up to date.
+
+    With a shared database (CATALOG_DATABASE_URL), only an index already on this machine is
+    updated: every server brings its own up to date from the database.
+    """
     settings = get_settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     with session_scope(settings.database_url) as session:
         report = ingest_paths(session, paths or [settings.seeds_dir],
                               progress=lambda line: typer.echo(f"  {line}"))
-        applied = report.changed and update_index(
-            settings, session, report.added_ids, report.removed_ids, report.version_before)
-        index_state = "updated" if applied else sync_index(settings, session)
+        if _index_is_local(settings):
+            index_state = sync_index(settings, session)
+        else:
+            index_state = "left to the servers (none on this machine)"
     _print_report(report, index_state)
     if report.errors:
         raise typer.Exit(1)
+
+
+def _index_is_local(settings: Settings) -> bool:
+    return settings.database_url.startswith("sqlite") or settings.index_path.exists()
 
 
 def _print_report(report: IngestReport, index_state: str) -> None:
@@ -63,26 +73,46 @@ def retopic() -> None:
     settings = get_settings()
     with session_scope(settings.database_url) as session:
         count = retopic_all(session)
-        build_index(settings, session)
-    typer.echo(f"topics and keyphrases recomputed for {count} papers; search index rebuilt")
+        index_state = sync_index(settings, session) if _index_is_local(settings) else (
+            "left to the servers")
+    typer.echo(f"topics and keyphrases recomputed for {count} papers; search index: "
+               f"{index_state}")
+
+
+@cli.command()
+def migrate(
+    revision: Annotated[str, typer.Option(help="The schema revision to migrate to.")] = "head",
+) -> None:
+    """Create the catalog database, or upgrade an existing one in place, to this release."""
+    settings = get_settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    before, after = upgrade(connect(settings.database_url), revision)
+    if before == after:
+        typer.echo(f"catalog schema: at revision {after}, nothing to do")
+    else:
+        typer.echo(f"catalog schema: upgraded from {before or 'an empty database'} to {after}")
 
 
 @cli.command()
 def serve(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    workers: Annotated[int, typer.Option(
+        min=1, help="Worker processes; they share this node's index directory.")] = 1,
 ) -> None:
-    """Serve the catalog over HTTP (rebuilding the search index first if it is stale)."""
-    import uvicorn
+    """Serve the catalog over HTTP.
 
-    from app.main import create_app
+    The search index is brought up to date in the background (built from the database when
+    there is none): /healthz answers 503 "starting" until it can search.
+    """
+    import uvicorn
 
     settings = get_settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    with session_scope(settings.database_url) as session:
-        state = sync_index(settings, session)
-    typer.echo(f"search index: {state}")
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    get_engine(settings.database_url)  # fail now, with the reason, on a database we cannot use
+    # Each worker process builds its own app from the same environment.
+    uvicorn.run("app.main:create_app", factory=True, host=host, port=port, workers=workers,
+                log_level="info")
 
 
 def main() -> None:

@@ -16,6 +16,10 @@ class Settings:
     topics_file: Path = PROJECT_ROOT / "app" / "topics.json"
     # A minimal endpoint (/bench/hello) beside the real ones: the HTTP baseline of bench/.
     bench_endpoint: bool = False
+    # Any SQLAlchemy URL (e.g. postgresql+psycopg://...); empty: the SQLite file in data_dir.
+    database: str = ""
+    # How often a server asks the database whether an ingest changed the catalog.
+    poll_seconds: float = 2.0
 
     @property
     def database_path(self) -> Path:
@@ -23,7 +27,7 @@ class Settings:
 
     @property
     def database_url(self) -> str:
-        return f"sqlite:///{self.database_path}"
+        return self.database or f"sqlite:///{self.database_path}"
 
     @property
     def index_path(self) -> Path:
@@ -37,4 +41,6 @@ def get_settings() -> Settings:
     seeds_dir = Path(os.environ.get("CATALOG_SEEDS_DIR", PROJECT_ROOT / "seeds")).resolve()
     topics_file = Path(os.environ.get("CATALOG_TOPICS_FILE", Settings.topics_file)).resolve()
     return Settings(data_dir=data_dir, seeds_dir=seeds_dir, topics_file=topics_file,
-                    bench_endpoint=os.environ.get("CATALOG_BENCH_ENDPOINT") == "1")
+                    bench_endpoint=os.environ.get("CATALOG_BENCH_ENDPOINT") == "1",
+                    database=os.environ.get("CATALOG_DATABASE_URL", ""),
+                    poll_seconds=float(os.environ.get("CATALOG_POLL_SECONDS", "2")))

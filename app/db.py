@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 
-from sqlalchemy import event, func, inspect
+from sqlalchemy import event, func, insert
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, SQLModel, create_engine, select
+from sqlmodel import Session, create_engine, select
 
-from app.models import CatalogState, Paper
+from app.models import CatalogChange, CatalogState, Paper
+from app.schema import ensure_schema
 
 VERSION_KEY = "catalog_version"
+CATALOG_ID_KEY = "catalog_id"
+# Indexes older than this version must be rebuilt: the change log does not cover it.
+FULL_REBUILD_KEY = "full_rebuild_version"
 
 
 @lru_cache(maxsize=8)
-def get_engine(url: str) -> Engine:
+def connect(url: str) -> Engine:
+    """An engine for the URL, whatever state its schema is in (see get_engine)."""
     # Every request thread may hold a connection (the server runs up to 40 at once): a pool
     # smaller than that made requests queue for a connection behind slow searches.
+    if not url.startswith("sqlite"):
+        return create_engine(url, pool_size=16, max_overflow=48, pool_pre_ping=True,
+                             connect_args={"options": "-c timezone=UTC"})
     engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
                            pool_size=16, max_overflow=48)
 
@@ -31,25 +39,15 @@ def get_engine(url: str) -> Engine:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
 
-    SQLModel.metadata.create_all(engine)
-    _check_columns(engine)
     return engine
 
 
-class CatalogSchemaError(RuntimeError):
-    """The database was created by another version of the catalog."""
-
-
-def _check_columns(engine: Engine) -> None:
-    inspector = inspect(engine)
-    for table in SQLModel.metadata.sorted_tables:
-        have = {column["name"] for column in inspector.get_columns(table.name)}
-        want = {column.name for column in table.columns}
-        if have != want:
-            raise CatalogSchemaError(
-                f"the catalog database {engine.url.database} was made by another version of "
-                f"this program (table {table.name}: missing {sorted(want - have)}, unknown "
-                f"{sorted(have - want)}). Move it aside and ingest the list files again.")
+@lru_cache(maxsize=8)
+def get_engine(url: str) -> Engine:
+    """An engine on a database at this program's schema (a fresh one is created)."""
+    engine = connect(url)
+    ensure_schema(engine)
+    return engine
 
 
 @contextmanager
@@ -58,14 +56,38 @@ def session_scope(url: str) -> Iterator[Session]:
         yield session
 
 
+def _state(session: Session, key: str, default: str = "") -> str:
+    state = session.get(CatalogState, key)
+    return state.value if state else default
+
+
 def catalog_version(session: Session) -> int:
-    state = session.get(CatalogState, VERSION_KEY)
-    return int(state.value) if state else 0
+    return int(_state(session, VERSION_KEY, "0"))
 
 
-def bump_catalog_version(session: Session) -> int:
+def catalog_id(session: Session) -> str:
+    """Which catalog this database holds: a node's index records it to detect another one."""
+    return _state(session, CATALOG_ID_KEY)
+
+
+def full_rebuild_version(session: Session) -> int:
+    return int(_state(session, FULL_REBUILD_KEY, "0"))
+
+
+def bump_catalog_version(session: Session, changed_ids: Iterable[str] = ()) -> int:
+    """Record a new catalog version and the papers it added or removed (for every node)."""
     version = catalog_version(session) + 1
     session.merge(CatalogState(key=VERSION_KEY, value=str(version)))
+    rows = [{"version": version, "paper_id": paper_id} for paper_id in sorted(set(changed_ids))]
+    for start in range(0, len(rows), 5000):
+        session.execute(insert(CatalogChange), rows[start : start + 5000])
+    return version
+
+
+def require_full_rebuild(session: Session) -> int:
+    """A new version that changed papers wholesale (e.g. their topics): indexes rebuild."""
+    version = bump_catalog_version(session)
+    session.merge(CatalogState(key=FULL_REBUILD_KEY, value=str(version)))
     return version
 
 

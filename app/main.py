@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from urllib.parse import unquote_plus
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -13,7 +14,9 @@ from sqlmodel import Session
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.config import PROJECT_ROOT, Settings, get_settings
-from app.db import get_engine, paper_total
+from app.db import catalog_version, get_engine, paper_total
+from app.search.index import read_index_version
+from app.search.keeper import IndexKeeper
 from app.search.searcher import PaperSearch
 from app.web import api, downloads, pages
 from app.web.render import render
@@ -41,18 +44,31 @@ SECURITY_HEADERS = {
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     search = PaperSearch(settings.index_path)
+    keeper = IndexKeeper(settings)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        keeper.start()
         yield
+        keeper.stop()
         search.close()
 
     app = FastAPI(title="Paper catalog", summary="ML conference paper abstracts",
                   lifespan=lifespan)
     app.state.settings = settings
     app.state.search = search
+    app.state.keeper = keeper
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    get_engine(settings.database_url)  # creates the tables on a fresh data directory
+    get_engine(settings.database_url)  # creates a fresh catalog; refuses an outdated schema
+
+    @app.middleware("http")
+    async def refuse_nul(request: Request, call_next: Callable[[Request], Awaitable[Response]]
+                         ) -> Response:
+        # No page or ID holds a NUL, and PostgreSQL refuses one in any query: answer here.
+        if "\x00" in request.scope["path"] or "\x00" in unquote_plus(
+                request.scope["query_string"].decode("latin-1")):
+            return _error_response(request, 400, "The address contains a NUL character.")
+        return await call_next(request)
 
     @app.middleware("http")
     async def security_headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]
@@ -70,9 +86,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
 
     @app.get("/healthz", tags=["api"])
-    def healthz() -> dict[str, object]:
+    def healthz(response: Response) -> dict[str, object]:
+        """"ok" once this node can answer searches; "starting" (503) while it builds its index."""
         with Session(get_engine(settings.database_url)) as session:
-            return {"status": "ok", "papers": paper_total(session)}
+            status = {"catalog_version": catalog_version(session),
+                      "index_version": read_index_version(settings.index_path),
+                      "index": keeper.state}
+            if not keeper.ready(session):
+                response.status_code = 503
+                return {"status": "starting", **status}
+            return {"status": "ok", "papers": paper_total(session), **status}
 
     if settings.bench_endpoint:
         @app.get("/bench/hello", include_in_schema=False)

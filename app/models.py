@@ -98,3 +98,14 @@ class WordStat(SQLModel, table=True):
 
     word: str = Field(primary_key=True)
     df: int
+
+
+class CatalogChange(SQLModel, table=True):
+    """The papers each catalog version added or removed.
+
+    A server whose index reflects version v applies the changes logged after v instead of
+    rebuilding: whether a paper was added or removed is whether it is in `paper` now.
+    """
+
+    version: int = Field(primary_key=True)
+    paper_id: str = Field(primary_key=True)

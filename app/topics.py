@@ -22,7 +22,7 @@ from sqlalchemy import delete, insert
 from sqlmodel import Session, select
 
 from app.config import Settings
-from app.db import bump_catalog_version, paper_total
+from app.db import paper_total, require_full_rebuild
 from app.keyphrases import document_frequencies, extract_keyphrases
 from app.models import Paper, WordStat
 from app.search.query import analyze
@@ -132,7 +132,7 @@ def retopic_all(session: Session) -> int:
         paper.keyphrases = "\n".join(extract_keyphrases(paper.plain, word_df, documents))
         session.add(paper)
         count += 1
-    bump_catalog_version(session)
+    require_full_rebuild(session)
     session.commit()
     return count
 

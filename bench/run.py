@@ -199,16 +199,19 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(env: dict[str, str], port: int) -> tuple[subprocess.Popen, float]:
+def start_server(env: dict[str, str], port: int, *args: str) -> tuple[subprocess.Popen, float]:
+    """Start `catalog serve`; returns it and the seconds until /healthz said it was ready."""
     started = time.perf_counter()
-    server = subprocess.Popen([str(BIN / "catalog"), "serve", "--port", str(port)], env=env,
+    server = subprocess.Popen([str(BIN / "catalog"), "serve", "--port", str(port), *args],
+                              env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    while time.perf_counter() - started < 600:
+    while time.perf_counter() - started < 1800:
         try:
             if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
                 return server, time.perf_counter() - started
         except httpx.HTTPError:
-            time.sleep(0.05)
+            pass
+        time.sleep(0.05)  # 503 "starting" while the index is built, or not listening yet
     server.kill()
     raise RuntimeError("the server did not answer /healthz")
 

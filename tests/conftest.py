@@ -1,7 +1,13 @@
-"""A real catalog for tests: seed list files → SQLite file → Whoosh index, all in tmp_path."""
+"""A real catalog for tests: seed list files → database → Whoosh index, all in tmp_path.
+
+The database is a SQLite file in the catalog's data directory, or, when the run sets
+CATALOG_TEST_DATABASE=postgresql (`make test` does, second), a new database of its own in a
+throwaway PostgreSQL cluster (tests/postgres.py).
+"""
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,6 +22,7 @@ from app.db import get_engine
 from app.ingest.load import IngestReport, ingest_paths
 from app.main import create_app
 from app.search.index import build_index
+from tests.postgres import new_database_url
 
 SEEDS = PROJECT_ROOT / "seeds"
 
@@ -29,6 +36,14 @@ class Catalog:
     def session(self) -> Session:
         return Session(get_engine(self.settings.database_url))
 
+    def env(self) -> dict[str, str]:
+        """The environment under which `catalog` commands use this catalog."""
+        return {**os.environ, "CATALOG_DATA_DIR": str(self.settings.data_dir),
+                "CATALOG_DATABASE_URL": self.settings.database}
+
+    def close(self) -> None:
+        get_engine(self.settings.database_url).dispose()
+
     def ingest(self, *paths: Path) -> IngestReport:
         with self.session() as session:
             report = ingest_paths(session, list(paths))
@@ -39,7 +54,7 @@ class Catalog:
 def make_catalog(root: Path) -> Catalog:
     seeds = root / "seeds"
     shutil.copytree(SEEDS, seeds)
-    settings = Settings(data_dir=root / "data", seeds_dir=seeds)
+    settings = Settings(data_dir=root / "data", seeds_dir=seeds, database=new_database_url())
     settings.data_dir.mkdir(parents=True)
     catalog = Catalog(settings, seeds, IngestReport())
     catalog.report = catalog.ingest(seeds)
@@ -53,9 +68,20 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
 
 
 @pytest.fixture
-def fresh(tmp_path: Path) -> Catalog:
+def fresh(tmp_path: Path) -> Iterator[Catalog]:
     """A seed catalog of the test's own, free to change."""
-    return make_catalog(tmp_path)
+    catalog = make_catalog(tmp_path)
+    yield catalog
+    catalog.close()
+
+
+@pytest.fixture
+def catalog_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point `catalog` commands run in this test at an empty catalog; returns its data dir."""
+    data = tmp_path / "data"
+    monkeypatch.setenv("CATALOG_DATA_DIR", str(data))
+    monkeypatch.setenv("CATALOG_DATABASE_URL", new_database_url())
+    return data
 
 
 @pytest.fixture(scope="session")

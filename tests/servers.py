@@ -22,23 +22,28 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(env: dict[str, str], timeout: float = 60) -> Iterator[str]:
-    """Start the server, wait until /healthz answers, yield its base URL, stop it."""
+def running_server(env: dict[str, str], timeout: float = 60, *args: str) -> Iterator[str]:
+    """Start the server, wait until /healthz says it is ready, yield its base URL, stop it."""
     port = free_port()
-    process = subprocess.Popen([CATALOG, "serve", "--port", str(port)], env=env,
+    process = subprocess.Popen([CATALOG, "serve", "--port", str(port), *args], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + timeout
-        while True:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                if time.time() > deadline:
-                    raise
-                time.sleep(0.1)
+        wait_until_ready(base, timeout)
         yield base
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def wait_until_ready(base: str, timeout: float) -> None:
+    deadline = time.time() + timeout
+    while True:
+        try:
+            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if time.time() > deadline:
+            raise TimeoutError(f"{base} was not ready within {timeout} s")
+        time.sleep(0.1)

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import delete, func, insert, text, update
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from app.db import bump_catalog_version, catalog_version, paper_total
@@ -114,7 +114,7 @@ def ingest_paths(
 def _store(session: Session, parsed: list[tuple[ParsedList, str]], report: IngestReport) -> None:
     touched_venues: set[str] = set()
     # New papers get distinct placeholder ordinals far below any real one until renumbering.
-    placeholder = -(2**40)
+    placeholder = -(2**30)  # within a 32-bit INTEGER (PostgreSQL)
     claimed: set[str] = set()  # IDs of papers present in the files of this ingest
     previous: dict[str, set[str]] = {}  # file name → IDs it contributed before this ingest
     new_rows: list[dict[str, object]] = []
@@ -180,7 +180,7 @@ def _store(session: Session, parsed: list[tuple[ParsedList, str]], report: Inges
     for slug in touched_venues:
         _renumber_venue(session, slug)
     if report.added or report.removed:
-        bump_catalog_version(session)
+        bump_catalog_version(session, [*report.added_ids, *report.removed_ids])
 
 
 def _plain_texts(session: Session, ids: list[str]) -> list[str]:
@@ -197,8 +197,9 @@ def _update_word_stats(session: Session, added: list[str], removed: list[str]) -
     changes = [{"word": word, "df": change} for word, change in delta.items() if change]
     if not changes:
         return
-    upsert = sqlite_insert(WordStat).values(changes[:1])  # shape of the statement only
-    statement = sqlite_insert(WordStat).on_conflict_do_update(
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    upsert = dialect.insert(WordStat).values(changes[:1])  # shape of the statement only
+    statement = dialect.insert(WordStat).on_conflict_do_update(
         index_elements=["word"], set_={"df": WordStat.df + upsert.excluded.df})
     for start in range(0, len(changes), 5000):
         session.execute(statement, changes[start : start + 5000])

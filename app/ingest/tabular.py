@@ -87,7 +87,19 @@ def _text(row: dict[str, Any], name: str) -> str:
         return ""
     if not isinstance(value, str | int | float):
         raise ValueError(f"{name} must be text, found {type(value).__name__}")
-    return " ".join(str(value).split())
+    return _storable(name, " ".join(str(value).split()))
+
+
+def _storable(name: str, text: str) -> str:
+    # JSON escapes can spell what no database text column holds (PostgreSQL refuses NUL;
+    # neither database can encode a lone surrogate): the row is reported, not stored.
+    if "\x00" in text:
+        raise ValueError(f"{name} contains a NUL character (\\u0000)")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{name} contains a lone UTF-16 surrogate (\\ud800–\\udfff)") from None
+    return text
 
 
 def _list(row: dict[str, Any], name: str) -> tuple[str, ...]:
@@ -100,7 +112,8 @@ def _list(row: dict[str, Any], name: str) -> tuple[str, ...]:
         items = value
     else:
         raise ValueError(f"{name} must be a list of names or text separated by ';'")
-    return tuple(dict.fromkeys(" ".join(item.split()) for item in items if item.strip()))
+    return tuple(dict.fromkeys(_storable(name, " ".join(item.split()))
+                               for item in items if item.strip()))
 
 
 def _record(number: int, row: dict[str, Any]) -> RawAbstract:

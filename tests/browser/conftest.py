@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,8 +38,7 @@ def browser_catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
 
 @pytest.fixture(scope="session")
 def server(browser_catalog: Catalog) -> Iterator[str]:
-    env = {**os.environ, "CATALOG_DATA_DIR": str(browser_catalog.settings.data_dir)}
-    with running_server(env) as base:
+    with running_server(browser_catalog.env()) as base:
         yield base
 
 

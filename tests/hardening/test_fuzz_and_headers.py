@@ -59,8 +59,17 @@ def test_pages_hold_no_inline_script(client: TestClient):
 
 
 def test_error_pages_show_no_trace_or_path(client: TestClient):
-    for url in ["/papers/%00", "/venues/" + "x" * 5000, "/search?page=-1", "/api/papers/x"]:
+    for url in ["/papers/%00", "/venues/" + "x" * 5000, "/search?page=-1", "/api/papers/x",
+                "/search?q=a&venue=%00", "/api/authors/%00x", "/topics/x%00"]:
         response = client.get(url)
         assert response.status_code < 500
         assert "Traceback" not in response.text and "/work/" not in response.text
         assert ".py" not in response.text
+
+
+def test_a_nul_in_the_address_is_a_clear_400_with_the_usual_headers(client: TestClient):
+    page = client.get("/search", params={"q": "graph\x00"})
+    assert page.status_code == 400 and "NUL character" in page.text
+    assert page.headers["Content-Security-Policy"].startswith("default-src 'self'")
+    api = client.get("/api/papers/%00")
+    assert api.status_code == 400 and api.json()["error"].startswith("The address contains")

@@ -117,3 +117,17 @@ def test_reingesting_a_changed_jsonl_removes_its_dropped_rows(fresh: Catalog, tm
         texts = [p.abstract for p in session.exec(select(Paper)
                                                   .where(Paper.venue_slug == "collas-2025"))]
     assert texts == ["A replacement abstract."]
+
+
+def test_text_no_database_can_hold_is_a_row_error_not_a_failed_ingest(fresh: Catalog,
+                                                                      tmp_path: Path):
+    path = tmp_path / "escapes.jsonl"
+    path.write_text("\n".join([
+        json.dumps({**GOOD, "abstract": "A NUL \u0000 inside."}),
+        json.dumps({**GOOD, "abstract": "Fine.", "authors": ["Lone \ud800 Surrogate"]}),
+        json.dumps({**GOOD, "abstract": "The one good row."}),
+    ]) + "\n")
+    report = fresh.ingest(path)
+    assert report.added == 1
+    assert [(e.line, e.message.split(" contains")[0]) for e in report.errors] == [
+        (1, "abstract"), (2, "authors")]

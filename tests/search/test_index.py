@@ -1,8 +1,16 @@
 from pathlib import Path
 
+from app.ingest.load import ingest_paths
 from app.search import index as search_index
-from app.search.index import VERSION_FILE, read_index_version, sync_index, update_index
+from app.search.index import VERSION_FILE, read_index_stamp, read_index_version, sync_index
+from app.search.searcher import PaperSearch, SearchRequest
+from app.topics import retopic_all
 from tests.conftest import Catalog, write_list
+
+
+def _hits(catalog: Catalog, query: str) -> list[str]:
+    search = PaperSearch(catalog.settings.index_path, check_interval=0, result_cache=0)
+    return [hit.id for hit in search.search(SearchRequest(q=query), lambda ids: {}).hits]
 
 
 def test_index_of_an_older_format_is_rebuilt(fresh: Catalog, monkeypatch):
@@ -16,17 +24,45 @@ def test_index_of_an_older_format_is_rebuilt(fresh: Catalog, monkeypatch):
     assert (live.resolve() / VERSION_FILE).exists()
 
 
-def test_incremental_update_applies_only_the_changes(fresh: Catalog, tmp_path: Path):
-    from app.ingest.load import ingest_paths
-
-    path = write_list(tmp_path / "n.txt", "ICLR 2027 Papers", "Quokka behaviour.")
+def test_sync_applies_the_change_log_since_the_index_version(fresh: Catalog, tmp_path: Path):
+    live = fresh.settings.index_path
+    directory = live.resolve()
+    added = write_list(tmp_path / "n.txt", "ICLR 2027 Papers", "Quokka behaviour.",
+                       "Wombat burrows.")
     with fresh.session() as session:
-        report = ingest_paths(session, [path])
-        assert update_index(fresh.settings, session, report.added_ids, report.removed_ids,
-                            report.version_before)
+        ingest_paths(session, [added])  # version 2: two papers added
+        write_list(added, "ICLR 2027 Papers", "Quokka behaviour.")
+        ingest_paths(session, [added])  # version 3: the wombat removed
+        assert sync_index(fresh.settings, session) == "updated (2 papers changed)"
+        assert sync_index(fresh.settings, session) == "up to date"
+    assert live.resolve() == directory  # updated in place, not rebuilt
+    assert read_index_version(live) == 3
+    assert len(_hits(fresh, "quokka")) == 1
+    assert _hits(fresh, "wombat") == []
+
+
+def test_an_index_of_another_catalog_is_rebuilt(fresh: Catalog, tmp_path: Path):
+    other = Catalog(fresh.settings.__class__(data_dir=tmp_path / "other",
+                                             seeds_dir=fresh.seeds), fresh.seeds, fresh.report)
+    other.settings.data_dir.mkdir()
+    other.ingest(write_list(tmp_path / "x.txt", "ICLR 2027 Papers", "Platypus venom."))
+    # Same version number (1), different catalog: the stamp tells them apart.
+    (fresh.settings.index_path.resolve() / VERSION_FILE).write_text(
+        (other.settings.index_path.resolve() / VERSION_FILE).read_text())
+    with fresh.session() as session:
+        assert sync_index(fresh.settings, session) == f"rebuilt ({fresh.report.added} papers)"
+    stamp = read_index_stamp(fresh.settings.index_path)
+    assert stamp is not None and stamp.version == 1
+
+
+def test_retopic_makes_every_index_rebuild(fresh: Catalog):
+    with fresh.session() as session:
+        retopic_all(session)
+        assert sync_index(fresh.settings, session).startswith("rebuilt")
     assert read_index_version(fresh.settings.index_path) == 2
 
 
-def test_incremental_update_refuses_an_index_from_another_version(fresh: Catalog, tmp_path):
-    with fresh.session() as session:
-        assert not update_index(fresh.settings, session, [], [], from_version=7)
+def test_sync_without_waiting_says_busy_while_another_process_updates(fresh: Catalog):
+    with search_index.index_lock(fresh.settings), fresh.session() as session:
+        # flock is per open file: a second open in this process stands in for another one.
+        assert sync_index(fresh.settings, session, wait=False) == "busy"

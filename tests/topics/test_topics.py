@@ -127,6 +127,7 @@ def test_search_topic_filter(client: TestClient, how: str):
 def test_retopic_recomputes_after_definitions_change(fresh: Catalog, tmp_path: Path,
                                                      monkeypatch):
     monkeypatch.setenv("CATALOG_DATA_DIR", str(fresh.settings.data_dir))
+    monkeypatch.setenv("CATALOG_DATABASE_URL", fresh.settings.database)
     path = write_list(tmp_path / "z.txt", "ICLR 2030 Papers", "Zymurgy of yeast for brewing.")
     fresh.ingest(path)
     taxonomy = json.loads(Settings.topics_file.read_text())

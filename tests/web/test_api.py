@@ -40,8 +40,10 @@ def test_api_404s_are_json(client: TestClient):
         assert "error" in response.json()
 
 
-def test_healthz_counts_papers(client: TestClient):
-    assert client.get("/healthz").json() == {"status": "ok", "papers": 91}
+def test_healthz_counts_papers_and_says_which_catalog_version_it_searches(client: TestClient):
+    health = client.get("/healthz").json()
+    assert health["status"] == "ok" and health["papers"] == 91
+    assert health["index_version"] == health["catalog_version"] == 1
 
 
 def test_openapi_docs(client: TestClient):

@@ -1,0 +1,103 @@
+"""Schema migrations on both databases: a catalog at the first revision upgrades in place."""
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import text
+from typer.testing import CliRunner
+
+from app.cli import cli
+from app.config import Settings
+from app.db import connect
+from app.main import create_app
+from app.schema import FIRST_REVISION, head_revision, upgrade
+from tests.conftest import SEEDS
+from tests.postgres import cluster
+
+# A catalog as the first release wrote it: one venue, two papers (one with an author).
+FIRST_RELEASE_ROWS = [
+    "INSERT INTO venue VALUES ('iclr-2026', 'ICLR', 2026, 2)",
+    "INSERT INTO paper VALUES ('p1', 'iclr-2026', 0, 'We study quokkas.', 'We study quokkas.', "
+    "'<p>We study quokkas.</p>', 'We study quokkas.', '', 'Ada Lovelace', '', '', '', "
+    "'other', '[]', '', 'a.txt', 3, '2026-01-01 00:00:00+00')",
+    "INSERT INTO paper VALUES ('p2', 'iclr-2026', 1, 'Wombats dig.', 'Wombats dig.', "
+    "'<p>Wombats dig.</p>', 'Wombats dig.', '', '', '', '', '', 'other', '[]', '', 'a.txt', 5, "
+    "'2026-01-01 00:00:00+00')",
+    "INSERT INTO paperauthor VALUES ('p1', 0, 'Ada Lovelace', 'ada-lovelace')",
+    "INSERT INTO sourcefile VALUES ('a.txt', 'abc', 2, '2026-01-01 00:00:00+00')",
+    "INSERT INTO wordstat VALUES ('quokka', 1)",
+    "INSERT INTO catalogstate VALUES ('catalog_version', '1')",
+]
+TABLES = ("venue", "paper", "paperauthor", "sourcefile", "wordstat", "catalogstate")
+
+
+def _url(backend: str, tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'catalog.db'}" if backend == "sqlite" else (
+        cluster().new_database())
+
+
+def _rows(url: str) -> dict[str, list[tuple[object, ...]]]:
+    with connect(url).connect() as connection:
+        return {table: sorted(tuple(str(v) for v in row) for row in connection.execute(
+            text(f"SELECT * FROM {table}"))) for table in TABLES}
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_first_release_catalog_upgrades_to_head_without_loss(backend: str, tmp_path: Path):
+    url = _url(backend, tmp_path)
+    engine = connect(url)
+    assert upgrade(engine, FIRST_REVISION) == (None, FIRST_REVISION)
+    with engine.begin() as connection:
+        for statement in FIRST_RELEASE_ROWS:
+            connection.execute(text(statement))
+    before = _rows(url)
+
+    assert upgrade(engine) == (FIRST_REVISION, head_revision())
+    after = _rows(url)
+    assert {table: rows for table, rows in after.items() if table != "catalogstate"} == {
+        table: rows for table, rows in before.items() if table != "catalogstate"}
+    state = dict(after["catalogstate"])
+    assert state["catalog_version"] == "1" and state["full_rebuild_version"] == "1"
+    assert len(state["catalog_id"]) == 32
+
+    # The upgraded catalog serves: the index is built from it, and its papers are found.
+    settings = Settings(data_dir=tmp_path / "node", seeds_dir=SEEDS, database=url)
+    app = create_app(settings)
+    client = TestClient(app)  # no lifespan: the keeper runs only when called below
+    assert client.get("/healthz").status_code == 503
+    assert app.state.keeper.check() == "rebuilt (2 papers)"
+    assert client.get("/healthz").json()["status"] == "ok"
+    found = client.get("/api/search", params={"q": "quokkas"}).json()
+    assert [hit["id"] for hit in found["hits"]] == ["p1"]
+    assert "Ada Lovelace" in client.get("/papers/p1").text
+    engine.dispose()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_the_cli_refuses_an_old_schema_until_catalog_migrate(
+        backend: str, tmp_path: Path, monkeypatch):
+    url = _url(backend, tmp_path)
+    upgrade(connect(url), FIRST_REVISION)
+    monkeypatch.setenv("CATALOG_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("CATALOG_DATABASE_URL", url)
+    refused = CliRunner().invoke(cli, ["ingest", str(SEEDS)])
+    assert refused.exit_code != 0
+    assert "Run `catalog migrate`" in str(refused.exception)
+    migrated = CliRunner().invoke(cli, ["migrate"])
+    assert migrated.exit_code == 0
+    assert f"upgraded from {FIRST_REVISION} to {head_revision()}" in migrated.output
+    assert "nothing to do" in CliRunner().invoke(cli, ["migrate"]).output
+    assert CliRunner().invoke(cli, ["ingest", str(SEEDS)]).exit_code == 0
+    connect(url).dispose()
+
+
+def test_a_catalog_from_before_migrations_is_adopted(tmp_path: Path):
+    url = _url("sqlite", tmp_path)
+    engine = connect(url)
+    upgrade(engine, FIRST_REVISION)
+    with engine.begin() as connection:  # what the first release's create_all left behind
+        connection.execute(text("DROP TABLE alembic_version"))
+        connection.execute(text(FIRST_RELEASE_ROWS[0]))
+    assert upgrade(engine) == (FIRST_REVISION, head_revision())
+    assert _rows(url)["venue"] == [("iclr-2026", "ICLR", "2026", "2")]
