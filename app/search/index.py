@@ -23,7 +23,8 @@ from pathlib import Path
 from sqlmodel import Session, col, select
 from whoosh import index as whoosh_index
 from whoosh.codec.whoosh3 import W3PerDocReader
-from whoosh.fields import ID, KEYWORD, NUMERIC, TEXT, Schema
+from whoosh.columns import NumericColumn
+from whoosh.fields import COLUMN, ID, KEYWORD, NUMERIC, TEXT, Schema
 from whoosh.writing import NO_MERGE, SegmentWriter
 
 from app.config import Settings
@@ -33,7 +34,7 @@ from app.search.analysis import catalog_analyzer, word_analyzer
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 8
+INDEX_FORMAT = 9
 WRITER_MEMORY_MB = 2048
 # Text per segment while building: about 12,000 abstracts, 700 MB of postings in memory.
 BUILD_BATCH_CHARS = 14_000_000
@@ -69,8 +70,6 @@ def build_schema() -> Schema:
         venue=ID(stored=True, sortable=True),  # the venue slug, for filters and facets
         venue_name=TEXT(analyzer=word_analyzer(), phrase=False),  # "icml", "neurips"
         year=NUMERIC(int, stored=True, sortable=True, signed=False),
-        # Papers in list order within a venue; stable across ingests unlike Paper.ordinal.
-        position=ID(sortable=True),
         headline=TEXT(analyzer=analyzer, field_boost=1.5),
         text=TEXT(analyzer=analyzer),
         # Unstemmed words: prefix queries, "did you mean" and completions use real words.
@@ -78,7 +77,8 @@ def build_schema() -> Schema:
         has=KEYWORD(stored=True, sortable=True),  # "code" when the abstract links code
         topic=ID(stored=True, sortable=True),  # the primary topic's slug
         author=TEXT(analyzer=word_analyzer()),  # author names, for `author:`
-        added=NUMERIC(int, sortable=True, signed=False),  # first ingested, epoch seconds
+        # First ingested, epoch seconds: only sorted by (feeds), so a column and no terms.
+        added=COLUMN(NumericColumn("Q")),
     )
 
 
@@ -88,7 +88,6 @@ def paper_document(paper: Paper, venue: Venue) -> dict[str, object]:
         "venue": venue.slug,
         "venue_name": f"{venue.name} {venue.slug}",
         "year": venue.year,
-        "position": f"{venue.slug}\x00{paper.source_file}\x00{paper.source_line:09d}",
         "headline": paper.headline,
         # The title, when there is one, leads the text: every headline word is a text word.
         "text": f"{paper.title}\n{paper.plain}" if paper.title else paper.plain,

@@ -67,8 +67,12 @@ def test_error_pages_show_no_trace_or_path(client: TestClient):
         assert ".py" not in response.text
 
 
-def test_a_nul_in_the_address_is_a_clear_400_with_the_usual_headers(client: TestClient):
-    page = client.get("/search", params={"q": "graph\x00"})
+def test_a_nul_in_a_query_is_dropped_and_in_a_path_is_a_clear_400(client: TestClient):
+    plain = client.get("/api/search", params={"q": "graph", "venue": "icml-2026"}).json()
+    nul = client.get("/api/search", params={"q": "gr\x00aph", "venue": "icml-2026\x00"})
+    assert nul.status_code == 200 and nul.json()["total"] == plain["total"] > 0
+    assert client.get("/topics/optimization", params={"venue": "\x00"}).status_code == 200
+    page = client.get("/papers/%00")
     assert page.status_code == 400 and "NUL character" in page.text
     assert page.headers["Content-Security-Policy"].startswith("default-src 'self'")
     api = client.get("/api/papers/%00")
