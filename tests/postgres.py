@@ -1,8 +1,7 @@
 """A throwaway PostgreSQL cluster for the tests: initdb under a temporary directory, a free
 loopback port, stopped and deleted when the test run ends. No mocks of the database.
 
-`make test` runs the suite a second time with CATALOG_TEST_DATABASE=postgresql; tests that
-need PostgreSQL in any run (the two-node test, migrations on both databases) start it too.
+`make test` runs the suite a second time with CATALOG_TEST_DATABASE=postgresql.
 """
 
 from __future__ import annotations
@@ -16,10 +15,16 @@ import uuid
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from tests.servers import free_port
 
 BACKEND = os.environ.get("CATALOG_TEST_DATABASE", "sqlite")
+# For tests whose database does not depend on the run: `make test` runs them once, in the run
+# of their database, rather than twice.
+postgresql_run = pytest.mark.skipif(BACKEND != "postgresql",
+                                    reason="runs in the PostgreSQL run of `make test`")
+sqlite_run = pytest.mark.skipif(BACKEND != "sqlite", reason="runs in the SQLite run")
 
 
 def server_binaries() -> Path | None:

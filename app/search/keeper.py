@@ -19,7 +19,8 @@ from app.config import Settings
 from app.db import catalog_id, get_engine
 from app.search.index import read_index_stamp, sync_index
 
-log = logging.getLogger("catalog.index")
+# A child of uvicorn's own logger: printed beside the server's messages, in its format.
+log = logging.getLogger("uvicorn.error.index")
 
 
 class IndexKeeper:

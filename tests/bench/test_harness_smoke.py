@@ -3,9 +3,11 @@
 import pytest
 
 from bench.run import CORPUS, print_report, run
+from tests.postgres import sqlite_run
 
 
 @pytest.mark.skipif(not (CORPUS / "make_lists.py").exists(), reason="../shared/corpus is absent")
+@sqlite_run  # the harness measures the default, SQLite, whatever the run
 def test_harness_runs_on_500_abstracts(capsys):
     report = run("smoke", page_seconds=1)
     ingest = report["ingest"]

@@ -1,8 +1,8 @@
-"""Schema migrations on both databases: a catalog at the first revision upgrades in place."""
+"""Schema migrations: a catalog at the first revision upgrades in place, on the run's database
+(`make test` runs the suite on SQLite and on PostgreSQL)."""
 
 from pathlib import Path
 
-import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 from typer.testing import CliRunner
@@ -13,7 +13,7 @@ from app.db import connect
 from app.main import create_app
 from app.schema import FIRST_REVISION, head_revision, upgrade
 from tests.conftest import SEEDS
-from tests.postgres import cluster
+from tests.postgres import BACKEND, cluster, sqlite_run
 
 # A catalog as the first release wrote it: one venue, two papers (one with an author).
 FIRST_RELEASE_ROWS = [
@@ -32,8 +32,9 @@ FIRST_RELEASE_ROWS = [
 TABLES = ("venue", "paper", "paperauthor", "sourcefile", "wordstat", "catalogstate")
 
 
-def _url(backend: str, tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'catalog.db'}" if backend == "sqlite" else (
+def _url(tmp_path: Path) -> str:
+    """A new, empty database of the run's kind (each run of `make test` checks its own)."""
+    return f"sqlite:///{tmp_path / 'catalog.db'}" if BACKEND == "sqlite" else (
         cluster().new_database())
 
 
@@ -43,9 +44,8 @@ def _rows(url: str) -> dict[str, list[tuple[object, ...]]]:
             text(f"SELECT * FROM {table}"))) for table in TABLES}
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
-def test_a_first_release_catalog_upgrades_to_head_without_loss(backend: str, tmp_path: Path):
-    url = _url(backend, tmp_path)
+def test_a_first_release_catalog_upgrades_to_head_without_loss(tmp_path: Path):
+    url = _url(tmp_path)
     engine = connect(url)
     assert upgrade(engine, FIRST_REVISION) == (None, FIRST_REVISION)
     with engine.begin() as connection:
@@ -74,10 +74,8 @@ def test_a_first_release_catalog_upgrades_to_head_without_loss(backend: str, tmp
     engine.dispose()
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
-def test_the_cli_refuses_an_old_schema_until_catalog_migrate(
-        backend: str, tmp_path: Path, monkeypatch):
-    url = _url(backend, tmp_path)
+def test_the_cli_refuses_an_old_schema_until_catalog_migrate(tmp_path: Path, monkeypatch):
+    url = _url(tmp_path)
     upgrade(connect(url), FIRST_REVISION)
     monkeypatch.setenv("CATALOG_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("CATALOG_DATABASE_URL", url)
@@ -92,8 +90,9 @@ def test_the_cli_refuses_an_old_schema_until_catalog_migrate(
     connect(url).dispose()
 
 
+@sqlite_run  # only SQLite catalogs existed before migrations
 def test_a_catalog_from_before_migrations_is_adopted(tmp_path: Path):
-    url = _url("sqlite", tmp_path)
+    url = _url(tmp_path)
     engine = connect(url)
     upgrade(engine, FIRST_REVISION)
     with engine.begin() as connection:  # what the first release's create_all left behind

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 
 from tests.conftest import SEEDS, write_list
-from tests.postgres import cluster
+from tests.postgres import cluster, postgresql_run
 from tests.servers import CATALOG, running_server
 
 # Polling every second, plus the incremental update: the delay docs/scaling.md states.
@@ -25,6 +25,7 @@ def _env(url: str, data: Path) -> dict[str, str]:
             "CATALOG_POLL_SECONDS": "1"}
 
 
+@postgresql_run
 def test_an_ingest_becomes_searchable_on_every_node_without_failed_requests(tmp_path: Path):
     url = cluster().new_database()
     ingester = _env(url, tmp_path / "ingest-machine")
