@@ -67,6 +67,18 @@ def reindex() -> None:
     typer.echo(f"search index rebuilt: {count} papers")
 
 
+@cli.command("update-index")
+def update_index() -> None:
+    """Bring this machine's search index up to date with the database, as servers do.
+
+    Applies the catalog's change log since the index's version, or rebuilds the index when the
+    log does not cover it. Prints "busy" when another process is updating the index.
+    """
+    settings = get_settings()
+    with session_scope(settings.database_url) as session:
+        typer.echo(sync_index(settings, session, wait=False))
+
+
 @cli.command()
 def retopic() -> None:
     """Recompute every paper's topics and keyphrases, e.g. after editing app/topics.json."""
@@ -121,3 +133,7 @@ def main() -> None:
     except CatalogSchemaError as error:
         typer.echo(f"error: {error}", err=True)
         raise SystemExit(2) from None
+
+
+if __name__ == "__main__":  # how servers run `update-index` (app/search/keeper.py)
+    main()

@@ -19,6 +19,7 @@ from app.search.index import read_index_version
 from app.search.keeper import IndexKeeper
 from app.search.searcher import PaperSearch
 from app.web import api, downloads, pages
+from app.web.pagecache import PageCache
 from app.web.render import render
 
 # Scripts only from our own files: no inline script can run, whatever a list file holds.
@@ -61,6 +62,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.keeper = keeper
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     get_engine(settings.database_url)  # creates a fresh catalog; refuses an outdated schema
+
+    # Innermost of the middlewares: pages come out of the cache with the headers below.
+    app.middleware("http")(PageCache(settings, search))
 
     @app.middleware("http")
     async def drop_nul(request: Request, call_next: Callable[[Request], Awaitable[Response]]

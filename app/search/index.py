@@ -225,6 +225,12 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
     return len(changed)
 
 
+def index_is_current(settings: Settings, session: Session) -> bool:
+    """Whether the index reflects the database's catalog version: two key lookups, no lock."""
+    return read_index_stamp(settings.index_path) == IndexStamp(catalog_version(session),
+                                                               catalog_id(session))
+
+
 def sync_index(settings: Settings, session: Session, wait: bool = True) -> str:
     """Bring this node's index to the database's catalog version.
 

@@ -1,23 +1,31 @@
 """IndexKeeper: keeps this node's search index in step with the shared catalog database.
 
 Every node (and every worker process on a node) runs one in a background thread. It asks the
-database for the catalog version every few seconds, one primary-key read, and when an ingest
-from anywhere has moved it on, applies the change log to the local index (or rebuilds it).
-PaperSearch notices the new index generation and swaps it in; requests meanwhile keep being
-answered from the previous one. Workers sharing an index directory take turns through the
-index lock: whoever holds it updates the index for all.
+database for the catalog version every few seconds, two primary-key reads, and when an ingest
+from anywhere has moved it on, runs `catalog update-index` to apply the change log to the
+local index (or rebuild it). PaperSearch notices the new index generation and swaps it in;
+requests meanwhile keep being answered from the previous one. Workers sharing an index
+directory take turns through the index lock: whoever holds it updates the index for all.
+
+The update runs in a child process, not in the server: building an index holds the GIL for
+seconds at a time (uvicorn's supervisor then took a worker for hung and restarted it, so a
+large index never finished building) and grows the heap by the writer's posting pool (the
+server kept 670 MB after building S), neither of which a server should pay.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import subprocess
+import sys
 import threading
 
 from sqlmodel import Session
 
 from app.config import Settings
 from app.db import catalog_id, get_engine
-from app.search.index import read_index_stamp, sync_index
+from app.search.index import index_is_current, read_index_stamp
 
 # A child of uvicorn's own logger: printed beside the server's messages, in its format.
 log = logging.getLogger("uvicorn.error.index")
@@ -29,6 +37,7 @@ class IndexKeeper:
         self.state = "not checked yet"
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._child: subprocess.Popen[str] | None = None
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="index-keeper", daemon=True)
@@ -36,6 +45,9 @@ class IndexKeeper:
 
     def stop(self) -> None:
         self._stop.set()
+        child = self._child
+        if child is not None:  # an interrupted build leaves the live index as it was
+            child.terminate()
         if self._thread is not None:
             self._thread.join(timeout=10)
 
@@ -48,7 +60,8 @@ class IndexKeeper:
         """Bring the index up to date if the catalog changed; returns what was done."""
         try:
             with Session(get_engine(self.settings.database_url)) as session:
-                state = sync_index(self.settings, session, wait=False)
+                current = index_is_current(self.settings, session)
+            state = "up to date" if current else self._update()
         except Exception as error:  # the database may be briefly unreachable: keep serving
             log.exception("search index update failed")
             state = f"update failed: {type(error).__name__}"
@@ -56,6 +69,21 @@ class IndexKeeper:
             log.info("search index %s", state)
         self.state = state
         return state
+
+    def _update(self) -> str:
+        env = {**os.environ, "CATALOG_DATA_DIR": str(self.settings.data_dir),
+               "CATALOG_DATABASE_URL": self.settings.database_url}
+        self._child = subprocess.Popen([sys.executable, "-m", "app.cli", "update-index"],
+                                       env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       text=True)
+        try:
+            output, errors = self._child.communicate()
+        finally:
+            self._child = None
+        lines = output.strip().splitlines()
+        if not lines:
+            raise RuntimeError(f"catalog update-index failed: {errors.strip()[-500:]}")
+        return lines[-1]
 
     def ready(self, session: Session) -> bool:
         """Whether this node has an index of this catalog to answer from (maybe a bit behind)."""

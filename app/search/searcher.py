@@ -139,7 +139,8 @@ class PaperSearch:
         self._results: OrderedDict[tuple[tuple[str, float], SearchRequest], SearchResult] = (
             OrderedDict())
 
-    def _index_identity(self) -> tuple[str, float] | None:
+    def index_identity(self) -> tuple[str, float] | None:
+        """Which index generation is live: its directory and when its version was written."""
         try:
             target = self.index_path.resolve(strict=True)
             return str(target), (target / VERSION_FILE).stat().st_mtime
@@ -153,7 +154,7 @@ class PaperSearch:
             if self._open is not None and now - self._checked_at < self.check_interval:
                 return self._open
             self._checked_at = now
-            identity = self._index_identity()
+            identity = self.index_identity()
             if identity is None:
                 if self._open is not None:
                     return self._open
