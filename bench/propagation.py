@@ -24,7 +24,7 @@ import httpx
 from bench.run import BIN, RESULTS, free_port, start_server, timed_command, write_lists
 from tests.postgres import cluster
 
-BATCHES = (1, 100, 1000)
+BATCHES = (1, 100, 1000, 5000)  # above 2,000 the update runs in a child process
 POLL_SECONDS = "2"  # the default
 
 

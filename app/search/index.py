@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
 
+from sqlalchemy import distinct, func
 from sqlmodel import Session, col, select
 from whoosh import index as whoosh_index
 from whoosh.codec.whoosh3 import W3PerDocReader
@@ -225,29 +226,36 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
     return len(changed)
 
 
-def index_is_current(settings: Settings, session: Session) -> bool:
-    """Whether the index reflects the database's catalog version: two key lookups, no lock."""
-    return read_index_stamp(settings.index_path) == IndexStamp(catalog_version(session),
-                                                               catalog_id(session))
+def pending_changes(settings: Settings, session: Session) -> int | None:
+    """How many papers the change log says the index lacks (0: up to date), or None when only
+    a rebuild can bring it up to date (no index, another catalog or format, or a wholesale
+    change such as new topics)."""
+    have = read_index_stamp(settings.index_path)
+    want = IndexStamp(catalog_version(session), catalog_id(session))
+    if have == want:
+        return 0
+    if (have is None or have.catalog != want.catalog
+            or not full_rebuild_version(session) <= have.version < want.version):
+        return None
+    return session.exec(select(func.count(distinct(CatalogChange.paper_id))).where(
+        CatalogChange.version > have.version, CatalogChange.version <= want.version)).one()
 
 
 def sync_index(settings: Settings, session: Session, wait: bool = True) -> str:
-    """Bring this node's index to the database's catalog version.
-
-    Applies the change log since the index's version when it covers the gap; rebuilds from the
-    database otherwise (no index, another catalog, an older format, or a wholesale change such
-    as new topics). Returns what it did; "busy" when `wait` is False and another process is
-    already updating the index.
+    """Bring this node's index to the database's catalog version: apply the change log since
+    the index's version, or rebuild. Returns what it did; "busy" when `wait` is False and
+    another process is already updating the index.
     """
     with index_lock(settings, wait) as locked:
         if not locked:
             return "busy"
-        have = read_index_stamp(settings.index_path)
-        want = IndexStamp(catalog_version(session), catalog_id(session))
-        if have == want:
+        pending = pending_changes(settings, session)
+        if pending == 0:
             return "up to date"
-        if (have is not None and have.catalog == want.catalog
-                and full_rebuild_version(session) <= have.version < want.version):
-            changed = _apply_changes(settings, session, have.version, want)
-            return f"updated ({changed} papers changed)"
-        return f"rebuilt ({_build(settings, session)} papers)"
+        if pending is None:
+            return f"rebuilt ({_build(settings, session)} papers)"
+        since = read_index_stamp(settings.index_path)
+        assert since is not None
+        want = IndexStamp(catalog_version(session), catalog_id(session))
+        changed = _apply_changes(settings, session, since.version, want)
+        return f"updated ({changed} papers changed)"
