@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from sqlmodel import Session
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -19,28 +18,9 @@ from app.search.index import read_index_version
 from app.search.keeper import IndexKeeper
 from app.search.searcher import PaperSearch
 from app.web import api, downloads, pages
+from app.web.middleware import DropNul, SecurityHeaders
 from app.web.pagecache import PageCache
-from app.web.render import render
-
-# Scripts only from our own files: no inline script can run, whatever a list file holds.
-# Inline style attributes stay allowed (the topic matrix shades cells with them).
-CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; "
-    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-)
-NUL_ESCAPE = re.compile(rb"%00")
-API_EXPLORER_PATHS = {"/docs", "/redoc"}
-API_EXPLORER_POLICY = CONTENT_SECURITY_POLICY.replace(
-    "script-src 'self'", "script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net"
-).replace("style-src 'self'", "style-src 'self' https://cdn.jsdelivr.net").replace(
-    "img-src 'self' data:", "img-src 'self' data: https://fastapi.tiangolo.com")
-SECURITY_HEADERS = {
-    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "strict-origin-when-cross-origin",
-    "X-Frame-Options": "DENY",
-}
+from app.web.render import error_response
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -63,28 +43,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     get_engine(settings.database_url)  # creates a fresh catalog; refuses an outdated schema
 
-    # Innermost of the middlewares: pages come out of the cache with the headers below.
-    app.middleware("http")(PageCache(settings, search))
-
-    @app.middleware("http")
-    async def drop_nul(request: Request, call_next: Callable[[Request], Awaitable[Response]]
-                       ) -> Response:
-        # PostgreSQL refuses a NUL in any query, and none is meaningful in an address: a
-        # search or filter works as without it; a path with one names no page.
-        if "\x00" in request.scope["path"]:
-            return _error_response(request, 400, "The address contains a NUL character.")
-        request.scope["query_string"] = NUL_ESCAPE.sub(b"", request.scope["query_string"])
-        return await call_next(request)
-
-    @app.middleware("http")
-    async def security_headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]
-                               ) -> Response:
-        response = await call_next(request)
-        for name, value in SECURITY_HEADERS.items():
-            response.headers.setdefault(name, value)
-        if request.url.path in API_EXPLORER_PATHS:  # Swagger UI runs an inline script
-            response.headers["Content-Security-Policy"] = API_EXPLORER_POLICY
-        return response
+    # Plain ASGI middlewares, the last added outermost: every response, cached pages too, gets
+    # the security headers. (Starlette's BaseHTTPMiddleware cost as much per request as the
+    # whole hello-world endpoint.)
+    app.add_middleware(PageCache, settings=settings, search=search)
+    app.add_middleware(DropNul)
+    app.add_middleware(SecurityHeaders)
 
     app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
     app.include_router(downloads.router)  # first: /venues/x.csv before /venues/{slug}
@@ -110,28 +74,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
-        return _error_response(request, error.status_code, str(error.detail))
+        return error_response(request, error.status_code, str(error.detail))
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, error: RequestValidationError) -> Response:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'][1:])}: {e['msg']}" for e in error.errors()
         )
-        return _error_response(request, 400, f"Invalid request: {problems}")
+        return error_response(request, 400, f"Invalid request: {problems}")
 
     @app.exception_handler(Exception)
     async def server_error(request: Request, _error: Exception) -> Response:
         # Never show a stack trace or a file path: the log has them.
-        return _error_response(request, 500, "Something went wrong on our side.")
+        return error_response(request, 500, "Something went wrong on our side.")
 
     return app
-
-
-def _error_response(request: Request, status: int, message: str) -> Response:
-    if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": message, "status": status}, status_code=status)
-    if status == 404 and message == "Not Found":
-        message = "There is no page at this address."
-    return render(request, "error.html", status_code=status, status=status, message=message)
-
-

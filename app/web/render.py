@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from app.config import PROJECT_ROOT
@@ -26,3 +26,12 @@ templates.env.globals["author_slug"] = author_slug
 
 def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
     return templates.TemplateResponse(request, name, context, status_code=status_code)
+
+
+def error_response(request: Request, status: int, message: str) -> Response:
+    """The error as JSON under /api/, else as a page in the site's layout."""
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": message, "status": status}, status_code=status)
+    if status == 404 and message == "Not Found":
+        message = "There is no page at this address."
+    return render(request, "error.html", status_code=status, status=status, message=message)
