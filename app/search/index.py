@@ -226,16 +226,24 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
     return len(changed)
 
 
-def pending_changes(settings: Settings, session: Session) -> int | None:
-    """How many papers the change log says the index lacks (0: up to date), or None when only
-    a rebuild can bring it up to date (no index, another catalog or format, or a wholesale
-    change such as new topics)."""
+def _gap(settings: Settings, session: Session) -> tuple[IndexStamp | None, IndexStamp, bool]:
+    """The index's stamp, the database's, and whether the change log covers the difference
+    (not when there is no index, another catalog or format, or a wholesale change such as new
+    topics)."""
     have = read_index_stamp(settings.index_path)
     want = IndexStamp(catalog_version(session), catalog_id(session))
+    covered = (have is not None and have.catalog == want.catalog
+               and full_rebuild_version(session) <= have.version < want.version)
+    return have, want, covered
+
+
+def pending_changes(settings: Settings, session: Session) -> int | None:
+    """How many papers the change log says the index lacks (0: up to date), or None when only
+    a rebuild can bring it up to date."""
+    have, want, covered = _gap(settings, session)
     if have == want:
         return 0
-    if (have is None or have.catalog != want.catalog
-            or not full_rebuild_version(session) <= have.version < want.version):
+    if not covered or have is None:
         return None
     return session.exec(select(func.count(distinct(CatalogChange.paper_id))).where(
         CatalogChange.version > have.version, CatalogChange.version <= want.version)).one()
@@ -249,13 +257,10 @@ def sync_index(settings: Settings, session: Session, wait: bool = True) -> str:
     with index_lock(settings, wait) as locked:
         if not locked:
             return "busy"
-        pending = pending_changes(settings, session)
-        if pending == 0:
+        have, want, covered = _gap(settings, session)
+        if have == want:
             return "up to date"
-        if pending is None:
+        if not covered or have is None:
             return f"rebuilt ({_build(settings, session)} papers)"
-        since = read_index_stamp(settings.index_path)
-        assert since is not None
-        want = IndexStamp(catalog_version(session), catalog_id(session))
-        changed = _apply_changes(settings, session, since.version, want)
+        changed = _apply_changes(settings, session, have.version, want)
         return f"updated ({changed} papers changed)"
