@@ -14,6 +14,7 @@ import fcntl
 import os
 import shutil
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -32,10 +33,11 @@ from app.config import Settings
 from app.db import catalog_id, catalog_version, full_rebuild_version
 from app.models import CatalogChange, Paper, Venue
 from app.search.analysis import catalog_analyzer, word_analyzer
+from app.search.vocabulary import paper_words, read_counts, write_vocabulary
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 9
+INDEX_FORMAT = 10
 WRITER_MEMORY_MB = 2048
 # Text per segment while building: about 12,000 abstracts, 700 MB of postings in memory.
 BUILD_BATCH_CHARS = 14_000_000
@@ -73,8 +75,6 @@ def build_schema() -> Schema:
         year=NUMERIC(int, stored=True, sortable=True, signed=False),
         headline=TEXT(analyzer=analyzer, field_boost=1.5),
         text=TEXT(analyzer=analyzer),
-        # Unstemmed words: prefix queries, "did you mean" and completions use real words.
-        words=TEXT(analyzer=word_analyzer(), phrase=False),
         has=KEYWORD(stored=True, sortable=True),  # "code" when the abstract links code
         topic=ID(stored=True, sortable=True),  # the primary topic's slug
         author=TEXT(analyzer=word_analyzer()),  # author names, for `author:`
@@ -92,7 +92,6 @@ def paper_document(paper: Paper, venue: Venue) -> dict[str, object]:
         "headline": paper.headline,
         # The title, when there is one, leads the text: every headline word is a text word.
         "text": f"{paper.title}\n{paper.plain}" if paper.title else paper.plain,
-        "words": paper.plain,
         "has": "code" if paper.code_urls else "",
         "topic": paper.topic,
         "author": " ; ".join(paper.author_list),
@@ -165,8 +164,11 @@ def _build(settings: Settings, session: Session) -> int:
     venues = {venue.slug: venue for venue in session.exec(select(Venue))}
     writer = _writer(ix)
     count = batch_chars = 0
+    words: Counter[str] = Counter()
     for paper in session.exec(select(Paper).execution_options(yield_per=2000)):
-        writer.add_document(**paper_document(paper, venues[paper.venue_slug]))
+        document = paper_document(paper, venues[paper.venue_slug])
+        writer.add_document(**document)
+        words.update(paper_words(str(document["text"])))
         count += 1
         batch_chars += len(paper.plain)
         if batch_chars >= BUILD_BATCH_CHARS:
@@ -178,6 +180,7 @@ def _build(settings: Settings, session: Session) -> int:
     # One segment: searches on common words step through half the posting blocks.
     writer.commit(optimize=True)
     ix.close()
+    write_vocabulary(directory, words)
     _write_stamp(directory, stamp)
     _swap_live_index(settings.index_path, directory)
     return count
@@ -206,8 +209,12 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
     changed = list(session.exec(
         select(CatalogChange.paper_id).distinct()
         .where(CatalogChange.version > since, CatalogChange.version <= stamp.version)))
-    link = settings.index_path
-    ix = whoosh_index.open_dir(str(link))
+    directory = settings.index_path.resolve()
+    ix = whoosh_index.open_dir(str(directory))
+    with ix.searcher() as searcher:
+        indexed = {paper_id for paper_id in changed
+                   if searcher.document_number(id=paper_id) is not None}
+    words = read_counts(directory)
     writer = _writer(ix)
     venues = {venue.slug: venue for venue in session.exec(select(Venue))}
     for start in range(0, len(changed), 500):
@@ -217,12 +224,16 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
         for paper_id in batch:
             if paper_id in present:
                 paper = present[paper_id]
-                writer.update_document(**paper_document(paper, venues[paper.venue_slug]))
+                document = paper_document(paper, venues[paper.venue_slug])
+                writer.update_document(**document)
+                if paper_id not in indexed:  # applied twice, a paper is still counted once
+                    words.update(paper_words(str(document["text"])))
             else:
                 writer.delete_by_term("id", paper_id)
     writer.commit()
     ix.close()
-    _write_stamp(link.resolve(), stamp)
+    write_vocabulary(directory, words)
+    _write_stamp(directory, stamp)
     return len(changed)
 
 

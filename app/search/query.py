@@ -15,7 +15,17 @@ from copy import copy
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from whoosh.query import And, AndNot, Every, NumericRange, Or, Phrase, Query, Term
+from whoosh.query import (
+    And,
+    AndNot,
+    Every,
+    NullQuery,
+    NumericRange,
+    Or,
+    Phrase,
+    Query,
+    Term,
+)
 
 from app.search.analysis import catalog_analyzer, word_analyzer
 from app.search.synonyms import SYNONYM_GROUPS
@@ -223,8 +233,8 @@ class QueryParser:
         # they rank and highlight alike.
         expansions = [analyze(w) for w in self.expand_prefix(words[0])]
         forms = list(dict.fromkeys(form for form in expansions if form))
-        if not forms:
-            return self._counted(_Item(Term("words", words[0]), negated))
+        if not forms:  # no word starts so: nothing matches
+            return self._counted(_Item(NullQuery, negated))
         return self._counted(_Item(Or([text_query(form) for form in forms]), negated))
 
     def _field(self, name: str, value: str, negated: bool, source: str) -> _Item | None:

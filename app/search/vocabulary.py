@@ -1,0 +1,107 @@
+"""The catalog's words as written (lowercased, accents folded) and how many papers use each:
+what prefix searches (`optim*`), completions and "did you mean" look words up in.
+
+Kept beside the Whoosh index, in one file of its generation, rather than as an indexed field:
+a field of unstemmed words doubled the postings the index writer sorts and writes, while
+these features only ever need the word list and its document frequencies (index build of
+3,000 abstracts: 235 → 432 papers/s without it).
+
+Like Whoosh's own term dictionary, counts grow when papers are added and are corrected only
+by the next full build when papers are removed: a removed paper's rare word may still be
+offered as a completion, and then finds nothing.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from whoosh.spelling import ListCorrector
+
+from app.search.analysis import word_analyzer
+
+VOCABULARY_FILE = "vocabulary.tsv"
+
+
+def paper_words(text: str) -> set[str]:
+    """The distinct words of one paper's text, as the vocabulary counts them."""
+    return set(word_analyzer().terms(text))
+
+
+def count_words(texts: Iterable[str]) -> Counter[str]:
+    """Document frequencies: in how many of the texts each word occurs."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(paper_words(text))
+    return counts
+
+
+def write_vocabulary(directory: Path, counts: Counter[str]) -> None:
+    """Write (atomically) the counts as the vocabulary of the index in `directory`."""
+    tmp = directory / f"{VOCABULARY_FILE}.tmp"
+    with open(tmp, "w", encoding="utf-8") as out:
+        out.writelines(f"{word}\t{df}\n" for word, df in sorted(counts.items()) if df > 0)
+    os.replace(tmp, directory / VOCABULARY_FILE)
+
+
+def read_counts(directory: Path) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    try:
+        with open(directory / VOCABULARY_FILE, encoding="utf-8") as lines:
+            for line in lines:
+                word, _, df = line.rstrip("\n").rpartition("\t")
+                counts[word] = int(df)
+    except FileNotFoundError:
+        pass
+    return counts
+
+
+@dataclass
+class Vocabulary:
+    """One index generation's vocabulary, read once when the index is opened."""
+
+    df: dict[str, int] = field(default_factory=dict)
+    words: list[str] = field(default_factory=list)  # sorted: prefixes are ranges
+
+    @classmethod
+    def read(cls, directory: Path) -> Vocabulary:
+        counts = read_counts(directory)
+        return cls(dict(counts), sorted(counts))
+
+    def frequency(self, word: str) -> int:
+        return self.df.get(word, 0)
+
+    def completions(self, prefix: str, limit: int) -> list[str]:
+        """The `limit` most frequent words starting with `prefix` (ties alphabetically)."""
+        start = bisect_left(self.words, prefix)
+        end = bisect_left(self.words, prefix + "\U0010ffff", start)
+        best = heapq.nsmallest(limit, range(start, end),
+                               key=lambda i: (-self.df[self.words[i]], self.words[i]))
+        return [self.words[i] for i in best]
+
+    def suggest(self, word: str, maxdist: int = 2, prefix: int = 1) -> str | None:
+        """The closest known word to a misspelt one, the most frequent among equally close."""
+        if not self.words:
+            return None
+        suggestions = _FrequencyCorrector(self).suggest(word, limit=1, maxdist=maxdist,
+                                                        prefix=prefix)
+        return suggestions[0] if suggestions else None
+
+
+class _FrequencyCorrector(ListCorrector):
+    """Whoosh's corrector over a sorted word list, ranking by edit distance and then by how
+    many papers use the word (the list corrector alone ranks equally close words by name)."""
+
+    def __init__(self, vocabulary: Vocabulary) -> None:
+        super().__init__(vocabulary.words)
+        self.df = vocabulary.df
+
+    def _suggestions(self, text: str, maxdist: int, prefix: int) -> Iterator[tuple[float, str]]:
+        for distance, word in super()._suggestions(text, maxdist, prefix):
+            if word != text:
+                yield distance - 0.5 / self.df[word], word
