@@ -15,6 +15,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from whoosh import index as whoosh_index
 from whoosh.query import Every, Or, Query, Term
@@ -32,15 +33,17 @@ from app.search.query import (
     synonym_table,
 )
 from app.search.snippets import make_snippet, query_terms
+from app.search.vocabulary import Vocabulary
 
 PER_PAGE = 20
 PREFIX_EXPANSIONS = 8  # the most frequent completions a `prefix*` stands for
-PREFIX_SCAN_LIMIT = 5_000  # completions looked at to find them
 FACETS = ("venue", "year", "topic", "has")
 RELATED_PAPERS = 5
 RELATED_CACHE = 4096
 RESULT_CACHE = 1024
 SAME_TOPIC_BOOST = 1.3
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,7 @@ class _OpenIndex:
     index: whoosh_index.Index
     identity: tuple[str, float]
     columns: dict[str, list[object]]  # facet name → value per document number
+    vocabulary: Vocabulary
     local: threading.local = field(default_factory=threading.local)
 
     @property
@@ -123,6 +127,47 @@ class _OpenIndex:
         return searcher
 
 
+class ComputedOnce(Generic[K, V]):
+    """The most recently used computed values, each computed once even when many requests
+    ask for it at the same moment: the others wait for the first one's result.
+
+    Without the wait, 16 clients opening the same new paper page at L each spent about a
+    second of the shared CPU on the same related papers, and the page stopped answering.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._values: OrderedDict[K, V] = OrderedDict()
+        self._pending: dict[K, threading.Event] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: K, compute: Callable[[], V]) -> V:
+        while True:
+            with self._lock:
+                if key in self._values:
+                    self._values.move_to_end(key)
+                    return self._values[key]
+                pending = self._pending.get(key)
+                if pending is None:
+                    pending = self._pending[key] = threading.Event()
+                    break
+            # Then the value is there, or (its computation failed, nothing is kept) this
+            # request computes it.
+            pending.wait()
+        try:
+            value = compute()
+            with self._lock:
+                if self.capacity:
+                    self._values[key] = value
+                while len(self._values) > self.capacity:
+                    self._values.popitem(last=False)
+            return value
+        finally:
+            with self._lock:
+                del self._pending[key]
+            pending.set()
+
+
 class PaperSearch:
     """Holds the open index; checks at most every `check_interval` seconds for a newer one."""
 
@@ -130,14 +175,13 @@ class PaperSearch:
                  result_cache: int = RESULT_CACHE) -> None:
         self.index_path = index_path
         self.check_interval = check_interval
-        self.result_cache = result_cache
         self._lock = threading.Lock()
         self._open: _OpenIndex | None = None
         self._checked_at = 0.0
-        self._related: OrderedDict[tuple[tuple[str, float], str], list[RelatedPaper]] = (
-            OrderedDict())
-        self._results: OrderedDict[tuple[tuple[str, float], SearchRequest], SearchResult] = (
-            OrderedDict())
+        self._related: ComputedOnce[tuple[tuple[str, float], str], list[RelatedPaper]] = (
+            ComputedOnce(RELATED_CACHE))
+        self._results: ComputedOnce[tuple[tuple[str, float], SearchRequest], SearchResult] = (
+            ComputedOnce(result_cache))
 
     def index_identity(self) -> tuple[str, float] | None:
         """Which index generation is live: its directory and when its version was written."""
@@ -164,7 +208,8 @@ class PaperSearch:
                 index = whoosh_index.open_dir(identity[0])
                 with index.searcher() as searcher:
                     columns = _read_columns(searcher)
-                self._open = _OpenIndex(index, identity, columns)
+                self._open = _OpenIndex(index, identity, columns,
+                                        Vocabulary.read(Path(identity[0])))
             return self._open
 
     def close(self) -> None:
@@ -182,17 +227,8 @@ class PaperSearch:
                 "Search is not ready yet: the index is being built. Try again shortly."])
         # Popular queries, paging back and forth and the same query again after a facet
         # click cost nothing: results are kept per index version, like related papers.
-        key = (current.identity, request)
-        with self._lock:
-            if key in self._results:
-                self._results.move_to_end(key)
-                return self._results[key]
-        result = _Search(current, request, texts).run()
-        with self._lock:
-            self._results[key] = result
-            while len(self._results) > self.result_cache:
-                self._results.popitem(last=False)
-        return result
+        return self._results.get((current.identity, request),
+                                 lambda: _Search(current, request, texts).run())
 
     def ranked_ids(self, request: SearchRequest, limit: int | None = None,
                    newest_first: bool = False) -> list[str]:
@@ -211,17 +247,8 @@ class PaperSearch:
             current = self._current()
         except IndexUnavailable:
             return []
-        key = (current.identity, paper_id)
-        with self._lock:
-            if key in self._related:
-                self._related.move_to_end(key)
-                return self._related[key]
-        related = _related_papers(current.searcher, paper_id, plain, texts, limit)
-        with self._lock:
-            self._related[key] = related
-            if len(self._related) > RELATED_CACHE:
-                self._related.popitem(last=False)
-        return related
+        return self._related.get((current.identity, paper_id), lambda: _related_papers(
+            current.searcher, paper_id, plain, texts, limit))
 
     def suggest(self, prefix_text: str, limit: int = 8) -> list[str]:
         """Completions of the last word typed, most frequent first, keeping what came before."""
@@ -230,11 +257,10 @@ class PaperSearch:
             return []
         head = prefix_text[: prefix_text.lower().rfind(words[-1])]
         try:
-            reader = self._current().searcher.reader()
+            vocabulary = self._current().vocabulary
         except IndexUnavailable:
             return []
-        completions = _top_completions(reader, words[-1], limit)
-        return [f"{head}{word}" for word in completions]
+        return [f"{head}{word}" for word in vocabulary.completions(words[-1], limit)]
 
 
 def _related_papers(searcher: Searcher, paper_id: str, plain: str,
@@ -275,17 +301,6 @@ def _surface_forms(plain: str) -> dict[str, str]:
     return forms
 
 
-def _top_completions(reader, prefix: str, limit: int) -> list[str]:  # type: ignore[no-untyped-def]
-    candidates = []
-    for count, term in enumerate(reader.expand_prefix("words", prefix)):
-        if count >= PREFIX_SCAN_LIMIT:
-            break
-        word = term.decode("utf-8") if isinstance(term, bytes) else term
-        candidates.append((reader.doc_frequency("words", word), word))
-    candidates.sort(key=lambda pair: (-pair[0], pair[1]))
-    return [word for _, word in candidates[:limit]]
-
-
 def _read_columns(searcher: Searcher) -> dict[str, list[object]]:
     reader = searcher.reader()
     columns: dict[str, list[object]] = {}
@@ -304,9 +319,8 @@ class _Search:
         self.searcher = current.searcher
         self.request = request
         self.texts = texts
-        reader = self.searcher.reader()
         self.parser = QueryParser(
-            lambda prefix: _top_completions(reader, prefix, PREFIX_EXPANSIONS),
+            lambda prefix: current.vocabulary.completions(prefix, PREFIX_EXPANSIONS),
             lambda name: name in self.searcher.schema and (
                 name not in FACETS or any(current.columns.get(name, []))),
         )
@@ -380,7 +394,6 @@ class _Search:
 
     def _did_you_mean(self, parsed: ParsedQuery) -> str | None:
         reader = self.searcher.reader()
-        corrector = self.searcher.corrector("words")
         corrected = parsed.text
         changed = False
         for word in parsed.words:
@@ -389,11 +402,10 @@ class _Search:
                 reader.doc_frequency(name, stem) for stem in stems for name in TEXT_FIELDS
             ):
                 continue
-            lowered = word.lower()
-            suggestions = corrector.suggest(lowered, limit=1, maxdist=2, prefix=1)
-            if suggestions and suggestions[0] != lowered:
+            suggestion = self.current.vocabulary.suggest(word.lower())
+            if suggestion:
                 corrected = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])",
-                                   suggestions[0], corrected, count=1)
+                                   suggestion, corrected, count=1)
                 changed = True
         return corrected if changed else None
 

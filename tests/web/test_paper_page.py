@@ -1,7 +1,13 @@
 import re
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 from fastapi.testclient import TestClient
+from sqlmodel import select
 
+from app.models import Paper
+from app.search import searcher as searcher_module
+from app.search.searcher import ComputedOnce, PaperSearch
 from tests.conftest import Catalog
 
 
@@ -48,10 +54,50 @@ def test_related_papers_are_listed_with_shared_terms(client: TestClient):
     assert shares_topic / len(papers) >= 0.9
 
 
-def test_related_papers_are_cached(seeded: Catalog, client: TestClient):
-    paper = seed_papers(client)[0]
-    search = client.app.state.search
-    client.get(paper["url"])
-    cached = len(search._related)
-    client.get(paper["url"])
-    assert len(search._related) == cached
+def test_related_papers_are_computed_once_for_simultaneous_requests(seeded: Catalog,
+                                                                     monkeypatch):
+    computed = []
+    compute = searcher_module._related_papers
+
+    def slow_related(*args, **kwargs):
+        computed.append(args[1])
+        time.sleep(0.3)  # long enough that every thread asks while it runs
+        return compute(*args, **kwargs)
+
+    monkeypatch.setattr(searcher_module, "_related_papers", slow_related)
+    search = PaperSearch(seeded.settings.index_path)
+    with seeded.session() as session:
+        paper = session.exec(select(Paper).limit(1)).one()
+
+    def texts(ids: list[str]) -> dict[str, str]:
+        return {}
+
+    with ThreadPoolExecutor(16) as pool:
+        answers = list(pool.map(lambda _: search.related(paper.id, paper.plain, texts),
+                                range(16)))
+    assert computed == [paper.id]
+    assert answers[0] and all(answer == answers[0] for answer in answers)
+    search.related(paper.id, paper.plain, texts)  # later views: from the cache
+    assert computed == [paper.id]
+
+
+def test_a_failed_computation_is_not_kept_and_waiters_retry():
+    once: ComputedOnce[str, int] = ComputedOnce(8)
+    calls = []
+
+    def failing() -> int:
+        calls.append(1)
+        time.sleep(0.2)
+        raise RuntimeError("index gone")
+
+    def run(_: int) -> object:
+        try:
+            return once.get("k", failing)
+        except RuntimeError as error:
+            return error
+
+    with ThreadPoolExecutor(4) as pool:
+        outcomes = list(pool.map(run, range(4)))
+    assert all(isinstance(outcome, RuntimeError) for outcome in outcomes)
+    assert 1 <= len(calls) <= 4  # waiters retried one after another, none hung
+    assert once.get("k", lambda: 7) == 7 and once.get("k", lambda: 8) == 7
