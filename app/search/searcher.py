@@ -32,6 +32,7 @@ from app.search.query import (
     matching_query,
     synonym_table,
 )
+from app.search.scoring import SegmentLengthBM25F
 from app.search.snippets import make_snippet, query_terms
 from app.search.vocabulary import Vocabulary
 
@@ -123,7 +124,7 @@ class _OpenIndex:
     def searcher(self) -> Searcher:
         searcher = getattr(self.local, "searcher", None)
         if searcher is None:
-            searcher = self.local.searcher = self.index.searcher()
+            searcher = self.local.searcher = self.index.searcher(weighting=SegmentLengthBM25F())
         return searcher
 
 
