@@ -24,7 +24,6 @@ from pathlib import Path
 from sqlalchemy import distinct, func
 from sqlmodel import Session, col, select
 from whoosh import index as whoosh_index
-from whoosh.codec.whoosh3 import W3PerDocReader
 from whoosh.columns import NumericColumn
 from whoosh.fields import COLUMN, ID, KEYWORD, NUMERIC, TEXT, Schema
 from whoosh.writing import NO_MERGE, SegmentWriter
@@ -32,6 +31,7 @@ from whoosh.writing import NO_MERGE, SegmentWriter
 from app.config import Settings
 from app.db import catalog_id, catalog_version, full_rebuild_version
 from app.models import CatalogChange, Paper, Venue
+from app.search import lengths  # noqa: F401  (decoded field lengths for the writer)
 from app.search.analysis import catalog_analyzer, word_analyzer
 from app.search.vocabulary import paper_words, read_counts, write_vocabulary
 
@@ -41,29 +41,6 @@ INDEX_FORMAT = 10
 WRITER_MEMORY_MB = 2048
 # Text per segment while building: about 12,000 abstracts, 700 MB of postings in memory.
 BUILD_BATCH_CHARS = 14_000_000
-
-
-def _remember_missing_length_columns() -> None:
-    """Whoosh asks the disk whether a field has a length column for every posting it writes,
-    and fields without one (ID, NUMERIC, KEYWORD) never get cached: one stat() per posting,
-    16 % of the time to build an index (profiled). A segment's columns never change once
-    written, so the negative answer is remembered per reader.
-    """
-    look_up = W3PerDocReader._cached_reader
-
-    def cached_reader(self: W3PerDocReader, fieldname: str, column: object) -> object:
-        missing = self.__dict__.setdefault("_missing_columns", set())
-        if fieldname in missing:
-            return None
-        reader = look_up(self, fieldname, column)
-        if reader is None:
-            missing.add(fieldname)
-        return reader
-
-    W3PerDocReader._cached_reader = cached_reader  # type: ignore[method-assign]
-
-
-_remember_missing_length_columns()
 
 
 def build_schema() -> Schema:

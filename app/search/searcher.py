@@ -24,6 +24,7 @@ from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
 from app.search.analysis import catalog_analyzer
 from app.search.index import VERSION_FILE
+from app.search.lengths import SegmentLengthBM25F
 from app.search.query import (
     TEXT_FIELDS,
     ParsedQuery,
@@ -32,7 +33,6 @@ from app.search.query import (
     matching_query,
     synonym_table,
 )
-from app.search.scoring import SegmentLengthBM25F
 from app.search.snippets import make_snippet, query_terms
 from app.search.vocabulary import Vocabulary
 

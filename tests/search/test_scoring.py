@@ -8,8 +8,8 @@ from whoosh.scoring import BM25F
 
 from app.ingest.load import ingest_paths
 from app.search.index import sync_index
+from app.search.lengths import SegmentLengthBM25F
 from app.search.query import QueryParser
-from app.search.scoring import SegmentLengthBM25F
 from tests.conftest import Catalog, write_list
 
 QUERIES = ["learning", "neural network", "sharpness aware minimization", '"in-context learning"',
