@@ -32,7 +32,12 @@ from app.config import Settings
 from app.db import catalog_id, catalog_version, full_rebuild_version
 from app.models import CatalogChange, Paper, Venue
 from app.search import lengths  # noqa: F401  (decoded field lengths for the writer)
-from app.search.analysis import catalog_analyzer, word_analyzer
+from app.search.analysis import (
+    AnalyzedPositions,
+    CachedAnalyzer,
+    catalog_analyzer,
+    word_analyzer,
+)
 from app.search.vocabulary import paper_words, read_counts, write_vocabulary
 
 VERSION_FILE = "catalog_version"
@@ -43,6 +48,13 @@ WRITER_MEMORY_MB = 2048
 BUILD_BATCH_CHARS = 14_000_000
 
 
+def _positional(analyzer: CachedAnalyzer, field_boost: float = 1.0) -> TEXT:
+    """A text field with positions (for phrases), analyzed without a token per word."""
+    field = TEXT(analyzer=analyzer, field_boost=field_boost)
+    field.format = AnalyzedPositions(field_boost=field_boost)
+    return field
+
+
 def build_schema() -> Schema:
     analyzer = catalog_analyzer()
     return Schema(
@@ -50,11 +62,11 @@ def build_schema() -> Schema:
         venue=ID(stored=True, sortable=True),  # the venue slug, for filters and facets
         venue_name=TEXT(analyzer=word_analyzer(), phrase=False),  # "icml", "neurips"
         year=NUMERIC(int, stored=True, sortable=True, signed=False),
-        headline=TEXT(analyzer=analyzer, field_boost=1.5),
-        text=TEXT(analyzer=analyzer),
+        headline=_positional(analyzer, field_boost=1.5),
+        text=_positional(analyzer),
         has=KEYWORD(stored=True, sortable=True),  # "code" when the abstract links code
         topic=ID(stored=True, sortable=True),  # the primary topic's slug
-        author=TEXT(analyzer=word_analyzer()),  # author names, for `author:`
+        author=_positional(word_analyzer()),  # author names, for `author:`
         # First ingested, epoch seconds: only sorted by (feeds), so a column and no terms.
         added=COLUMN(NumericColumn("Q")),
     )

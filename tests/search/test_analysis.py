@@ -1,7 +1,9 @@
 import pytest
+from whoosh.formats import Positions
 
 from app.ingest.listfile import parse_list_file
 from app.search.analysis import (
+    AnalyzedPositions,
     _stemming_chain,
     _word_chain,
     americanize,
@@ -41,3 +43,18 @@ def test_analyzer_unifies_spellings_and_math():
 ])
 def test_americanize(british, american):
     assert americanize(british) == american
+
+
+@pytest.mark.parametrize("analyzer", [catalog_analyzer, word_analyzer])
+@pytest.mark.parametrize("boost", [1.0, 1.5])
+def test_analyzed_positions_writes_the_postings_whoosh_would(analyzer, boost):
+    texts = [TRICKY, "", "the the of", "A the graph graph of the graph"] + [
+        a.text for path in sorted(SEEDS.glob("*.txt")) for a in parse_list_file(path).abstracts]
+    fast, reference = AnalyzedPositions(field_boost=boost), Positions(field_boost=boost)
+    for text in texts:
+        assert (sorted(fast.word_values(text, analyzer(), mode="index"))
+                == sorted(reference.word_values(text, _chain_of(analyzer), mode="index")))
+
+
+def _chain_of(analyzer):
+    return _stemming_chain() if analyzer is catalog_analyzer else _word_chain()
