@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from whoosh import index as whoosh_index
-from whoosh.query import AndNot, Every, Not, Or, Query, Term
+from whoosh.query import AndNot, Every, Not, Query
 from whoosh.searching import Searcher
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
 from app.search.analysis import catalog_analyzer
 from app.search.index import VERSION_FILE
 from app.search.lengths import SegmentLengthBM25F
-from app.search.matches import matching_docs
+from app.search.matches import matching_docs, top_by_terms
 from app.search.query import (
     TEXT_FIELDS,
     ParsedQuery,
@@ -278,14 +278,15 @@ def _related_papers(searcher: Searcher, paper_id: str, plain: str,
                  if len(term) > 2 and not term.isdigit()][:20]
     if not key_terms:
         return []
-    query = Or([Term("text", term, boost=weight) for term, weight in key_terms])
-    hits = searcher.search(query, limit=limit * 4, mask={docnum})
+    # Scored as Whoosh scores an Or of the weighted terms, over whole posting lists.
+    hits = [(doc, score) for doc, score in top_by_terms(searcher, "text", key_terms, limit * 4 + 1)
+            if doc != docnum]
     # Papers of the same primary topic rise: similar words and a similar area.
     topics = searcher.reader().column_reader("topic") if "topic" in searcher.schema else None
     own_topic = topics[docnum] if topics else None
-    ranked = sorted(hits, key=lambda hit: -hit.score * (
-        SAME_TOPIC_BOOST if topics and topics[hit.docnum] == own_topic else 1.0))[:limit]
-    ids = [hit["id"] for hit in ranked]
+    ranked = sorted(hits, key=lambda hit: -hit[1] * (
+        SAME_TOPIC_BOOST if topics and topics[hit[0]] == own_topic else 1.0))[:limit]
+    ids = [searcher.stored_fields(doc)["id"] for doc, _ in ranked]
     other_texts = texts(ids)
     surface = _surface_forms(plain)
     related = []

@@ -9,7 +9,7 @@ from whoosh.query import And, AndNot, Every, Not, NullQuery, NumericRange, Or, P
 
 from app.ingest.load import ingest_paths
 from app.search.index import sync_index
-from app.search.matches import matching_docs
+from app.search.matches import matching_docs, top_by_terms
 from app.search.query import QueryParser, matching_query
 from tests.conftest import Catalog, write_list
 
@@ -84,3 +84,24 @@ def test_excluded_words_never_appear_in_results(client):
     assert body["total"] == len(body["hits"]) > 0
     for hit in body["hits"]:
         assert not re.search(r"\bnetwork", hit["abstract"], re.I)
+
+
+@pytest.mark.parametrize("several_segments", [False, True])
+def test_top_by_terms_scores_as_whoosh_scores_the_or_query(fresh: Catalog, tmp_path: Path,
+                                                          several_segments: bool):
+    if several_segments:
+        added = write_list(tmp_path / "n.txt", "ICLR 2027 Papers", "Graph diffusion learning.",
+                           "Diffusion of learning in graphs and networks.")
+        with fresh.session() as session:
+            ingest_paths(session, [added])
+            assert sync_index(fresh.settings, session).startswith("updated")
+    ix = whoosh_index.open_dir(str(fresh.settings.index_path.resolve()))
+    assert len(ix._segments()) == (2 if several_segments else 1)
+    terms = [("diffus", 2.5), ("graph", 1.0), ("learn", 0.3), ("absentterm", 4.0)]
+    with ix.searcher() as searcher:
+        query = Or([Term("text", text, boost=boost) for text, boost in terms])
+        expected = [(hit.docnum, hit.score) for hit in searcher.search(query, limit=15)]
+        got = top_by_terms(searcher, "text", terms, 15)
+    assert len(got) == len(expected) == 15
+    assert [doc for doc, _ in got] == [doc for doc, _ in expected]
+    assert all(abs(a - b) < 1e-5 * b for (_, a), (_, b) in zip(got, expected, strict=True))
