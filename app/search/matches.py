@@ -12,14 +12,17 @@ matchers.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Sequence
+import threading
+from array import array
+from collections import OrderedDict
+from collections.abc import Sequence
 from itertools import accumulate
+from operator import itemgetter
 
 from whoosh.codec.whoosh3 import W3LeafMatcher, W3PerDocReader
-from whoosh.matching import Matcher
 from whoosh.matching.wrappers import FilterMatcher
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Query, Term
-from whoosh.reading import IndexReader, TermNotFound
+from whoosh.reading import IndexReader, SegmentReader, TermNotFound
 from whoosh.scoring import BM25F
 from whoosh.searching import Searcher
 
@@ -62,64 +65,124 @@ def _term_docs(searcher: Searcher, fieldname: str, text: object) -> set[int]:
 
 def _posting_ids(reader: IndexReader, fieldname: str, text: object) -> set[int]:
     """One segment's live document numbers in the term's posting list."""
-    blocks, deleted = _postings(reader, fieldname, text)
-    ids: set[int] = set()
-    for block_ids, _ in blocks:
-        ids.update(block_ids)
-    return ids - deleted if deleted else ids
+    ids, _, deleted = _postings(reader, fieldname, text)
+    return set(ids) - deleted if deleted else set(ids)
 
 
-Block = tuple[Sequence[int], Sequence[float]]  # document numbers, weights (term frequency)
+# Decoded posting lists, most recently used kept: common words come back in many queries,
+# and counting and scoring read the same lists. 4 M postings are about 32 MB.
+POSTINGS_KEPT = 4_000_000
+_decoded: OrderedDict[tuple[str, str, object], tuple[array, array]] = OrderedDict()
+_decoded_size = 0
+_decoded_lock = threading.Lock()
 
 
 def _postings(reader: IndexReader, fieldname: str, text: object
-              ) -> tuple[Iterator[Block], set[int]]:
-    """The term's postings in one segment, a block at a time, and the segment's deleted
-    documents, which the postings still hold and the caller leaves out."""
+              ) -> tuple[Sequence[int], Sequence[float], set[int]]:
+    """The term's postings in one segment (document numbers and weights, the term's
+    frequency) and the segment's deleted documents, which they still hold."""
+    global _decoded_size
+    deleted = getattr(reader, "deleted_docs_set", None) or set()
+    segment = reader.segment() if isinstance(reader, SegmentReader) else None
+    key = (segment.segment_id() if segment else "", fieldname, text)
+    with _decoded_lock:
+        if key in _decoded:
+            _decoded.move_to_end(key)
+            return (*_decoded[key], deleted)
     try:
         matcher = reader.postings(fieldname, text)
     except TermNotFound:
-        return iter(()), set()
-    deleted: set[int] = set()
-    if isinstance(matcher, FilterMatcher) and matcher._exclude:
-        deleted, matcher = matcher._ids, matcher.child
-    return _blocks(matcher), deleted
-
-
-def _blocks(matcher: Matcher) -> Iterator[Block]:
+        return (), (), deleted
+    if isinstance(matcher, FilterMatcher):
+        matcher = matcher.child
+    ids, weights = array("I"), array("f")
     if not isinstance(matcher, W3LeafMatcher) or matcher._byteids:
-        items = list(matcher.items_as("weight"))
-        yield [doc for doc, _ in items], [weight for _, weight in items]
-        return
-    while matcher.is_active():
-        matcher._read_weights()  # reads the block; weights may be stored compactly
-        yield list(accumulate(matcher._data[0])), matcher._weights  # ids stored as deltas
-        matcher._next_block()
+        for doc, weight in matcher.items_as("weight"):
+            ids.append(doc)
+            weights.append(weight)
+    else:
+        while matcher.is_active():
+            matcher._read_weights()  # reads the block; weights may be stored compactly
+            ids.extend(accumulate(matcher._data[0]))  # stored as deltas
+            weights.extend(matcher._weights)
+            matcher._next_block()
+    if segment is not None:
+        with _decoded_lock:
+            _decoded[key] = (ids, weights)
+            _decoded_size += len(ids)
+            while _decoded_size > POSTINGS_KEPT:
+                _, (old, _) = _decoded.popitem(last=False)
+                _decoded_size -= len(old)
+    return ids, weights, deleted
 
 
 def top_by_terms(searcher: Searcher, fieldname: str, weighted_terms: list[tuple[str, float]],
                  limit: int) -> list[tuple[int, float]]:
-    """The `limit` best documents for weighted terms (any of them), by Whoosh's BM25F
-    formula summed over the terms as its Or query sums them, computed over whole posting
-    lists: for the 20 terms of "more like this", Whoosh's matchers took 0.3-3 s at L."""
-    b, k1 = BM25F().B, BM25F().K1
-    average = searcher.avg_field_length(fieldname) or 1
+    """The `limit` best documents for weighted terms (any of them), scored as Whoosh's BM25F
+    scores an Or of the terms, over whole posting lists: for the 20 terms of "more like
+    this", Whoosh's matchers took 0.3-3 s at L."""
+    leaves = [(fieldname, text, boost) for text, boost in weighted_terms]
+    return _best(_bm25_sums(searcher, leaves, None), limit)
+
+
+def top_matches(searcher: Searcher, query: Query, docs: set[int],
+                limit: int) -> list[tuple[int, float]] | None:
+    """The `limit` best of `docs` (the query's matches) with the scores Whoosh gives them,
+    for queries of terms joined by And, Or and AndNot, where a match's score is the sum of
+    its matching terms' BM25F scores; None for other queries (phrases, ranges...)."""
+    leaves = _scored_terms(query)
+    if leaves is None or not all(
+            name in searcher.schema and searcher.schema[name].scorable for name, _, _ in leaves):
+        return None  # filter terms (ID fields) Whoosh scores by weight alone
+    return _best(_bm25_sums(searcher, leaves, docs), limit)
+
+
+def _scored_terms(query: Query) -> list[tuple[str, object, float]] | None:
+    kind = type(query)
+    if kind is Term:
+        return [(query.fieldname, query.text, query.boost)]
+    if query.boost != 1.0:
+        return None
+    if kind in (And, Or):
+        if kind is Or and query.scale is not None:
+            return None
+        leaves: list[tuple[str, object, float]] = []
+        for sub in query.subqueries:
+            sub_leaves = _scored_terms(sub)
+            if sub_leaves is None:
+                return None
+            leaves.extend(sub_leaves)
+        return leaves
+    if kind is AndNot:  # the excluded part only removes matches
+        return _scored_terms(query.a)
+    return None
+
+
+def _bm25_sums(searcher: Searcher, leaves: list[tuple[str, object, float]],
+               docs: set[int] | None) -> dict[int, float]:
+    """Per document (of `docs`, or any), the sum over the terms it holds of Whoosh's BM25F."""
+    model = BM25F()
+    b, k1 = model.B, model.K1
     scores: dict[int, float] = {}
     get = scores.get
     for leaf, offset in searcher.leaf_searchers():
         reader = leaf.reader()
         perdoc = getattr(reader, "_perdoc", None)
-        lengths = decoded_lengths(perdoc, fieldname) if isinstance(
-            perdoc, W3PerDocReader) else None
-        for text, boost in weighted_terms:
+        for fieldname, text, boost in leaves:
+            lengths = decoded_lengths(perdoc, fieldname) if isinstance(
+                perdoc, W3PerDocReader) else None
+            average = searcher.avg_field_length(fieldname) or 1
             idf = searcher.idf(fieldname, text) * boost
-            blocks, deleted = _postings(reader, fieldname, text)
-            for ids, weights in blocks:
-                for doc, tf in zip(ids, weights, strict=True):
-                    if doc in deleted:
-                        continue
-                    norm = k1 * (1 - b + b * (lengths[doc] if lengths else 1) / average)
-                    key = doc + offset
-                    scores[key] = get(key, 0.0) + idf * tf * (k1 + 1) / (tf + norm)
-    # Equal scores in document order, as Whoosh ranks them.
-    return heapq.nlargest(limit, scores.items(), key=lambda item: (item[1], -item[0]))
+            ids, weights, deleted = _postings(reader, fieldname, text)
+            for doc, tf in zip(ids, weights, strict=True):
+                key = doc + offset
+                if doc in deleted or (docs is not None and key not in docs):
+                    continue
+                norm = k1 * (1 - b + b * (lengths[doc] if lengths else 1) / average)
+                scores[key] = get(key, 0.0) + idf * tf * (k1 + 1) / (tf + norm)
+    return scores
+
+
+def _best(scores: dict[int, float], limit: int) -> list[tuple[int, float]]:
+    best = heapq.nlargest(limit, scores.items(), key=itemgetter(1))
+    return sorted(best, key=lambda item: (-item[1], item[0]))  # ties in document order

@@ -26,7 +26,7 @@ from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 from app.search.analysis import catalog_analyzer
 from app.search.index import VERSION_FILE
 from app.search.lengths import SegmentLengthBM25F
-from app.search.matches import matching_docs, top_by_terms
+from app.search.matches import matching_docs, top_by_terms, top_matches
 from app.search.query import (
     TEXT_FIELDS,
     ParsedQuery,
@@ -443,22 +443,29 @@ class _Search:
 
     def _page(self, query: Query, allowed: set[int], docs: set[int],
               start: int) -> list[SearchHit]:
+        ranked = self._ranked(query, allowed, docs, start + PER_PAGE)[start:]
+        plain = self.texts([paper_id for paper_id, _ in ranked])
+        terms = query_terms(query)
+        return [SearchHit(paper_id, score, make_snippet(plain.get(paper_id, ""), terms))
+                for paper_id, score in ranked]
+
+    def _ranked(self, query: Query, allowed: set[int], docs: set[int],
+                limit: int) -> list[tuple[str, float]]:
+        """The IDs and scores of the best `limit` matches that the filters allow."""
+        sortedby = self._sort_order()
+        if sortedby is None:
+            # Queries of plain words: the same scores as Whoosh's, summed over the posting
+            # lists of the matches already found (a third of "learning" at L).
+            best = top_matches(self.searcher, query, allowed, limit)
+            if best is not None:
+                return [(self.searcher.stored_fields(doc)["id"], score) for doc, score in best]
         # The exact matches as a filter when facets filter them, or when the query excludes
         # words: Whoosh's AndNot matcher can let through documents the excluded part matches
-        # (tests/search/test_matches.py). Otherwise none: a filter costs Whoosh its skipping
-        # (+90 ms for "learning" at L).
+        # (tests/search/test_matches.py). Otherwise none: a filter costs Whoosh its skipping.
         exact = allowed != docs or _excludes(query)
-        results = self.searcher.search(query, limit=start + PER_PAGE,
-                                       filter=allowed if exact else None,
-                                       sortedby=self._sort_order())
+        results = self.searcher.search(query, limit=limit, filter=allowed if exact else None,
+                                       sortedby=sortedby)
         # Not list(results): that asks len(), which counts every match a second time.
-        hits = [results[i] for i in range(start, results.scored_length())]
-        plain = self.texts([hit["id"] for hit in hits])
-        terms = query_terms(query)
-        page = []
-        for hit in hits:
-            snippet = make_snippet(plain.get(hit["id"], ""), terms)
-            # Sorted by venue, Whoosh reports the sort key where the score would be.
-            score = hit.score if isinstance(hit.score, float) else 0.0
-            page.append(SearchHit(hit["id"], score, snippet))
-        return page
+        hits = [results[i] for i in range(results.scored_length())]
+        # Sorted by venue, Whoosh reports the sort key where the score would be.
+        return [(hit["id"], hit.score if isinstance(hit.score, float) else 0.0) for hit in hits]

@@ -9,7 +9,7 @@ from whoosh.query import And, AndNot, Every, Not, NullQuery, NumericRange, Or, P
 
 from app.ingest.load import ingest_paths
 from app.search.index import sync_index
-from app.search.matches import matching_docs, top_by_terms
+from app.search.matches import matching_docs, top_by_terms, top_matches
 from app.search.query import QueryParser, matching_query
 from tests.conftest import Catalog, write_list
 
@@ -105,3 +105,26 @@ def test_top_by_terms_scores_as_whoosh_scores_the_or_query(fresh: Catalog, tmp_p
     assert len(got) == len(expected) == 15
     assert [doc for doc, _ in got] == [doc for doc, _ in expected]
     assert all(abs(a - b) < 1e-5 * b for (_, a), (_, b) in zip(got, expected, strict=True))
+
+
+def test_top_matches_rank_as_whoosh_ranks_plain_word_queries(fresh: Catalog, tmp_path: Path):
+    added = write_list(tmp_path / "n.txt", "ICLR 2027 Papers", "Graph diffusion learning.",
+                       "Learning networks of neural graphs.")
+    with fresh.session() as session:
+        ingest_paths(session, [added])
+        assert sync_index(fresh.settings, session).startswith("updated")
+    scored = 0
+    directory = fresh.settings.index_path.resolve()
+    with whoosh_index.open_dir(str(directory)).searcher() as searcher:
+        for query in _queries():
+            docs = matching_docs(searcher, query)
+            got = top_matches(searcher, query, docs, 10)
+            if got is None:
+                continue
+            expected = [(hit.docnum, hit.score)
+                        for hit in searcher.search(query, limit=10, filter=docs)]
+            assert [doc for doc, _ in got] == [doc for doc, _ in expected], query
+            assert all(abs(a - b) <= 1e-5 * b
+                       for (_, a), (_, b) in zip(got, expected, strict=True))
+            scored += bool(got)
+    assert scored >= 8  # most typed queries are plain words
