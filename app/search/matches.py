@@ -15,40 +15,105 @@ import heapq
 import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from operator import itemgetter
 
 from whoosh.codec.whoosh3 import W3LeafMatcher, W3PerDocReader
 from whoosh.matching.wrappers import FilterMatcher
-from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Query, Term
+from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Phrase, Query, Term
 from whoosh.reading import IndexReader, SegmentReader, TermNotFound
 from whoosh.scoring import BM25F
 from whoosh.searching import Searcher
 
 from app.search.lengths import decoded_lengths
 
+Phrases = dict[tuple[str, tuple[str, ...]], set[int]]
 
-def matching_docs(searcher: Searcher, query: Query) -> set[int]:
-    """The document numbers (of the searcher) of every live document the query matches."""
+
+def matching_docs(searcher: Searcher, query: Query, phrases: Phrases | None = None) -> set[int]:
+    """The document numbers (of the searcher) of every live document the query matches.
+    `phrases` remembers the matches of phrases for later calls with the same searcher."""
+    phrases = {} if phrases is None else phrases
     kind = type(query)
     if kind is Term:
         return _term_docs(searcher, query.fieldname, query.text)
     if kind is And:
-        parts = sorted((matching_docs(searcher, q) for q in query.subqueries), key=len)
+        parts = sorted((matching_docs(searcher, q, phrases) for q in query.subqueries), key=len)
         return set.intersection(*parts) if parts else set()
     if kind is Or:
-        return set().union(*(matching_docs(searcher, q) for q in query.subqueries))
+        return set().union(*(matching_docs(searcher, q, phrases) for q in query.subqueries))
     if kind is AndNot:
-        positive = matching_docs(searcher, query.a)
-        return positive - matching_docs(searcher, query.b) if positive else positive
+        positive = matching_docs(searcher, query.a, phrases)
+        return positive - matching_docs(searcher, query.b, phrases) if positive else positive
     if kind is Not:
-        return _live_docs(searcher) - matching_docs(searcher, query.query)
+        return _live_docs(searcher) - matching_docs(searcher, query.query, phrases)
+    if kind is Phrase and query.slop == 1:
+        key = (query.fieldname, tuple(query.words))
+        if key not in phrases:
+            phrases[key] = _phrase_docs(searcher, query)
+        return phrases[key]
     if kind is Every and query.fieldname in (None, "", "*"):
         return _live_docs(searcher)
     if query is NullQuery:
         return set()
     return set(searcher.docs_for_query(query))
+
+
+def _phrase_docs(searcher: Searcher, phrase: Phrase) -> set[int]:
+    """Documents with the words at consecutive positions: the documents with every word,
+    then the positions of only those (Whoosh walks every posting of every word, and the
+    words of phrases like "in-context learning" are in most abstracts)."""
+    words = phrase.words
+    candidates = set.intersection(*(_term_docs(searcher, phrase.fieldname, word)
+                                    for word in words)) if words else set()
+    if len(words) < 2 or not candidates:
+        return candidates
+    found: set[int] = set()
+    for leaf, offset in searcher.leaf_searchers():
+        reader = leaf.reader()
+        local = sorted(doc - offset for doc in candidates
+                       if offset <= doc < offset + reader.doc_count_all())
+        starts: set[tuple[int, int]] | None = None
+        for i, word in enumerate(words):
+            shifted = {(doc, position - i) for doc, positions
+                       in _positions(reader, phrase.fieldname, word, local)
+                       for position in positions}
+            starts = shifted if starts is None else starts & shifted
+            if not starts:
+                break
+        found.update(doc + offset for doc, _ in starts or ())
+    return found
+
+
+def _positions(reader: IndexReader, fieldname: str, word: str,
+               docs: list[int]) -> Iterator[tuple[int, list[int]]]:
+    """The word's positions in each of the (sorted) documents that hold it, reading only the
+    posting blocks that can hold one of them."""
+    try:
+        matcher = reader.postings(fieldname, word)
+    except TermNotFound:
+        return
+    if isinstance(matcher, FilterMatcher):
+        matcher = matcher.child
+    decode = reader.schema[fieldname].format.decode_positions
+    wanted = set(docs)
+    if not isinstance(matcher, W3LeafMatcher) or matcher._byteids:
+        for doc, value in matcher.items_as("positions"):
+            if doc in wanted:
+                yield doc, value
+        return
+    pending = iter(docs)
+    target = next(pending, None)
+    while target is not None and matcher.is_active():
+        if matcher._maxid >= target:  # else the whole block lies before the next document
+            matcher._read_values()
+            for doc, value in zip(accumulate(matcher._data[0]), matcher._values, strict=True):
+                if doc in wanted:
+                    yield doc, decode(value)
+            while target is not None and target <= matcher._maxid:
+                target = next(pending, None)
+        matcher._next_block()
 
 
 def _live_docs(searcher: Searcher) -> set[int]:
@@ -116,51 +181,61 @@ def _postings(reader: IndexReader, fieldname: str, text: object
     return ids, weights, deleted
 
 
+# A scored term: field, text, boost, and the documents where it counts (None: wherever it
+# occurs; a phrase's words count only where the phrase matches).
+Leaf = tuple[str, object, float, "set[int] | None"]
+
+
 def top_by_terms(searcher: Searcher, fieldname: str, weighted_terms: list[tuple[str, float]],
                  limit: int) -> list[tuple[int, float]]:
     """The `limit` best documents for weighted terms (any of them), scored as Whoosh's BM25F
     scores an Or of the terms, over whole posting lists: for the 20 terms of "more like
     this", Whoosh's matchers took 0.3-3 s at L."""
-    leaves = [(fieldname, text, boost) for text, boost in weighted_terms]
+    leaves: list[Leaf] = [(fieldname, text, boost, None) for text, boost in weighted_terms]
     return _best(_bm25_sums(searcher, leaves, None), limit)
 
 
-def top_matches(searcher: Searcher, query: Query, docs: set[int],
-                limit: int) -> list[tuple[int, float]] | None:
+def top_matches(searcher: Searcher, query: Query, docs: set[int], limit: int,
+                phrases: Phrases | None = None) -> list[tuple[int, float]] | None:
     """The `limit` best of `docs` (the query's matches) with the scores Whoosh gives them,
-    for queries of terms joined by And, Or and AndNot, where a match's score is the sum of
-    its matching terms' BM25F scores; None for other queries (phrases, ranges...)."""
-    leaves = _scored_terms(query)
+    for queries of words and phrases joined by And, Or and AndNot, where a match's score is
+    the sum of the BM25F scores of the terms that match it (a phrase's: of its words); None
+    for other queries (ranges, filter fields...)."""
+    leaves = _scored_terms(searcher, query, {} if phrases is None else phrases)
     if leaves is None or not all(
-            name in searcher.schema and searcher.schema[name].scorable for name, _, _ in leaves):
+            name in searcher.schema and searcher.schema[name].scorable for name, *_ in leaves):
         return None  # filter terms (ID fields) Whoosh scores by weight alone
     return _best(_bm25_sums(searcher, leaves, docs), limit)
 
 
-def _scored_terms(query: Query) -> list[tuple[str, object, float]] | None:
+def _scored_terms(searcher: Searcher, query: Query, phrases: Phrases) -> list[Leaf] | None:
     kind = type(query)
     if kind is Term:
-        return [(query.fieldname, query.text, query.boost)]
+        return [(query.fieldname, query.text, query.boost, None)]
+    if kind is Phrase and query.slop == 1:
+        where = matching_docs(searcher, query, phrases)
+        return [(query.fieldname, word, query.boost, where) for word in query.words]
     if query.boost != 1.0:
         return None
     if kind in (And, Or):
         if kind is Or and query.scale is not None:
             return None
-        leaves: list[tuple[str, object, float]] = []
+        leaves: list[Leaf] = []
         for sub in query.subqueries:
-            sub_leaves = _scored_terms(sub)
+            sub_leaves = _scored_terms(searcher, sub, phrases)
             if sub_leaves is None:
                 return None
             leaves.extend(sub_leaves)
         return leaves
     if kind is AndNot:  # the excluded part only removes matches
-        return _scored_terms(query.a)
+        return _scored_terms(searcher, query.a, phrases)
     return None
 
 
-def _bm25_sums(searcher: Searcher, leaves: list[tuple[str, object, float]],
+def _bm25_sums(searcher: Searcher, leaves: list[Leaf],
                docs: set[int] | None) -> dict[int, float]:
-    """Per document (of `docs`, or any), the sum over the terms it holds of Whoosh's BM25F."""
+    """Per document (of `docs`, or any), the sum of Whoosh's BM25F over the terms that count
+    in it."""
     model = BM25F()
     b, k1 = model.B, model.K1
     scores: dict[int, float] = {}
@@ -168,7 +243,8 @@ def _bm25_sums(searcher: Searcher, leaves: list[tuple[str, object, float]],
     for leaf, offset in searcher.leaf_searchers():
         reader = leaf.reader()
         perdoc = getattr(reader, "_perdoc", None)
-        for fieldname, text, boost in leaves:
+        for fieldname, text, boost, where in leaves:
+            counted = docs if where is None else where if docs is None else docs & where
             lengths = decoded_lengths(perdoc, fieldname) if isinstance(
                 perdoc, W3PerDocReader) else None
             average = searcher.avg_field_length(fieldname) or 1
@@ -176,7 +252,7 @@ def _bm25_sums(searcher: Searcher, leaves: list[tuple[str, object, float]],
             ids, weights, deleted = _postings(reader, fieldname, text)
             for doc, tf in zip(ids, weights, strict=True):
                 key = doc + offset
-                if doc in deleted or (docs is not None and key not in docs):
+                if doc in deleted or (counted is not None and key not in counted):
                     continue
                 norm = k1 * (1 - b + b * (lengths[doc] if lengths else 1) / average)
                 scores[key] = get(key, 0.0) + idf * tf * (k1 + 1) / (tf + norm)

@@ -26,7 +26,7 @@ from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 from app.search.analysis import catalog_analyzer
 from app.search.index import VERSION_FILE
 from app.search.lengths import SegmentLengthBM25F
-from app.search.matches import matching_docs, top_by_terms, top_matches
+from app.search.matches import Phrases, matching_docs, top_by_terms, top_matches
 from app.search.query import (
     TEXT_FIELDS,
     ParsedQuery,
@@ -334,6 +334,7 @@ class _Search:
         self.searcher = current.searcher
         self.request = request
         self.texts = texts
+        self.phrases: Phrases = {}  # phrase matches, found while counting, used to rank
         self.parser = QueryParser(
             lambda prefix: current.vocabulary.completions(prefix, PREFIX_EXPANSIONS),
             lambda name: name in self.searcher.schema and (
@@ -384,7 +385,7 @@ class _Search:
         return None
 
     def _matching(self, query: Query) -> set[int]:
-        return matching_docs(self.searcher, matching_query(query))
+        return matching_docs(self.searcher, matching_query(query), self.phrases)
 
     def _filtered(self, docs: set[int], skip: str | None = None) -> set[int]:
         filters = {name: value for name, value in self.request.filters().items()
@@ -456,7 +457,7 @@ class _Search:
         if sortedby is None:
             # Queries of plain words: the same scores as Whoosh's, summed over the posting
             # lists of the matches already found (a third of "learning" at L).
-            best = top_matches(self.searcher, query, allowed, limit)
+            best = top_matches(self.searcher, query, allowed, limit, self.phrases)
             if best is not None:
                 return [(self.searcher.stored_fields(doc)["id"], score) for doc, score in best]
         # The exact matches as a filter when facets filter them, or when the query excludes
