@@ -67,8 +67,11 @@ def expand_paths(paths: Iterable[Path]) -> tuple[list[Path], list[ListFileError]
 
 
 def ingest_paths(
-    session: Session, paths: Iterable[Path], progress: Callable[[str], None] = lambda _: None
+    session: Session, paths: Iterable[Path], progress: Callable[[str], None] = lambda _: None,
+    on_paper: Callable[[Paper, Venue], None] | None = None,
 ) -> IngestReport:
+    """Store the papers of the files in one transaction. `on_paper` sees each new paper as
+    soon as it is normalized (before the transaction commits), e.g. to index it meanwhile."""
     files, errors = expand_paths(paths)
     report = IngestReport(errors=errors, version_before=catalog_version(session))
     known = {source.name: source for source in session.exec(select(SourceFile))}
@@ -101,7 +104,7 @@ def ingest_paths(
         progress(f"{path}: {len(parsed[-1][0].abstracts)} abstracts"
                  + (f", {skipped} bad rows skipped" if skipped else ""))
     try:
-        _store(session, parsed, report)
+        _store(session, parsed, report, on_paper)
         session.commit()
     except BaseException:
         session.rollback()
@@ -111,7 +114,8 @@ def ingest_paths(
     return report
 
 
-def _store(session: Session, parsed: list[tuple[ParsedList, str]], report: IngestReport) -> None:
+def _store(session: Session, parsed: list[tuple[ParsedList, str]], report: IngestReport,
+           on_paper: Callable[[Paper, Venue], None] | None) -> None:
     touched_venues: set[str] = set()
     # New papers get distinct placeholder ordinals far below any real one until renumbering.
     placeholder = -(2**30)  # within a 32-bit INTEGER (PostgreSQL)
@@ -121,6 +125,7 @@ def _store(session: Session, parsed: list[tuple[ParsedList, str]], report: Inges
     scorer = default_scorer()
     now = datetime.now(UTC)
     existing_by_venue: dict[str, dict[str, str]] = {}
+    venues: dict[str, Venue] = {}
     authors: list[dict[str, object]] = []
     for listing, digest in parsed:
         name = listing.path.name
@@ -129,9 +134,12 @@ def _store(session: Session, parsed: list[tuple[ParsedList, str]], report: Inges
         for abstract in listing.abstracts:
             slug = venue_slug(abstract.venue, abstract.year)
             if slug not in existing_by_venue:
-                if session.get(Venue, slug) is None:
-                    session.add(Venue(slug=slug, name=abstract.venue, year=abstract.year))
+                venue = session.get(Venue, slug)
+                if venue is None:
+                    venue = Venue(slug=slug, name=abstract.venue, year=abstract.year)
+                    session.add(venue)
                     session.flush()
+                venues[slug] = venue
                 existing_by_venue[slug] = dict(session.exec(
                     select(Paper.id, Paper.source_file).where(Paper.venue_slug == slug)).all())
             existing = existing_by_venue[slug]
@@ -160,6 +168,8 @@ def _store(session: Session, parsed: list[tuple[ParsedList, str]], report: Inges
                 "topic": topics[0][0], "topic_scores": json.dumps(topics),
                 "source_file": name, "source_line": abstract.line, "added_at": now,
             })
+            if on_paper is not None:
+                on_paper(Paper(**new_rows[-1]), venues[slug])
             authors.extend({"paper_id": pid, "position": i, "name": author,
                             "slug": author_slug(author)}
                            for i, author in enumerate(abstract.authors))

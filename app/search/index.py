@@ -16,7 +16,7 @@ import shutil
 import uuid
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
@@ -145,34 +145,60 @@ def build_index(settings: Settings, session: Session) -> int:
 
 def _build(settings: Settings, session: Session) -> int:
     stamp = IndexStamp(catalog_version(session), catalog_id(session))
-    indexes = settings.data_dir / "indexes"
-    indexes.mkdir(parents=True, exist_ok=True)
-    directory = indexes / f"v{stamp.version}-{uuid.uuid4().hex[:8]}"
-    directory.mkdir()
-    ix = whoosh_index.create_in(str(directory), build_schema())
     venues = {venue.slug: venue for venue in session.exec(select(Venue))}
-    writer = _writer(ix)
-    count = batch_chars = 0
-    words: Counter[str] = Counter()
-    for paper in session.exec(select(Paper).execution_options(yield_per=2000)):
-        document = paper_document(paper, venues[paper.venue_slug])
-        writer.add_document(**document)
-        words.update(paper_words(str(document["text"])))
-        count += 1
-        batch_chars += len(paper.plain)
-        if batch_chars >= BUILD_BATCH_CHARS:
-            batch_chars = 0
+    build = IndexBuild(settings)
+    try:
+        for paper in session.exec(select(Paper).execution_options(yield_per=2000)):
+            build.add(paper_document(paper, venues[paper.venue_slug]))
+        return build.finish(stamp)
+    except BaseException:
+        build.abort()
+        raise
+
+
+class IndexBuild:
+    """A whole new index written beside the live one, swapped in when finished."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        indexes = settings.data_dir / "indexes"
+        indexes.mkdir(parents=True, exist_ok=True)
+        self.directory = indexes / f"build-{uuid.uuid4().hex[:8]}"
+        self.directory.mkdir()
+        self.index = whoosh_index.create_in(str(self.directory), build_schema())
+        self.writer = _writer(self.index)
+        self.count = self.batch_chars = 0
+        self.words: Counter[str] = Counter()
+
+    def add(self, document: dict[str, object]) -> None:
+        text = str(document["text"])
+        self.writer.add_document(**document)
+        self.words.update(paper_words(text))
+        self.count += 1
+        self.batch_chars += len(text)
+        if self.batch_chars >= BUILD_BATCH_CHARS:
+            self.batch_chars = 0
             # A segment per batch keeps the posting pool in memory (spilling it to disk and
             # merging the runs back tripled build time) without holding the whole corpus.
-            writer.commit(mergetype=NO_MERGE)
-            writer = _writer(ix)
-    # One segment: searches on common words step through half the posting blocks.
-    writer.commit(optimize=True)
-    ix.close()
-    write_vocabulary(directory, words)
-    _write_stamp(directory, stamp)
-    _swap_live_index(settings.index_path, directory)
-    return count
+            self.writer.commit(mergetype=NO_MERGE)
+            self.writer = _writer(self.index)
+
+    def finish(self, stamp: IndexStamp) -> int:
+        """Commit, record what the index reflects and make it the live index."""
+        # One segment: searches on common words step through half the posting blocks.
+        self.writer.commit(optimize=True)
+        self.index.close()
+        write_vocabulary(self.directory, self.words)
+        _write_stamp(self.directory, stamp)
+        _swap_live_index(self.settings.index_path, self.directory)
+        return self.count
+
+    def abort(self) -> None:
+        """Discard the new index (the live one stays)."""
+        with suppress(Exception):  # a writer that failed half-way may not cancel cleanly
+            self.writer.cancel()
+        self.index.close()
+        shutil.rmtree(self.directory, ignore_errors=True)
 
 
 def _swap_live_index(link: Path, target: Path) -> None:
