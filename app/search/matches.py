@@ -1,12 +1,12 @@
-"""Every document a query matches, as a set of document numbers, by set algebra over whole
-posting lists.
+"""Matching and ranking over whole posting lists, instead of Whoosh's matchers.
 
 Counts and facets need every match but no score. Whoosh's matchers step through postings
 one document at a time in Python: half of a common query's time at L (profiled: "learning",
 "graph neural network", "in-context learning"). Here a term's posting list is read a block
 at a time and its document numbers decoded in C, and the query's And / Or / Not become set
-operations. Nodes that need positions or ranges (phrases, year ranges) keep Whoosh's
-matchers.
+operations; a phrase reads positions only in the documents that hold all its words; other
+nodes (year ranges) keep Whoosh's matchers. The best matches are then ranked with the scores
+Whoosh's BM25F would give them, from the same decoded posting lists.
 """
 
 from __future__ import annotations
