@@ -124,7 +124,7 @@ def _term_docs(searcher: Searcher, fieldname: str, text: object) -> set[int]:
     docs: set[int] = set()
     for leaf, offset in searcher.leaf_searchers():
         ids = _posting_ids(leaf.reader(), fieldname, text)
-        docs.update(ids if not offset else (docnum + offset for docnum in ids))
+        docs.update(ids if not offset else map(offset.__add__, ids))
     return docs
 
 
