@@ -170,6 +170,17 @@ class CachedAnalyzer(Tokenizer):
                 out.append(text)
         return tuple(out)
 
+    def spans(self, value: str, terms: set[str]) -> list[tuple[int, int]]:
+        """Where the words that analyze to one of `terms` are in the text (start, end), as
+        __call__(chars=True) would give them: what snippets mark."""
+        cache = _caches[self.kind]
+        found = []
+        for match in _TOKEN.finditer(value):
+            word = match.group(0)
+            if (cache[word] if word in cache else self.normalize(word)) in terms:
+                found.append(match.span())
+        return found
+
     def positions(self, value: str) -> dict[str, list[int]]:
         """Each term's positions, numbered as __call__ numbers them: what the index stores."""
         cache = _caches[self.kind]
@@ -225,12 +236,12 @@ def _chain(kind: str) -> Analyzer:
     return _chain_cache[kind]
 
 
-def catalog_analyzer() -> Analyzer:
+def catalog_analyzer() -> CachedAnalyzer:
     """Lowercase, fold accents and math symbols, unify spelling, drop a few stop words, stem."""
     return CachedAnalyzer("stem")
 
 
-def word_analyzer() -> Analyzer:
+def word_analyzer() -> CachedAnalyzer:
     """Whole words as written (lowercased, accents folded): for prefixes and spelling."""
     return CachedAnalyzer("word")
 

@@ -26,8 +26,7 @@ def query_terms(query: Query) -> set[str]:
 
 
 def make_snippet(text: str, terms: set[str], width: int = SNIPPET_CHARS) -> str:
-    spans = [(t.startchar, t.endchar) for t in catalog_analyzer()(text, chars=True)
-             if t.text in terms]
+    spans = catalog_analyzer().spans(text, terms)
     if not spans:
         return _fragment(text, 0, width, [])
     windows: list[tuple[int, int]] = []

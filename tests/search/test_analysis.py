@@ -58,3 +58,16 @@ def test_analyzed_positions_writes_the_postings_whoosh_would(analyzer, boost):
 
 def _chain_of(analyzer):
     return _stemming_chain() if analyzer is catalog_analyzer else _word_chain()
+
+
+def test_spans_are_where_the_analyzer_puts_matching_tokens():
+    texts = [TRICKY] + [a.text for path in sorted(SEEDS.glob("*.txt"))
+                        for a in parse_list_file(path).abstracts]
+    analyzer = catalog_analyzer()
+    for terms in ({"learn", "model"}, {"in", "context"}, {"naiv", "l1"}, set()):
+        for text in texts:
+            expected = [(t.startchar, t.endchar) for t in analyzer(text, chars=True)
+                        if t.text in terms]
+            assert analyzer.spans(text, terms) == expected
+    assert analyzer.spans("In-context learning", {"in", "context", "learn"}) == [
+        (0, 2), (3, 10), (11, 19)]
