@@ -134,8 +134,9 @@ class ComputedOnce(Generic[K, V]):
     """The most recently used computed values, each computed once even when many requests
     ask for it at the same moment: the others wait for the first one's result.
 
-    Without the wait, 16 clients opening the same new paper page at L each spent about a
-    second of the shared CPU on the same related papers, and the page stopped answering.
+    Without the wait, 16 clients opening the same new paper page at L each computed the same
+    related papers (seconds each, before they were scored from posting lists), and the page
+    stopped answering.
     """
 
     def __init__(self, capacity: int) -> None:
