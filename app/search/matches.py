@@ -15,7 +15,7 @@ import heapq
 import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 from operator import itemgetter
 
@@ -62,22 +62,28 @@ def matching_docs(searcher: Searcher, query: Query, phrases: Phrases | None = No
 
 def _phrase_docs(searcher: Searcher, phrase: Phrase) -> set[int]:
     """Documents with the words at consecutive positions: the documents with every word,
-    then the positions of only those (Whoosh walks every posting of every word, and the
-    words of phrases like "in-context learning" are in most abstracts)."""
+    then positions in only those, rarest word first and each next word only where the phrase
+    can still start (Whoosh walks every posting of every word, and words like "in" of
+    "in-context learning" are in nearly every abstract)."""
     words = phrase.words
-    candidates = set.intersection(*(_term_docs(searcher, phrase.fieldname, word)
-                                    for word in words)) if words else set()
-    if len(words) < 2 or not candidates:
-        return candidates
+    if len(words) < 2:
+        return set.intersection(*(_term_docs(searcher, phrase.fieldname, w) for w in words)) \
+            if words else set()
+    rarest_first = sorted(range(len(words)), key=lambda i: searcher.doc_frequency(
+        phrase.fieldname, words[i]))
+    # The commonest word's postings are only read where the others already make the phrase.
+    candidates = set.intersection(*(_term_docs(searcher, phrase.fieldname, words[i])
+                                    for i in rarest_first[:-1]))
     found: set[int] = set()
     for leaf, offset in searcher.leaf_searchers():
         reader = leaf.reader()
         local = sorted(doc - offset for doc in candidates
                        if offset <= doc < offset + reader.doc_count_all())
-        starts: set[tuple[int, int]] | None = None
-        for i, word in enumerate(words):
+        starts: set[tuple[int, int]] | None = None  # (document, where the phrase starts)
+        for i in rarest_first:
+            docs = local if starts is None else sorted({doc for doc, _ in starts})
             shifted = {(doc, position - i) for doc, positions
-                       in _positions(reader, phrase.fieldname, word, local)
+                       in _positions(reader, phrase.fieldname, words[i], docs)
                        for position in positions}
             starts = shifted if starts is None else starts & shifted
             if not starts:
@@ -88,29 +94,39 @@ def _phrase_docs(searcher: Searcher, phrase: Phrase) -> set[int]:
 
 def _positions(reader: IndexReader, fieldname: str, word: str,
                docs: list[int]) -> Iterator[tuple[int, list[int]]]:
-    """The word's positions in each of the (sorted) documents that hold it, reading only the
-    posting blocks that can hold one of them."""
+    """The word's positions in each of the (sorted) documents that hold it."""
+    decode = reader.schema[fieldname].format.decode_positions
+    for doc, _, value in _selected_postings(reader, fieldname, word, docs):
+        yield doc, decode(value)
+
+
+def _selected_postings(reader: IndexReader, fieldname: str, word: object,
+                       docs: list[int]) -> Iterator[tuple[int, float, bytes]]:
+    """The word's postings (document, weight, encoded value) in the (sorted) documents that
+    hold it, reading only the posting blocks that can hold one of them."""
     try:
         matcher = reader.postings(fieldname, word)
     except TermNotFound:
         return
     if isinstance(matcher, FilterMatcher):
         matcher = matcher.child
-    decode = reader.schema[fieldname].format.decode_positions
     wanted = set(docs)
     if not isinstance(matcher, W3LeafMatcher) or matcher._byteids:
-        for doc, value in matcher.items_as("positions"):
-            if doc in wanted:
-                yield doc, value
+        while matcher.is_active():
+            if matcher.id() in wanted:
+                yield matcher.id(), matcher.weight(), matcher.value()
+            matcher.next()
         return
     pending = iter(docs)
     target = next(pending, None)
     while target is not None and matcher.is_active():
         if matcher._maxid >= target:  # else the whole block lies before the next document
+            matcher._read_weights()
             matcher._read_values()
-            for doc, value in zip(accumulate(matcher._data[0]), matcher._values, strict=True):
+            for doc, weight, value in zip(accumulate(matcher._data[0]), matcher._weights,
+                                          matcher._values, strict=True):
                 if doc in wanted:
-                    yield doc, decode(value)
+                    yield doc, weight, value
             while target is not None and target <= matcher._maxid:
                 target = next(pending, None)
         matcher._next_block()
@@ -249,8 +265,16 @@ def _bm25_sums(searcher: Searcher, leaves: list[Leaf],
                 perdoc, W3PerDocReader) else None
             average = searcher.avg_field_length(fieldname) or 1
             idf = searcher.idf(fieldname, text) * boost
-            ids, weights, deleted = _postings(reader, fieldname, text)
-            for doc, tf in zip(ids, weights, strict=True):
+            postings: Iterable[tuple[int, float]]
+            if where is None:
+                ids, weights, deleted = _postings(reader, fieldname, text)
+                postings = zip(ids, weights, strict=True)
+            else:  # a phrase's word: only where the phrase matches, often few of its postings
+                deleted = set()
+                postings = ((doc, weight) for doc, weight, _ in _selected_postings(
+                    reader, fieldname, text, sorted(key - offset for key in counted
+                                                    if key >= offset)))
+            for doc, tf in postings:
                 key = doc + offset
                 if doc in deleted or (counted is not None and key not in counted):
                     continue
