@@ -17,7 +17,7 @@ import heapq
 import os
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,14 +31,6 @@ VOCABULARY_FILE = "vocabulary.tsv"
 def paper_words(text: str) -> set[str]:
     """The distinct words of one paper's text, as the vocabulary counts them."""
     return set(word_analyzer().terms(text))
-
-
-def count_words(texts: Iterable[str]) -> Counter[str]:
-    """Document frequencies: in how many of the texts each word occurs."""
-    counts: Counter[str] = Counter()
-    for text in texts:
-        counts.update(paper_words(text))
-    return counts
 
 
 def write_vocabulary(directory: Path, counts: Counter[str]) -> None:
@@ -72,9 +64,6 @@ class Vocabulary:
     def read(cls, directory: Path) -> Vocabulary:
         counts = read_counts(directory)
         return cls(dict(counts), sorted(counts))
-
-    def frequency(self, word: str) -> int:
-        return self.df.get(word, 0)
 
     def completions(self, prefix: str, limit: int) -> list[str]:
         """The `limit` most frequent words starting with `prefix` (ties alphabetically)."""

@@ -1,6 +1,7 @@
 """The vocabulary file beside the index: prefix expansion, completions and "did you mean"."""
 
 import re
+from collections import Counter
 from pathlib import Path
 
 from fastapi.testclient import TestClient
@@ -9,12 +10,20 @@ from sqlalchemy import text
 from app.ingest.load import ingest_paths
 from app.search.index import VERSION_FILE, sync_index
 from app.search.searcher import PaperSearch, SearchRequest
-from app.search.vocabulary import Vocabulary, count_words, read_counts
+from app.search.vocabulary import Vocabulary, paper_words, read_counts
 from tests.conftest import Catalog, write_list
 
 
+def count_words(texts: list[str]) -> Counter[str]:
+    """Document frequencies, as an index build counts them."""
+    counts: Counter[str] = Counter()
+    for abstract in texts:
+        counts.update(paper_words(abstract))
+    return counts
+
+
 def _vocabulary(*texts: str) -> Vocabulary:
-    counts = count_words(texts)
+    counts = count_words(list(texts))
     return Vocabulary(dict(counts), sorted(counts))
 
 
