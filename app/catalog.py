@@ -147,9 +147,22 @@ def top_keyphrases(
     return counts.most_common(limit)
 
 
-def topic_papers(session: Session, topic: Topic, page: int, venue: str = "",
-                 year: int | None = None) -> TopicListing:
-    conditions = topic_conditions(topic, venue, year)
+@dataclass(frozen=True)
+class ListFilter:
+    """Which papers of a topic a listing shows: of one edition, one series, one year."""
+
+    venue: str = ""
+    series: str = ""
+    year: int | None = None
+
+    def params(self) -> dict[str, object]:
+        values = {"series": self.series, "venue": self.venue, "year": self.year}
+        return {name: value for name, value in values.items() if value}
+
+
+def topic_papers(session: Session, topic: Topic, page: int,
+                 where: ListFilter = ListFilter()) -> TopicListing:
+    conditions = topic_conditions(topic, where)
     total = session.exec(select(func.count()).select_from(Paper).where(*conditions)).one()
     papers = session.exec(select(Paper).where(*conditions)
                           .order_by(Paper.venue_slug, Paper.ordinal)
@@ -157,14 +170,17 @@ def topic_papers(session: Session, topic: Topic, page: int, venue: str = "",
     return TopicListing(topic, page, total, list(papers))
 
 
-def topic_conditions(topic: Topic, venue: str = "", year: int | None = None) -> list[Any]:
-    """Which papers a topic listing shows: the topic's, optionally of one venue or year."""
+def topic_conditions(topic: Topic, where: ListFilter = ListFilter()) -> list[Any]:
+    """Which papers a topic listing shows: the topic's, optionally of one venue, series or
+    year."""
     conditions: list[Any] = [Paper.topic == topic.slug]
-    if venue:
-        conditions.append(Paper.venue_slug == venue)
-    if year:
+    if where.venue:
+        conditions.append(Paper.venue_slug == where.venue)
+    if where.series:  # an edition's slug is its series' slug, a dash and four digits
+        conditions.append(col(Paper.venue_slug).like(f"{where.series}-____"))
+    if where.year:
         conditions.append(col(Paper.venue_slug).in_(
-            select(Venue.slug).where(Venue.year == year)))
+            select(Venue.slug).where(Venue.year == where.year)))
     return conditions
 
 

@@ -25,7 +25,8 @@ MEDIA_TYPES = {
     "bib": "application/x-bibtex; charset=utf-8",
     "atom": "application/atom+xml; charset=utf-8",
 }
-CSV_FIELDS = ["id", "venue", "venue_slug", "year", "title", "headline", "authors", "topic",
+CSV_FIELDS = ["id", "venue", "venue_slug", "year", "status", "title", "headline", "authors",
+              "topic",
               "keyphrases",
               "code_urls", "source_file", "source_line", "url", "abstract"]
 _BIBTEX_SPECIAL = re.compile(r"([&%$#_{}])")
@@ -60,6 +61,8 @@ def bibtex_entry(paper: Paper, venue: Venue, url: str) -> str:
         ("abstract", _bibtex_value(paper.plain)),
         ("url", paper.url or url),
     ]
+    if paper.status:
+        fields.append(("note", _bibtex_value(paper.status)))
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
     return f"@inproceedings{{{bibtex_key(paper, venue)},\n{body}\n}}\n"
 
@@ -67,8 +70,8 @@ def bibtex_entry(paper: Paper, venue: Venue, url: str) -> str:
 def paper_record(paper: Paper, venue: Venue, url: str) -> dict[str, object]:
     return {
         "id": paper.id, "venue": venue.label, "venue_slug": venue.slug, "year": venue.year,
-        "title": paper_title(paper), "headline": paper.headline, "authors": paper.author_list,
-        "topic": paper.topic,
+        "status": paper.status, "title": paper_title(paper), "headline": paper.headline,
+        "authors": paper.author_list, "topic": paper.topic,
         "keyphrases": paper.keyphrase_list, "code_urls": paper.code_links,
         "source_file": paper.source_file, "source_line": paper.source_line, "url": url,
         "abstract": paper.abstract,

@@ -18,6 +18,11 @@ class Venue(SQLModel, table=True):
     def label(self) -> str:
         return f"{self.name} {self.year}"
 
+    @property
+    def series_slug(self) -> str:
+        """The conference across its years: the edition's slug without its year."""
+        return self.slug.rsplit("-", 1)[0]
+
 
 class Paper(SQLModel, table=True):
     __table_args__ = (
@@ -38,6 +43,7 @@ class Paper(SQLModel, table=True):
     authors: str = ""  # one name per line, in order
     url: str = ""  # the paper's own page, when the source gives one
     keywords: str = ""  # the source's keywords, one per line
+    status: str = ""  # the venue's decision as the source gives it: "Oral", "Poster", ...
     code_urls: str = ""  # code and project URLs, one per line
     topic: str = Field(default="other", index=True)  # the primary topic's slug
     topic_scores: str = "[]"  # JSON [[slug, score], ...]: primary first, then secondaries
@@ -45,7 +51,6 @@ class Paper(SQLModel, table=True):
     source_file: str = Field(index=True)
     source_line: int
     added_at: datetime = Field(default_factory=lambda: datetime.now(UTC))  # first ingested
-
 
     @property
     def code_links(self) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from app.db import get_engine
 from app.ingest.load import IngestReport, ingest_paths
 from app.main import create_app
 from app.search.index import build_index
+from tests.multiseries import write_corpus
 from tests.postgres import new_database_url
 
 SEEDS = PROJECT_ROOT / "seeds"
@@ -65,6 +67,29 @@ def make_catalog(root: Path) -> Catalog:
 def seeded(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
     """The seed catalog, built once; tests that use it must not change it."""
     return make_catalog(tmp_path_factory.mktemp("seeded"))
+
+
+@pytest.fixture(scope="session")
+def multiseries(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    """The generated multi-series catalog (tests/multiseries.py), in two ingests a second
+    apart; tests that use it must not change it."""
+    root = tmp_path_factory.mktemp("multiseries")
+    files = write_corpus(root / "corpus")
+    settings = Settings(data_dir=root / "data", seeds_dir=root / "corpus",
+                        database=new_database_url())
+    settings.data_dir.mkdir(parents=True)
+    catalog = Catalog(settings, root / "corpus", IngestReport())
+    catalog.report = catalog.ingest(files["first"], *sorted((root / "corpus").glob("*.txt")))
+    time.sleep(1.1)  # the later batch is newer by the index's clock too (whole seconds)
+    catalog.ingest(files["later"])
+    return catalog
+
+
+@pytest.fixture(scope="session")
+def multi_client(multiseries: Catalog) -> Iterator[TestClient]:
+    with TestClient(create_app(multiseries.settings),
+                    raise_server_exceptions=False) as test_client:
+        yield test_client
 
 
 @pytest.fixture

@@ -23,9 +23,9 @@ class ListFileError(ValueError):
 
     def __init__(self, path: Path | str, line: int, message: str) -> None:
         self.path = str(path)
-        self.line = line
+        self.line = line  # 0: the file (or directory) as a whole
         self.message = message
-        super().__init__(f"{self.path}:{line}: {message}")
+        super().__init__(f"{self.path}:{line}: {message}" if line else f"{self.path}: {message}")
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,7 @@ class RawAbstract:
     authors: tuple[str, ...] = ()
     url: str = ""
     keywords: tuple[str, ...] = ()
+    status: str = ""  # the venue's decision: "Oral", "Spotlight", "Poster", ...
 
 
 @dataclass(frozen=True)

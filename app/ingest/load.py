@@ -8,8 +8,11 @@ contributes nothing and leaves its previous papers untouched.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import io
 import json
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,8 +23,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from app.db import bump_catalog_version, catalog_version, paper_total
+from app.ids import author_slug, paper_id, venue_slug
 from app.ingest.listfile import ListFileError, ParsedList, parse_list_bytes
-from app.ingest.normalize import author_slug, normalize_abstract, paper_id, venue_slug
+from app.ingest.normalize import normalize_abstract
 from app.ingest.tabular import parse_csv_bytes, parse_jsonl_bytes
 from app.keyphrases import document_frequencies, extract_keyphrases
 from app.models import Paper, PaperAuthor, SourceFile, Venue, WordStat
@@ -29,6 +33,8 @@ from app.topics import default_scorer
 
 PARSERS = {".txt": parse_list_bytes, ".jsonl": parse_jsonl_bytes, ".ndjson": parse_jsonl_bytes,
            ".csv": parse_csv_bytes}
+MAX_INPUT_BYTES = 1 << 30
+INPUTS_HINT = "no .txt, .jsonl or .csv files (nor .gz of them)"
 
 
 @dataclass
@@ -51,19 +57,45 @@ class IngestReport:
         return self.version_after != self.version_before
 
 
+def input_format(path: Path) -> str:
+    """The format's suffix of an input file, looking through `.gz` (`a.jsonl.gz` → `.jsonl`)."""
+    suffixes = [suffix.lower() for suffix in path.suffixes[-2:]]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes.pop()
+    return suffixes[-1] if suffixes else ""
+
+
 def expand_paths(paths: Iterable[Path]) -> tuple[list[Path], list[ListFileError]]:
-    """Files named directly, and the list files inside named directories, in name order."""
+    """Files named directly, and the input files inside named directories, in name order.
+    A named directory without input files is an error: the ingest would silently do nothing."""
     files: list[Path] = []
     errors: list[ListFileError] = []
     for path in paths:
         if path.is_dir():
-            files.extend(sorted(p for p in path.iterdir()
-                                if p.is_file() and p.suffix.lower() in PARSERS))
+            found = sorted(p for p in path.iterdir()
+                           if p.is_file() and input_format(p) in PARSERS)
+            if not found:
+                errors.append(ListFileError(path, 0, INPUTS_HINT))
+            files.extend(found)
         elif path.is_file():
             files.append(path)
         else:
             errors.append(ListFileError(path, 0, "no such file or directory"))
     return files, errors
+
+
+def read_input(path: Path, data: bytes) -> bytes:
+    """The file's content, decompressed when its name ends in `.gz`."""
+    if path.suffix.lower() != ".gz":
+        return data
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as unzipped:
+            content = unzipped.read(MAX_INPUT_BYTES + 1)
+    except (OSError, EOFError, zlib.error) as error:
+        raise ListFileError(path, 0, f"not a readable gzip file ({error})") from None
+    if len(content) > MAX_INPUT_BYTES:  # a decompression bomb must not exhaust memory
+        raise ListFileError(path, 0, f"decompresses to more than {MAX_INPUT_BYTES:,} bytes")
+    return content
 
 
 def ingest_paths(
@@ -92,9 +124,9 @@ def ingest_paths(
             report.unchanged += known[name].paper_count
             progress(f"{path}: unchanged")
             continue
-        parse = PARSERS.get(path.suffix.lower(), parse_list_bytes)
+        parse = PARSERS.get(input_format(path), parse_list_bytes)
         try:
-            parsed.append((parse(path, data), digest))
+            parsed.append((parse(path, read_input(path, data)), digest))
         except ListFileError as error:
             report.errors.append(error)
             progress(f"{path}: rejected")
@@ -163,7 +195,7 @@ def _store(session: Session, parsed: list[tuple[ParsedList, str]], report: Inges
                 "abstract": abstract.text, "plain": normalized.plain, "html": normalized.html,
                 "headline": headline, "title": abstract.title,
                 "authors": "\n".join(abstract.authors), "url": abstract.url,
-                "keywords": "\n".join(abstract.keywords),
+                "keywords": "\n".join(abstract.keywords), "status": abstract.status,
                 "code_urls": "\n".join(normalized.code_urls),
                 "topic": topics[0][0], "topic_scores": json.dumps(topics),
                 "source_file": name, "source_line": abstract.line, "added_at": now,

@@ -8,9 +8,7 @@ prose construct is rendered twice: as plain text for the index and as escaped HT
 
 from __future__ import annotations
 
-import hashlib
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
@@ -44,29 +42,6 @@ def normalize_abstract(raw: str) -> NormalizedText:
                    for s in segments)
     return NormalizedText(plain=plain, html=html, headline=make_headline(plain),
                           code_urls=extract_code_urls(raw))
-
-
-def identity_text(raw: str) -> str:
-    """The form of an abstract that decides its identity: NFC, single spaces."""
-    return " ".join(unicodedata.normalize("NFC", raw).split())
-
-
-def paper_id(venue_slug: str, raw: str) -> str:
-    digest = hashlib.sha256(f"{venue_slug}\n{identity_text(raw)}".encode()).hexdigest()
-    return digest[:16]
-
-
-def slugify(text: str) -> str:
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
-
-
-def venue_slug(name: str, year: int) -> str:
-    return f"{slugify(name) or 'venue'}-{year}"
-
-
-def author_slug(name: str) -> str:
-    return slugify(name) or hashlib.sha256(name.encode()).hexdigest()[:12]
 
 
 # --- math segments -----------------------------------------------------------------------------

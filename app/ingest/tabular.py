@@ -1,9 +1,14 @@
 """Parse JSON Lines and CSV exports: one paper per row, with venue, year, title, abstract and
-optional authors, url and keywords. A bad row is reported with its line; good rows load."""
+optional authors, url, keywords and status. A bad row is reported with its line; good rows load.
+
+Records end at a line feed only (JSON Lines) or at a line end outside quotes (CSV): U+2028,
+U+2029 and other characters that `str.splitlines` takes for line ends are content there.
+"""
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,14 +25,15 @@ from app.ingest.listfile import (
 from app.ingest.normalize import is_safe_url
 
 REQUIRED = ("venue", "year", "abstract")
-FIELDS_HINT = "fields venue, year, abstract (required), title, authors, url, keywords"
+FIELDS_HINT = ("fields venue, year, abstract (required), title, authors, url, keywords, "
+               "status")
 
 
 def parse_jsonl_bytes(path: Path, data: bytes) -> ParsedList:
     text = decode_text(path, data)
     rows = []
     errors = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -44,7 +50,7 @@ def parse_jsonl_bytes(path: Path, data: bytes) -> ParsedList:
 
 def parse_csv_bytes(path: Path, data: bytes) -> ParsedList:
     text = decode_text(path, data)
-    reader = csv.DictReader(text.splitlines(keepends=True))
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     header = [name.strip().lower() for name in reader.fieldnames or []]
     missing = [name for name in REQUIRED if name not in header]
     if missing:
@@ -142,4 +148,4 @@ def _record(number: int, row: dict[str, Any]) -> RawAbstract:
         keywords = tuple(k.strip() for k in keywords[0].split(",") if k.strip())
     return RawAbstract(line=number, text=abstract, venue=venue, year=year,
                        title=_text(row, "title")[:500], authors=_list(row, "authors")[:200],
-                       url=url, keywords=keywords[:50])
+                       url=url, keywords=keywords[:50], status=_text(row, "status")[:40])

@@ -30,6 +30,7 @@ from whoosh.writing import NO_MERGE, SegmentWriter
 
 from app.config import Settings
 from app.db import catalog_id, catalog_version, full_rebuild_version
+from app.ids import slugify
 from app.models import CatalogChange, Paper, Venue
 from app.search import lengths  # noqa: F401  (decoded field lengths for the writer)
 from app.search.analysis import (
@@ -42,7 +43,7 @@ from app.search.vocabulary import paper_words, read_counts, write_vocabulary
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 10
+INDEX_FORMAT = 11
 WRITER_MEMORY_MB = 2048
 # Text per segment while building: about 12,000 abstracts, 700 MB of postings in memory.
 BUILD_BATCH_CHARS = 14_000_000
@@ -59,13 +60,15 @@ def build_schema() -> Schema:
     analyzer = catalog_analyzer()
     return Schema(
         id=ID(stored=True, unique=True),
-        venue=ID(stored=True, sortable=True),  # the venue slug, for filters and facets
+        venue=ID(stored=True, sortable=True),  # the edition's slug, for filters and facets
+        series=ID(sortable=True),  # the series' slug ("neurips"), for filters and facets
         venue_name=TEXT(analyzer=word_analyzer(), phrase=False),  # "icml", "neurips"
         year=NUMERIC(int, stored=True, sortable=True, signed=False),
         headline=_positional(analyzer, field_boost=1.5),
         text=_positional(analyzer),
         has=KEYWORD(stored=True, sortable=True),  # "code" when the abstract links code
         topic=ID(stored=True, sortable=True),  # the primary topic's slug
+        status=ID(sortable=True),  # the status' slug ("oral", "poster"), "" when unknown
         author=_positional(word_analyzer()),  # author names, for `author:`
         # First ingested, epoch seconds: only sorted by (feeds), so a column and no terms.
         added=COLUMN(NumericColumn("Q")),
@@ -76,6 +79,7 @@ def paper_document(paper: Paper, venue: Venue) -> dict[str, object]:
     return {
         "id": paper.id,
         "venue": venue.slug,
+        "series": venue.series_slug,
         "venue_name": f"{venue.name} {venue.slug}",
         "year": venue.year,
         "headline": paper.headline,
@@ -83,6 +87,7 @@ def paper_document(paper: Paper, venue: Venue) -> dict[str, object]:
         "text": f"{paper.title}\n{paper.plain}" if paper.title else paper.plain,
         "has": "code" if paper.code_urls else "",
         "topic": paper.topic,
+        "status": slugify(paper.status),
         "author": " ; ".join(paper.author_list),
         "added": int(paper.added_at.replace(tzinfo=paper.added_at.tzinfo or UTC).timestamp()),
     }

@@ -27,6 +27,7 @@ from whoosh.query import (
     Term,
 )
 
+from app.ids import slugify
 from app.search.analysis import catalog_analyzer, word_analyzer
 from app.search.synonyms import SYNONYM_GROUPS
 
@@ -35,8 +36,9 @@ MAX_TERMS = 32
 MAX_DEPTH = 8
 MIN_PREFIX_CHARS = 2
 TEXT_FIELDS = ("headline", "text")
-FILTER_FIELDS = ("venue", "year", "topic", "has", "author")
-FILTER_INDEX_FIELDS = {"venue", "venue_name", "year", "topic", "has", "author"}
+FILTER_FIELDS = ("venue", "series", "year", "topic", "status", "has", "author")
+FILTER_INDEX_FIELDS = {"venue", "venue_name", "series", "year", "topic", "status", "has",
+                       "author"}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _TOKEN = re.compile(
     r'(?P<neg>-)?(?:(?P<field>[A-Za-z]+):(?:"(?P<fphrase>[^"]*)"?|(?P<fvalue>[^\s()"]*))'
@@ -281,8 +283,8 @@ def _is_filter(query: Query) -> bool:
     return all(leaf.field() in FILTER_INDEX_FIELDS for leaf in leaves)
 
 
-_EXAMPLES = {"venue": "icml", "year": "2026", "topic": "optimization", "has": "code",
-             "author": "hinton"}
+_EXAMPLES = {"venue": "icml", "series": "neurips", "year": "2026", "topic": "optimization",
+             "status": "oral", "has": "code", "author": "hinton"}
 
 
 def _filter_query(name: str, value: str) -> Query | None:
@@ -296,8 +298,9 @@ def _filter_query(name: str, value: str) -> Query | None:
         return NumericRange("year", int(match[1]), int(match[2])) if match else None
     if name == "has":
         return Term("has", value.lower()) if value.lower() == "code" else None
-    if name == "topic":
-        return Term("topic", value.lower())
+    if name in ("topic", "series", "status"):  # slugs: "series:NeurIPS", "status:Oral"
+        slug = slugify(value)
+        return Term(name, slug) if slug else None
     words = word_analyzer().terms(value)
     return And([Term(name, w) for w in words]) if words else None
 

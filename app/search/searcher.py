@@ -40,10 +40,11 @@ from app.search.vocabulary import Vocabulary
 
 PER_PAGE = 20
 PREFIX_EXPANSIONS = 8  # the most frequent completions a `prefix*` stands for
-FACETS = ("venue", "year", "topic", "has")
+FACETS = ("series", "venue", "year", "topic", "status", "has")
 RELATED_PAPERS = 5
 RELATED_CACHE = 4096
 RESULT_CACHE = 1024
+NOT_READY = "Search is not ready yet: the index is being built. Try again shortly."
 SAME_TOPIC_BOOST = 1.3
 K = TypeVar("K")
 V = TypeVar("V")
@@ -52,16 +53,19 @@ V = TypeVar("V")
 @dataclass(frozen=True)
 class SearchRequest:
     q: str = ""
+    series: str = ""
     venue: str = ""
     year: int | None = None
     topic: str = ""
+    status: str = ""
     has: str = ""  # "code" keeps papers that link code
     sort: str = "relevance"  # or "venue"
     page: int = 1
 
     def filters(self) -> dict[str, object]:
         """The facet filters in effect, by facet name."""
-        values = {"venue": self.venue, "year": self.year, "topic": self.topic, "has": self.has}
+        values = {"series": self.series, "venue": self.venue, "year": self.year,
+                  "topic": self.topic, "status": self.status, "has": self.has}
         return {name: value for name, value in values.items() if value}
 
 
@@ -186,6 +190,8 @@ class PaperSearch:
             ComputedOnce(RELATED_CACHE))
         self._results: ComputedOnce[tuple[tuple[str, float], SearchRequest], SearchResult] = (
             ComputedOnce(result_cache))
+        self._counts: ComputedOnce[tuple[tuple[str, float], SearchRequest], SearchResult] = (
+            ComputedOnce(result_cache))
 
     def index_identity(self) -> tuple[str, float] | None:
         """Which index generation is live: its directory and when its version was written."""
@@ -227,12 +233,21 @@ class PaperSearch:
         try:
             current = self._current()
         except IndexUnavailable:
-            return SearchResult(request, request.q, notes=[
-                "Search is not ready yet: the index is being built. Try again shortly."])
+            return SearchResult(request, request.q, notes=[NOT_READY])
         # Popular queries, paging back and forth and the same query again after a facet
         # click cost nothing: results are kept per index version, like related papers.
         return self._results.get((current.identity, request),
                                  lambda: _Search(current, request, texts).run())
+
+    def counts(self, request: SearchRequest) -> SearchResult:
+        """The request's total and facet counts, exactly as `search` gives them, without
+        ranking a page of hits (trends and charts need only the counts)."""
+        try:
+            current = self._current()
+        except IndexUnavailable:
+            return SearchResult(request, request.q, notes=[NOT_READY])
+        return self._counts.get((current.identity, request), lambda: _Search(
+            current, request, lambda ids: {}).run(with_hits=False))
 
     def ranked_ids(self, request: SearchRequest, limit: int | None = None,
                    newest_first: bool = False) -> list[str]:
@@ -342,14 +357,14 @@ class _Search:
                 name not in FACETS or any(current.columns.get(name, []))),
         )
 
-    def run(self) -> SearchResult:
+    def run(self, with_hits: bool = True) -> SearchResult:
         result, query, docs, allowed = self._resolve()
         result.total = len(allowed)
         if query is None:
             return result
         result.facets = self._facet_counts(docs)
         start = (self.request.page - 1) * PER_PAGE
-        if start < result.total:
+        if with_hits and start < result.total:
             result.hits = self._page(query, allowed, docs, start)
         return result
 

@@ -28,7 +28,7 @@ def query_terms(query: Query) -> set[str]:
 def make_snippet(text: str, terms: set[str], width: int = SNIPPET_CHARS) -> str:
     spans = catalog_analyzer().spans(text, terms)
     if not spans:
-        return _fragment(text, 0, width, [])
+        return _passages(text, [(0, width)], [])
     windows: list[tuple[int, int]] = []
     remaining = spans
     while remaining and len(windows) < FRAGMENTS:
@@ -38,19 +38,35 @@ def make_snippet(text: str, terms: set[str], width: int = SNIPPET_CHARS) -> str:
         start = max(0, remaining[best][0] - width // 6)
         windows.append((start, start + width))
         remaining = [(s, e) for s, e in remaining if not start <= s < start + width]
-    windows.sort()
-    return " … ".join(_fragment(text, a, b, spans) for a, b in windows)
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(windows):  # passages that meet or overlap read as one
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return _passages(text, merged, spans)
 
 
-def _fragment(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> str:
-    """text[start:end] cut at spaces, escaped, with spans marked and ellipses where cut."""
+def _passages(text: str, windows: list[tuple[int, int]], spans: list[tuple[int, int]]) -> str:
+    """The windows' text, each cut at spaces, with one ellipsis wherever text is left out."""
+    cut = [_cut_at_spaces(text, start, end) for start, end in windows]
+    inner = " … ".join(_fragment(text, start, end, spans) for start, end in cut)
+    return ("…" if cut[0][0] > 0 else "") + inner + ("…" if cut[-1][1] < len(text) else "")
+
+
+def _cut_at_spaces(text: str, start: int, end: int) -> tuple[int, int]:
     if start > 0:
         space = text.find(" ", start)
         start = space + 1 if 0 <= space < end else start
     if end < len(text):
         space = text.rfind(" ", start, end)
         end = space if space > start else end
-    out = ["…" if start > 0 else ""]
+    return start, end
+
+
+def _fragment(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> str:
+    """text[start:end], escaped, with the spans inside it marked."""
+    out = []
     position = start
     for s, e in spans:
         if s < start or e > end:
@@ -59,5 +75,4 @@ def _fragment(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> 
         out.append(f"<mark>{escape(text[s:e])}</mark>")
         position = e
     out.append(escape(text[position:end]))
-    out.append("…" if end < len(text) else "")
     return "".join(out)

@@ -6,12 +6,13 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 
-from app import catalog
+from app import catalog, series
 from app.models import Paper, Venue
 from app.search.query import MAX_QUERY_CHARS
 from app.search.searcher import PER_PAGE
 from app.topics import load_taxonomy
-from app.web.deps import PageDep, SearchDep, SearchRequestDep, SessionDep, run_search
+from app.trends import compute_trends
+from app.web.deps import ListFilterDep, PageDep, SearchDep, SearchRequestDep, SessionDep, run_search
 
 router = APIRouter(prefix="/api", tags=["api"])
 SUGGESTIONS = 8
@@ -27,7 +28,8 @@ def venue_json(request: Request, venue: Venue) -> dict[str, Any]:
 
 def paper_json(request: Request, paper: Paper, venue: Venue) -> dict[str, Any]:
     return {
-        "id": paper.id, "venue": venue.label, "venue_slug": venue.slug, "year": venue.year,
+        "id": paper.id, "venue": venue.label, "venue_slug": venue.slug,
+        "series": venue.series_slug, "year": venue.year, "status": paper.status or None,
         "headline": paper.headline, "abstract": paper.abstract,
         "title": paper.title or None, "authors": paper.author_list,
         "source_url": paper.url or None, "keywords": paper.keyword_list,
@@ -42,6 +44,35 @@ def paper_json(request: Request, paper: Paper, venue: Venue) -> dict[str, Any]:
 @router.get("/venues", name="api_venues")
 def venues(request: Request, session: SessionDep) -> dict[str, Any]:
     return {"venues": [venue_json(request, v) for v in catalog.list_venues(session)]}
+
+
+def series_json(request: Request, found: series.Series) -> dict[str, Any]:
+    return {
+        "slug": found.slug, "name": found.name, "papers": found.papers,
+        "url": str(request.url_for("venue", slug=found.slug)),
+        "editions": [{"slug": e.slug, "year": e.year, "papers": e.papers,
+                      "url": str(request.url_for("venue", slug=e.slug))}
+                     for e in found.editions],
+    }
+
+
+@router.get("/series", name="api_series")
+def series_list(request: Request, session: SessionDep) -> dict[str, Any]:
+    """Every conference series with its editions (oldest first)."""
+    return {"series": [series_json(request, s) for s in series.list_series(session)]}
+
+
+@router.get("/series/{slug}", name="api_series_detail")
+def series_detail(request: Request, slug: str, session: SessionDep) -> dict[str, Any]:
+    """One series: its editions, and per year its papers and their topics."""
+    found = series.get_series(session, slug)
+    if found is None:
+        raise HTTPException(404, f"There is no series called “{slug}”.")
+    detail = series.series_detail(session, found)
+    return {**series_json(request, found),
+            "years": [{"year": y.year, "papers": y.papers, "topics": y.topics}
+                      for y in detail.years],
+            "keyphrases": [{"phrase": phrase, "papers": n} for phrase, n in detail.keyphrases]}
 
 
 @router.get("/venues/{slug}/papers", name="api_venue_papers")
@@ -93,17 +124,17 @@ def topics(request: Request, session: SessionDep) -> dict[str, Any]:
 
 @router.get("/topics/{slug}/papers", name="api_topic_papers")
 def topic_papers(
-    request: Request, slug: str, session: SessionDep, page: PageDep = 1, venue: str = "",
-    year: Annotated[int | None, Query(ge=1900, le=2100)] = None,
+    request: Request, slug: str, session: SessionDep, where: ListFilterDep, page: PageDep = 1,
 ) -> dict[str, Any]:
     topic = load_taxonomy().by_slug().get(slug)
     if topic is None:
         raise HTTPException(404, f"There is no topic called “{slug}”.")
-    listing = catalog.topic_papers(session, topic, page, venue, year)
+    listing = catalog.topic_papers(session, topic, page, where)
     venues = catalog.venues_by_slug(session)
     return {
-        "topic": {"slug": topic.slug, "name": topic.name}, "venue": venue or None,
-        "year": year, "page": listing.page, "pages": listing.pages, "total": listing.total,
+        "topic": {"slug": topic.slug, "name": topic.name}, "venue": where.venue or None,
+        "series": where.series or None, "year": where.year, "page": listing.page,
+        "pages": listing.pages, "total": listing.total,
         "papers": [paper_json(request, p, venues[p.venue_slug]) for p in listing.papers],
     }
 
@@ -129,6 +160,19 @@ def search(
                    for name, counts in result.facets.items()},
         "hits": hits,
     }
+
+
+@router.get("/trends", name="api_trends")
+def trends(
+    session: SessionDep, search: SearchDep,
+    q: Annotated[list[str], Query(description="Up to 6 queries")] = [],  # noqa: B006
+) -> dict[str, Any]:
+    """Papers matching each query per year, and their share of that year's papers."""
+    found = compute_trends(search, session, q)
+    return {"years": found.years, "totals": found.totals, "notes": found.notes,
+            "terms": [{"q": line.q, "counts": line.counts,
+                       "shares": [round(share, 6) for share in line.shares],
+                       "total": line.total, "note": line.note} for line in found.terms]}
 
 
 @router.get("/suggest", name="api_suggest")

@@ -9,8 +9,9 @@ from typing import Annotated, Literal
 from fastapi import Depends, Query, Request
 from sqlmodel import Session
 
-from app.catalog import papers_by_id
+from app.catalog import ListFilter, papers_by_id
 from app.db import get_engine
+from app.ids import slugify
 from app.models import Paper
 from app.search.searcher import PaperSearch, SearchRequest, SearchResult
 
@@ -26,17 +27,29 @@ def get_search(request: Request) -> PaperSearch:
 
 def search_request(
     q: Annotated[str, Query(description="Query text; see /help/search")] = "",
-    venue: Annotated[str, Query(description="Venue slug, e.g. icml-2026")] = "",
+    series: Annotated[str, Query(description="Series slug, e.g. neurips")] = "",
+    venue: Annotated[str, Query(description="Edition slug, e.g. neurips-2018")] = "",
     year: Annotated[int | None, Query(ge=1900, le=2100)] = None,
     topic: Annotated[str, Query(description="Topic slug")] = "",
+    status: Annotated[str, Query(description="Status slug, e.g. oral, spotlight, poster")] = "",
     has: Annotated[Literal["", "code"], Query(description="'code': only papers with code")] = "",
     sort: Annotated[Literal["relevance", "venue"], Query()] = "relevance",
     page: Annotated[int, Query(ge=1, le=10_000)] = 1,
 ) -> SearchRequest:
-    return SearchRequest(q=q, venue=venue, year=year, topic=topic, has=has, sort=sort, page=page)
+    return SearchRequest(q=q, series=slugify(series), venue=venue, year=year, topic=topic,
+                         status=slugify(status), has=has, sort=sort, page=page)
+
+
+def list_filter(
+    venue: Annotated[str, Query(description="Edition slug, e.g. neurips-2018")] = "",
+    series: Annotated[str, Query(description="Series slug, e.g. neurips")] = "",
+    year: Annotated[int | None, Query(ge=1900, le=2100)] = None,
+) -> ListFilter:
+    return ListFilter(venue=venue, series=slugify(series), year=year)
 
 
 SessionDep = Annotated[Session, Depends(get_session)]
+ListFilterDep = Annotated[ListFilter, Depends(list_filter)]
 SearchDep = Annotated[PaperSearch, Depends(get_search)]
 SearchRequestDep = Annotated[SearchRequest, Depends(search_request)]
 PageDep = Annotated[int, Query(ge=1, le=100_000, description="1-based page number")]

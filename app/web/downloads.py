@@ -7,9 +7,9 @@ Rows stream from their own database session, a batch at a time.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response, StreamingResponse
 from sqlmodel import Session, col, select
 
@@ -19,7 +19,7 @@ from app.exports import MEDIA_TYPES, STREAMERS, PaperRows, bibtex_entry, stream_
 from app.models import Paper, Venue
 from app.search.searcher import PaperSearch, SearchRequest
 from app.topics import load_taxonomy
-from app.web.deps import SearchDep, SearchRequestDep, SessionDep
+from app.web.deps import ListFilterDep, SearchDep, SearchRequestDep, SessionDep
 from app.web.urls import search_query_string
 
 router = APIRouter(tags=["downloads"])
@@ -79,12 +79,12 @@ def venue_download(request: Request, session: Session, slug: str, fmt: str,
     return list_response(request, rows, fmt, slug, f"{venue.label}: new papers", page_url)
 
 
-def topic_download(request: Request, slug: str, fmt: str, venue: str,
-                   year: int | None) -> StreamingResponse:
+def topic_download(request: Request, slug: str, fmt: str,
+                   where: catalog.ListFilter) -> StreamingResponse:
     topic = load_taxonomy().by_slug().get(slug)
     if topic is None:
         raise HTTPException(404, f"There is no topic called “{slug}”.")
-    conditions = catalog.topic_conditions(topic, venue, year)
+    conditions = catalog.topic_conditions(topic, where)
     order = ([col(Paper.added_at).desc()] if fmt == "atom"
              else [Paper.venue_slug, Paper.ordinal])
     rows = _rows_from_query(request, conditions, order, FEED_ENTRIES if fmt == "atom" else None)
@@ -119,11 +119,9 @@ def venue_twin(request: Request, slug: str, fmt: ListFormat, session: SessionDep
 
 
 @router.get("/topics/{slug}.{fmt}", name="topic_download")
-def topic_twin(
-    request: Request, slug: str, fmt: ListFormat, venue: str = "",
-    year: Annotated[int | None, Query(ge=1900, le=2100)] = None,
-) -> StreamingResponse:
-    return topic_download(request, slug, fmt, venue, year)
+def topic_twin(request: Request, slug: str, fmt: ListFormat,
+               where: ListFilterDep) -> StreamingResponse:
+    return topic_download(request, slug, fmt, where)
 
 
 @router.get("/search.{fmt}", name="search_download")

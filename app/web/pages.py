@@ -7,12 +7,15 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
-from app import catalog
+from app import catalog, series
 from app.exports import bibtex_entry
+from app.search.searcher import SearchResult
 from app.search.synonyms import SYNONYM_GROUPS
 from app.topics import load_taxonomy
-from app.web import downloads
+from app.trends import MAX_TERMS, compute_trends
+from app.web import charts, downloads, facets
 from app.web.deps import (
+    ListFilterDep,
     PageDep,
     SearchDep,
     SearchRequestDep,
@@ -21,22 +24,33 @@ from app.web.deps import (
     run_search,
 )
 from app.web.downloads import ListFormat
-from app.web.render import render
+from app.web.render import render, topic_name
 from app.web.urls import search_query_string
 
 router = APIRouter(default_response_class=HTMLResponse)
 
 
+EXAMPLE_SEARCHES = ("diffusion model", '"graph neural network"', "reinforcement learning robot",
+                    "transformer -vision", "optim*", "lora has:code")
+
+
 @router.get("/")
 def home(request: Request, session: SessionDep) -> HTMLResponse:
-    venues = catalog.list_venues(session)
-    return render(request, "index.html", venues=venues,
-                  total=sum(v.paper_count for v in venues))
+    all_series = series.list_series(session)
+    matrix = series.topic_matrix(session)
+    topic_totals = sorted(((t.slug, matrix.row_total(t.slug)) for t in load_taxonomy().topics),
+                          key=lambda kv: -kv[1])
+    return render(request, "index.html", grid=series.series_grid(all_series),
+                  total=sum(s.papers for s in all_series),
+                  editions=sum(len(s.editions) for s in all_series),
+                  examples=EXAMPLE_SEARCHES, topic_totals=[t for t in topic_totals if t[1]])
 
 
 @router.get("/venues")
 def venues(request: Request, session: SessionDep) -> HTMLResponse:
-    return render(request, "venues.html", venues=catalog.list_venues(session))
+    all_series = series.list_series(session)
+    return render(request, "venues.html", grid=series.series_grid(all_series),
+                  all_series=all_series)
 
 
 @router.get("/venues/{slug}")
@@ -48,19 +62,41 @@ def venue(
         return downloads.venue_download(request, session, slug, format, topic)
     found = catalog.get_venue(session, slug)
     if found is None:
-        raise HTTPException(404, f"There is no venue called “{slug}”.")
+        return _series_page(request, session, slug)
     topics = load_taxonomy().by_slug()
     if topic and topic not in topics:
         raise HTTPException(404, f"There is no topic called “{topic}”.")
     landscape = catalog.venue_landscape(session, slug)
     listing = (catalog.venue_topic_papers(session, found, topic, page) if topic
                else catalog.venue_papers(session, found, page))
+    edition_series = series.get_series(session, found.series_slug)
+    assert edition_series is not None  # every edition belongs to its series
     return render(
         request, "venue.html", listing=listing, topics=topics, topic=topic,
+        series=edition_series, neighbours=edition_series.neighbours(found.slug),
         topic_counts=landscape.topic_counts,
         filtered_total=dict(landscape.topic_counts).get(topic, 0),
         keyphrases=landscape.keyphrases, with_code=landscape.with_code,
     )
+
+
+def _series_page(request: Request, session: SessionDep, slug: str) -> HTMLResponse:
+    found = series.get_series(session, slug)
+    if found is None:
+        raise HTTPException(404, f"There is no venue called “{slug}”.")
+    detail = series.series_detail(session, found)
+    years = found.years
+    papers_chart = charts.column_chart(
+        f"Papers per year at {found.name}",
+        [(e.year, e.papers, f"/venues/{e.slug}") for e in found.editions])
+    topics = [slug for slug, _ in detail.topic_totals]
+    topic_chart = charts.heatmap(
+        f"Topics of {found.name} by year, as a share of each year's papers", years,
+        [(topic_name(topic), f"/topics/{topic}?series={found.slug}#papers",
+          [y.topics.get(topic, 0) / y.papers if y.papers else 0 for y in detail.years],
+          [y.topics.get(topic, 0) for y in detail.years]) for topic in topics])
+    return render(request, "series.html", detail=detail, series=found,
+                  papers_chart=papers_chart, topic_chart=topic_chart)
 
 
 @router.get("/authors/{slug}")
@@ -73,31 +109,40 @@ def author(request: Request, slug: str, session: SessionDep) -> HTMLResponse:
 
 
 @router.get("/topics")
-def topics(request: Request, session: SessionDep) -> HTMLResponse:
-    venues = catalog.list_venues(session)
-    counts = catalog.topic_venue_counts(session)
+def topics(
+    request: Request, session: SessionDep,
+    first: Annotated[int | None, Query(alias="from", ge=1900, le=2100)] = None,
+    last: Annotated[int | None, Query(alias="to", ge=1900, le=2100)] = None,
+) -> HTMLResponse:
+    if first and last and first > last:
+        first, last = last, first
+    matrix = series.topic_matrix(session, first, last)
     taxonomy = sorted(load_taxonomy().topics,
-                      key=lambda t: (-sum(counts.get(t.slug, {}).values()), t.name))
-    return render(request, "topics.html", topics=taxonomy, counts=counts, venues=venues)
+                      key=lambda t: (-matrix.row_total(t.slug), t.name))
+    return render(request, "topics.html", topics=taxonomy, matrix=matrix)
 
 
 @router.get("/topics/{slug}")
 def topic(
-    request: Request, slug: str, session: SessionDep, page: PageDep = 1, venue: str = "",
-    year: Annotated[int | None, Query(ge=1900, le=2100)] = None,
+    request: Request, slug: str, session: SessionDep, where: ListFilterDep, page: PageDep = 1,
     format: ListFormat | None = None,
 ) -> Response:
     if format:
-        return downloads.topic_download(request, slug, format, venue, year)
+        return downloads.topic_download(request, slug, format, where)
     found = load_taxonomy().by_slug().get(slug)
     if found is None:
         raise HTTPException(404, f"There is no topic called “{slug}”.")
+    years = catalog.topic_year_counts(session, slug)
+    share_chart = charts.line_chart(
+        f"{found.name}: share of each year's papers", [year for year, _, _ in years],
+        [(found.name, [n / total if total else 0 for _, n, total in years])])
     return render(
-        request, "topic.html", listing=catalog.topic_papers(session, found, page, venue, year),
-        venue=venue, year=year, venues=catalog.venues_by_slug(session),
-        venue_counts=catalog.topic_venue_counts(session).get(slug, {}),
+        request, "topic.html", listing=catalog.topic_papers(session, found, page, where),
+        where=where, venues=catalog.venues_by_slug(session),
+        series_names={s.slug: s.name for s in series.list_series(session)},
+        series_shares=series.topic_series_shares(session, slug),
         keyphrases=catalog.topic_keyphrases(session, slug),
-        years=catalog.topic_year_counts(session, slug),
+        years=years, share_chart=share_chart,
     )
 
 
@@ -124,8 +169,37 @@ def search(
     if format:
         return downloads.search_download(request, search, query, format)
     result, papers = run_search(search, session, query)
+    label = facets.labeller({s.slug: s.name for s in series.list_series(session)},
+                            {slug: v.label for slug, v in catalog.venues_by_slug(session).items()})
     return render(request, "search.html", result=result, papers=papers,
-                  venues=catalog.venues_by_slug(session), url_with=search_query_string)
+                  venues=catalog.venues_by_slug(session), url_with=search_query_string,
+                  facet_label=label, sidebar=facets.sidebar(result, label),
+                  years=facets.year_histogram(result),
+                  year_chart=_year_share_chart(session, result))
+
+
+def _year_share_chart(session: SessionDep, result: SearchResult) -> charts.ColumnChart | None:
+    """The matches' share of each year's papers, when they span several years."""
+    counts = dict(result.facets.get("year", []))
+    if not result.query or len(counts) < 2:
+        return None
+    totals = series.year_totals(session)
+    return charts.column_chart(
+        f"Share of each year's papers matching “{result.query}”",
+        [(year, counts.get(year, 0) / total, "?" + search_query_string(result.request, year=year))
+         for year, total in totals.items() if total], height=110, as_share=True)
+
+
+@router.get("/trends")
+def trends(
+    request: Request, session: SessionDep, search: SearchDep,
+    q: Annotated[list[str], Query(description="Up to 6 queries")] = [],  # noqa: B006
+) -> HTMLResponse:
+    found = compute_trends(search, session, q)
+    chart = charts.line_chart("Share of each year's papers matching each query", found.years,
+                              [(line.q, line.shares) for line in found.terms])
+    return render(request, "trends.html", trends=found, chart=chart,
+                  inputs=[line.q for line in found.terms] + [""] * (MAX_TERMS - len(found.terms)))
 
 
 @router.get("/help/search")

@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from app.config import PROJECT_ROOT
-from app.ingest.normalize import author_slug
+from app.ids import author_slug
 from app.topics import load_taxonomy
 
 templates = Jinja2Templates(directory=str(PROJECT_ROOT / "templates"))

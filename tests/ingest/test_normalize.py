@@ -1,12 +1,7 @@
 import pytest
 
-from app.ingest.normalize import (
-    make_headline,
-    normalize_abstract,
-    paper_id,
-    split_url,
-    venue_slug,
-)
+from app.ids import paper_id, venue_slug
+from app.ingest.normalize import make_headline, normalize_abstract, split_url
 from app.ingest.tex import tex_to_text
 
 

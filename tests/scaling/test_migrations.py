@@ -55,6 +55,8 @@ def test_a_first_release_catalog_upgrades_to_head_without_loss(tmp_path: Path):
 
     assert upgrade(engine) == (FIRST_REVISION, head_revision())
     after = _rows(url)
+    # Revision 0003 adds the papers' status, empty for papers loaded before it.
+    before["paper"] = [(*row, "") for row in before["paper"]]
     assert {table: rows for table, rows in after.items() if table != "catalogstate"} == {
         table: rows for table, rows in before.items() if table != "catalogstate"}
     state = dict(after["catalogstate"])

@@ -76,7 +76,9 @@ def test_topics_page_matrix_shows_counts_and_shares(client: TestClient):
     learning_theory = next(t for t in topics if t["slug"] == "learning-theory")
     n = learning_theory["papers_per_venue"]["neurips-2026"]
     share = round(100 * n / 36)
-    assert re.search(rf'topic=learning-theory">{n}</a> <span class="pct">{share}%</span>', page)
+    assert re.search(rf'title="Learning theory at NeurIPS: {n} of 36 papers">'
+                     rf'<a href="/topics/learning-theory\?series=neurips#papers">{share}%</a>',
+                     page)
 
 
 def test_venue_landscape_chart_has_the_right_numbers(client: TestClient):

@@ -7,9 +7,11 @@ from fastapi.testclient import TestClient
 def test_home_lists_venues_with_counts_and_totals(client: TestClient):
     page = client.get("/")
     assert page.status_code == 200
-    assert "91 papers from 3 venues" in page.text
+    assert "91 papers in 3 editions of 3 conference series, 2026." in page.text
     for slug, count in [("icml-2026", 38), ("iclr-2026", 17), ("neurips-2026", 36)]:
-        assert re.search(rf'href="[^"]*/venues/{slug}"[^<]*</a></td><td>2026</td>'
+        series = slug.removesuffix("-2026")
+        assert re.search(rf'<a href="/venues/{series}">[^<]+</a></th><td class="s\d">'
+                         rf'<a href="/venues/{slug}" title="[^"]+">{count}</a></td>'
                          rf'<td class="num">{count}</td>', page.text)
 
 

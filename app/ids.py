@@ -1,0 +1,36 @@
+"""Identifiers that ingest stores and pages link to: paper IDs and the slugs of venues,
+series and authors. Stable across ingests, so permalinks survive."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+
+def identity_text(raw: str) -> str:
+    """The form of an abstract that decides its identity: NFC, single spaces."""
+    return " ".join(unicodedata.normalize("NFC", raw).split())
+
+
+def paper_id(venue_slug: str, raw: str) -> str:
+    digest = hashlib.sha256(f"{venue_slug}\n{identity_text(raw)}".encode()).hexdigest()
+    return digest[:16]
+
+
+def slugify(text: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+
+
+def venue_slug(name: str, year: int) -> str:
+    return f"{series_slug(name)}-{year}"
+
+
+def author_slug(name: str) -> str:
+    return slugify(name) or hashlib.sha256(name.encode()).hexdigest()[:12]
+
+
+def series_slug(name: str) -> str:
+    """A conference across its years: the edition's slug without its year."""
+    return slugify(name) or "venue"
