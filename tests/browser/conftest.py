@@ -10,6 +10,7 @@ import pytest
 
 from app.config import PROJECT_ROOT
 from tests.conftest import Catalog, make_catalog, write_list
+from tests.multiseries import write_corpus
 from tests.servers import running_server
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -27,12 +28,15 @@ if not Path(CHROMIUM).exists():
 
 @pytest.fixture(scope="session")
 def browser_catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
-    """The seeds, a 120-paper venue to page through, and the hostile files that load."""
+    """The seeds, a 120-paper venue to page through, the hostile files that load, and the
+    generated series over the years (tests/multiseries.py)."""
     catalog = make_catalog(tmp_path_factory.mktemp("browser"))
     big = write_list(tmp_path_factory.mktemp("big") / "big.txt", "BIG 2026 Papers",
                      *(f"Paper {i} on sparse attention and kernel methods." for i in range(120)))
-    catalog.ingest(big, *(BAD / name for name in ("script.txt", "javascript_link.txt",
-                                                  "img_onerror.txt", "tex_href.txt")))
+    generated = tmp_path_factory.mktemp("generated")
+    write_corpus(generated)
+    catalog.ingest(big, generated, *(BAD / name for name in ("script.txt", "javascript_link.txt",
+                                                             "img_onerror.txt", "tex_href.txt")))
     return catalog
 
 

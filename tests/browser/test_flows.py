@@ -98,6 +98,26 @@ def test_phone_viewport_has_no_horizontal_scrolling(browser, server, path):
     assert width <= 390, (path, width)
 
 
+BROWSING_PAGES = {"home": "/", "series": "/venues/alpha", "topics": "/topics",
+                  "topic": "/topics/robotics", "trends": "/trends?q=kernel&q=transformer&q=robot"}
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("name", list(BROWSING_PAGES))
+def test_browsing_pages_fit_the_screen(browser, server, name, width):
+    context = browser.new_context(base_url=server, viewport={"width": width, "height": 900},
+                                  is_mobile=width < 500)
+    page = context.new_page()
+    page.goto(BROWSING_PAGES[name])
+    overflow = page.evaluate("document.documentElement.scrollWidth")
+    charts = page.locator("svg").count()
+    headings = page.locator("h1").count()
+    screenshot(page, f"browse-{name}-{width}")
+    context.close()
+    assert overflow <= width, (name, width, overflow)
+    assert headings == 1 and (charts > 0 or name == "topics")
+
+
 def test_hostile_abstracts_never_run(page):
     for query in ["alert", "injection", "images", "math"]:
         page.goto(f"/search?q={query}&venue=hostile-2026")
@@ -113,7 +133,8 @@ def test_hostile_abstracts_never_run(page):
 
 
 PAGE_TYPES = ["/", "/venues", "/venues/icml-2026", "/search?q=generalization", "/search",
-              "/topics", "/topics/learning-theory", "/help/search", "/nowhere"]
+              "/topics", "/topics/learning-theory", "/help/search", "/nowhere",
+              "/venues/alpha", "/trends?q=kernel&q=transformer"]
 
 
 @pytest.mark.skipif(not AXE.exists(), reason="axe-core is not installed (make test runs npm)")

@@ -29,3 +29,16 @@ def test_query_terms_come_from_text_fields_and_phrases():
     query = And([Term("text", "grok"), Phrase("headline", ["weak", "strong"]),
                  Term("venue", "icml-2026")])
     assert query_terms(query) == {"grok", "weak", "strong"}
+
+
+def test_passages_never_show_runs_of_ellipses():
+    # Matches close together and far apart: passages that meet are joined, the others are
+    # separated by one ellipsis.
+    text = " ".join(f"word{i} grokking" if i % 37 == 0 else f"word{i}" for i in range(400))
+    for width in (60, 120, 240):
+        snippet = make_snippet(text, set(analyze("grokking")), width=width)
+        assert "… …" not in snippet and "……" not in snippet, snippet
+        assert snippet.count("<mark>") >= 2
+    near = "A grokking B " + "x " * 100 + "grokking C grokking D " + "y " * 300 + "end"
+    snippet = make_snippet(near, set(analyze("grokking")))
+    assert "… …" not in snippet and snippet.endswith("…")
