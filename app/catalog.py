@@ -112,24 +112,32 @@ class TopicListing:
         return max(1, math.ceil(self.total / VENUE_PAGE_SIZE))
 
 
+def edition_topic_counts(session: Session) -> dict[str, Counter[str]]:
+    """Papers per edition and topic, {edition slug: {topic slug: count}}: one grouped query
+    per catalog version, from which topic, series and year counts are summed."""
+    def count() -> dict[str, Counter[str]]:
+        counts: dict[str, Counter[str]] = {}
+        rows = session.exec(select(Paper.venue_slug, Paper.topic, func.count())
+                            .group_by(Paper.venue_slug, Paper.topic))
+        for venue, topic, n in rows:
+            counts.setdefault(venue, Counter())[topic] = n
+        return counts
+
+    return memoized(session, ("edition-topic-counts",), count)
+
+
 def topic_venue_counts(session: Session) -> dict[str, dict[str, int]]:
-    """Papers per topic and venue: {topic slug: {venue slug: count}}."""
-    return memoized(session, ("topic-venue-counts",), lambda: _topic_venue_counts(session))
-
-
-def _topic_venue_counts(session: Session) -> dict[str, dict[str, int]]:
+    """Papers per topic and edition: {topic slug: {edition slug: count}}."""
     counts: dict[str, dict[str, int]] = {}
-    rows = session.exec(select(Paper.topic, Paper.venue_slug, func.count())
-                        .group_by(Paper.topic, Paper.venue_slug))
-    for topic, venue, count in rows:
-        counts.setdefault(topic, {})[venue] = count
+    for venue, topics in edition_topic_counts(session).items():
+        for topic, n in topics.items():
+            counts.setdefault(topic, {})[venue] = n
     return counts
 
 
 def venue_topic_counts(session: Session, venue_slug: str) -> list[tuple[str, int]]:
-    rows = session.exec(select(Paper.topic, func.count()).where(Paper.venue_slug == venue_slug)
-                        .group_by(Paper.topic).order_by(func.count().desc(), Paper.topic))
-    return [(topic, count) for topic, count in rows]
+    counts = edition_topic_counts(session).get(venue_slug, Counter())
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 def code_count(session: Session, venue_slug: str) -> int:
@@ -155,6 +163,11 @@ class ListFilter:
     series: str = ""
     year: int | None = None
 
+    def admits(self, venue: Venue) -> bool:
+        return ((not self.venue or venue.slug == self.venue)
+                and (not self.series or venue.series_slug == self.series)
+                and (not self.year or venue.year == self.year))
+
     def params(self) -> dict[str, object]:
         values = {"series": self.series, "venue": self.venue, "year": self.year}
         return {name: value for name, value in values.items() if value}
@@ -163,7 +176,9 @@ class ListFilter:
 def topic_papers(session: Session, topic: Topic, page: int,
                  where: ListFilter = ListFilter()) -> TopicListing:
     conditions = topic_conditions(topic, where)
-    total = session.exec(select(func.count()).select_from(Paper).where(*conditions)).one()
+    counts = edition_topic_counts(session)
+    total = sum(counts.get(venue.slug, Counter()).get(topic.slug, 0)
+                for venue in list_venues(session) if where.admits(venue))
     papers = session.exec(select(Paper).where(*conditions)
                           .order_by(Paper.venue_slug, Paper.ordinal)
                           .offset((page - 1) * VENUE_PAGE_SIZE).limit(VENUE_PAGE_SIZE)).all()
@@ -200,17 +215,13 @@ def topic_keyphrases(session: Session, topic: str) -> list[tuple[str, int]]:
 
 def topic_year_counts(session: Session, topic: str) -> list[tuple[int, int, int]]:
     """(year, papers on the topic, all papers) for every year in the catalog."""
-    return memoized(session, ("topic-years", topic), lambda: _topic_year_counts(session, topic))
-
-
-def _topic_year_counts(session: Session, topic: str) -> list[tuple[int, int, int]]:
-    rows = session.exec(select(Venue.year, func.sum(Venue.paper_count)).group_by(Venue.year))
-    totals = dict(rows.all())
-    on_topic = dict(session.exec(
-        select(Venue.year, func.count()).select_from(Paper)
-        .join(Venue, Venue.slug == Paper.venue_slug)
-        .where(Paper.topic == topic).group_by(Venue.year)).all())
-    return [(year, on_topic.get(year, 0), total) for year, total in sorted(totals.items())]
+    counts = edition_topic_counts(session)
+    on_topic: Counter[int] = Counter()
+    totals: Counter[int] = Counter()
+    for venue in list_venues(session):
+        totals[venue.year] += venue.paper_count
+        on_topic[venue.year] += counts.get(venue.slug, Counter()).get(topic, 0)
+    return [(year, on_topic[year], total) for year, total in sorted(totals.items())]
 
 
 # --- authors -----------------------------------------------------------------------------------

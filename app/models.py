@@ -28,6 +28,7 @@ class Paper(SQLModel, table=True):
     __table_args__ = (
         Index("ix_paper_venue_ordinal", "venue_slug", "ordinal", unique=True),
         Index("ix_paper_venue_topic", "venue_slug", "topic", "ordinal"),
+        Index("ix_paper_topic_venue", "topic", "venue_slug", "ordinal"),
     )
 
     id: str = Field(primary_key=True)  # stable: hash of venue and normalized abstract

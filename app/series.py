@@ -12,10 +12,9 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-from sqlalchemy import func
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col
 
-from app.catalog import list_venues, memoized, top_keyphrases
+from app.catalog import edition_topic_counts, list_venues, memoized, top_keyphrases
 from app.models import Paper, Venue
 
 MATRIX_SERIES = 24  # columns of the topic × series matrix; smaller series are summed as "other"
@@ -97,19 +96,6 @@ def _group(venues: list[Venue]) -> list[Series]:
 
 def get_series(session: Session, slug: str) -> Series | None:
     return next((s for s in list_series(session) if s.slug == slug), None)
-
-
-def edition_topic_counts(session: Session) -> dict[str, Counter[str]]:
-    """Papers per edition and topic: {edition slug: {topic slug: count}}."""
-    def count() -> dict[str, Counter[str]]:
-        counts: dict[str, Counter[str]] = {}
-        rows = session.exec(select(Paper.venue_slug, Paper.topic, func.count())
-                            .group_by(Paper.venue_slug, Paper.topic))
-        for venue, topic, n in rows:
-            counts.setdefault(venue, Counter())[topic] = n
-        return counts
-
-    return memoized(session, ("edition-topic-counts",), count)
 
 
 def series_detail(session: Session, series: Series) -> SeriesDetail:

@@ -33,6 +33,7 @@ import httpx
 from app.config import PROJECT_ROOT, Settings
 from app.db import get_engine
 from app.search.searcher import PaperSearch, SearchRequest
+from bench.browse import measure_browsing, print_browsing
 from bench.load import run_load
 
 CORPUS = (PROJECT_ROOT / ".." / "shared" / "corpus").resolve()
@@ -261,6 +262,7 @@ def bench_http(settings: Settings, env: dict[str, str], page_seconds: float) -> 
                     elif record is not None:
                         record.append(elapsed)
             server_rss = rss_mb(server.pid)
+        browsing = measure_browsing(base)
         pages = {
             "hello (baseline)": "/bench/hello", "/": "/",
             "/venues/{slug}": f"/venues/{venue['slug']}",
@@ -281,7 +283,7 @@ def bench_http(settings: Settings, env: dict[str, str], page_seconds: float) -> 
             "repeat (cached)": percentiles(repeat_latency),
         }
         return {"cold_start_seconds": round(cold_start, 2), "server_rss_mb": server_rss,
-                "search_page_ms": search_page, "pages": throughput,
+                "search_page_ms": search_page, "pages": throughput, "browsing": browsing,
                 "largest_venue": venue["slug"], "deep_page": deep}
     finally:
         server.terminate()
@@ -322,6 +324,7 @@ def print_report(report: dict) -> None:
         f"{g} p50 {v['p50']} p95 {v['p95']} p99 {v['p99']} max {v['max']}"
         for g, v in http["search_page_ms"].items()))
     print(f"cold start {http['cold_start_seconds']} s; server RSS {http['server_rss_mb']} MB")
+    print_browsing(http["browsing"])
     print("\npages, concurrency 16:            req/s   share of hello   p50 ms   p95 ms  errors")
     for name, r in http["pages"].items():
         print(f"  {name:34} {r['rps']:8} {r['share_of_hello']:10}  {r['p50_ms']:8} "

@@ -19,5 +19,7 @@ def test_harness_runs_on_500_abstracts(capsys):
     assert set(http["pages"]) >= {"hello (baseline)", "/", "/papers/{id}"}
     assert all(page["errors"] == 0 for page in http["pages"].values())
     assert http["pages"]["hello (baseline)"]["requests"] > 0
+    assert set(http["browsing"]) >= {"/", "/venues/{series}", "/topics", "/trends?q=..."}
+    assert all(page["kb"] > 1 for page in http["browsing"].values())
     print_report(report)
     assert "papers/s" in capsys.readouterr().out
