@@ -22,7 +22,7 @@ from app.db import catalog_version, get_engine
 from app.search.searcher import PaperSearch
 
 # HTML pages; their dotted twins (/venues/x.csv) and ?format= downloads stream, uncached.
-PAGE_PREFIXES = ("/venues", "/papers/", "/topics", "/authors/", "/search")
+PAGE_PREFIXES = ("/venues", "/papers/", "/topics", "/authors/", "/search", "/trends")
 PAGES = 512
 MAX_PAGE_BYTES = 512 * 1024
 
