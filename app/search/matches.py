@@ -11,14 +11,13 @@ Whoosh's BM25F would give them, from the same decoded posting lists.
 
 from __future__ import annotations
 
-import heapq
 import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator
 from itertools import accumulate
-from operator import itemgetter
 
+import numpy as np
 from whoosh.codec.whoosh3 import W3LeafMatcher, W3PerDocReader
 from whoosh.matching.wrappers import FilterMatcher
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Phrase, Query, Term
@@ -147,21 +146,25 @@ def _term_docs(searcher: Searcher, fieldname: str, text: object) -> set[int]:
 def _posting_ids(reader: IndexReader, fieldname: str, text: object) -> set[int]:
     """One segment's live document numbers in the term's posting list."""
     ids, _, deleted = _postings(reader, fieldname, text)
-    return set(ids) - deleted if deleted else set(ids)
+    return set(ids.tolist()) - deleted if deleted else set(ids.tolist())
 
 
 # Decoded posting lists, most recently used kept: common words come back in many queries,
 # and counting and scoring read the same lists. 4 M postings are about 32 MB.
 POSTINGS_KEPT = 4_000_000
-_decoded: OrderedDict[tuple[str, str, object], tuple[array, array]] = OrderedDict()
+_decoded: OrderedDict[tuple[str, str, object], tuple[np.ndarray, np.ndarray]] = OrderedDict()
 _decoded_size = 0
 _decoded_lock = threading.Lock()
 
 
+_NO_IDS = np.zeros(0, dtype=np.uint32)
+_NO_WEIGHTS = np.zeros(0, dtype=np.float32)
+
+
 def _postings(reader: IndexReader, fieldname: str, text: object
-              ) -> tuple[Sequence[int], Sequence[float], set[int]]:
+              ) -> tuple[np.ndarray, np.ndarray, set[int]]:
     """The term's postings in one segment (document numbers and weights, the term's
-    frequency) and the segment's deleted documents, which they still hold."""
+    frequency, as arrays) and the segment's deleted documents, which they still hold."""
     global _decoded_size
     deleted = getattr(reader, "deleted_docs_set", None) or set()
     segment = reader.segment() if isinstance(reader, SegmentReader) else None
@@ -173,20 +176,22 @@ def _postings(reader: IndexReader, fieldname: str, text: object
     try:
         matcher = reader.postings(fieldname, text)
     except TermNotFound:
-        return (), (), deleted
+        return _NO_IDS, _NO_WEIGHTS, deleted
     if isinstance(matcher, FilterMatcher):
         matcher = matcher.child
-    ids, weights = array("I"), array("f")
+    decoded_ids, decoded_weights = array("I"), array("f")
     if not isinstance(matcher, W3LeafMatcher) or matcher._byteids:
         for doc, weight in matcher.items_as("weight"):
-            ids.append(doc)
-            weights.append(weight)
+            decoded_ids.append(doc)
+            decoded_weights.append(weight)
     else:
         while matcher.is_active():
             matcher._read_weights()  # reads the block; weights may be stored compactly
-            ids.extend(accumulate(matcher._data[0]))  # stored as deltas
-            weights.extend(matcher._weights)
+            decoded_ids.extend(accumulate(matcher._data[0]))  # stored as deltas
+            decoded_weights.extend(matcher._weights)
             matcher._next_block()
+    ids = np.frombuffer(decoded_ids, dtype=np.uint32) if decoded_ids else _NO_IDS
+    weights = np.frombuffer(decoded_weights, dtype=np.float32) if decoded_weights else _NO_WEIGHTS
     if segment is not None:
         with _decoded_lock:
             _decoded[key] = (ids, weights)
@@ -249,40 +254,63 @@ def _scored_terms(searcher: Searcher, query: Query, phrases: Phrases) -> list[Le
 
 
 def _bm25_sums(searcher: Searcher, leaves: list[Leaf],
-               docs: set[int] | None) -> dict[int, float]:
-    """Per document (of `docs`, or any), the sum of Whoosh's BM25F over the terms that count
-    in it."""
+               docs: set[int] | None) -> tuple[np.ndarray, np.ndarray]:
+    """The documents (of `docs`, or any) where a term counts, and every document's sum of
+    Whoosh's BM25F over the terms that count in it, computed a posting list at a time."""
     model = BM25F()
     b, k1 = model.B, model.K1
-    scores: dict[int, float] = {}
-    get = scores.get
+    total = searcher.doc_count_all()
+    scores = np.zeros(total, dtype=np.float64)
+    touched = np.zeros(total, dtype=bool)
+    allowed = None if docs is None else _mask(docs, total)
     for leaf, offset in searcher.leaf_searchers():
         reader = leaf.reader()
         perdoc = getattr(reader, "_perdoc", None)
         for fieldname, text, boost, where in leaves:
-            counted = docs if where is None else where if docs is None else docs & where
             lengths = decoded_lengths(perdoc, fieldname) if isinstance(
                 perdoc, W3PerDocReader) else None
             average = searcher.avg_field_length(fieldname) or 1
             idf = searcher.idf(fieldname, text) * boost
-            postings: Iterable[tuple[int, float]]
             if where is None:
                 ids, weights, deleted = _postings(reader, fieldname, text)
-                postings = zip(ids, weights, strict=True)
+                local = ids.astype(np.int64)
+                keep = allowed[local + offset] if allowed is not None else None
+                if deleted:
+                    live = ~np.isin(local, np.fromiter(deleted, dtype=np.int64))
+                    keep = live if keep is None else keep & live
             else:  # a phrase's word: only where the phrase matches, often few of its postings
-                deleted = set()
-                postings = ((doc, weight) for doc, weight, _ in _selected_postings(
+                counted = where if docs is None else docs & where
+                selected = [(doc, weight) for doc, weight, _ in _selected_postings(
                     reader, fieldname, text, sorted(key - offset for key in counted
-                                                    if key >= offset)))
-            for doc, tf in postings:
-                key = doc + offset
-                if doc in deleted or (counted is not None and key not in counted):
-                    continue
-                norm = k1 * (1 - b + b * (lengths[doc] if lengths else 1) / average)
-                scores[key] = get(key, 0.0) + idf * tf * (k1 + 1) / (tf + norm)
-    return scores
+                                                    if key >= offset))]
+                local = np.array([doc for doc, _ in selected], dtype=np.int64)
+                weights = np.array([weight for _, weight in selected], dtype=np.float64)
+                keep = None
+            if keep is not None:
+                local, weights = local[keep], weights[keep]
+            tf = weights.astype(np.float64)
+            length = (np.frombuffer(lengths, dtype=np.uint32)[local] if lengths is not None
+                      else 1)
+            norm = k1 * (1 - b + b * length / average)
+            scores[local + offset] += idf * tf * (k1 + 1) / (tf + norm)
+            touched[local + offset] = True
+    return np.flatnonzero(touched), scores
 
 
-def _best(scores: dict[int, float], limit: int) -> list[tuple[int, float]]:
-    best = heapq.nlargest(limit, scores.items(), key=itemgetter(1))
-    return sorted(best, key=lambda item: (-item[1], item[0]))  # ties in document order
+def _mask(docs: set[int], total: int) -> np.ndarray:
+    mask = np.zeros(total, dtype=bool)
+    mask[np.fromiter(docs, dtype=np.int64, count=len(docs))] = True
+    return mask
+
+
+def _best(scored: tuple[np.ndarray, np.ndarray], limit: int) -> list[tuple[int, float]]:
+    """The `limit` highest scores, ties in document order (as Whoosh's collector breaks
+    them), without sorting every scored document."""
+    docs, scores = scored
+    values = scores[docs]
+    if len(docs) > limit > 0:
+        cutoff = np.partition(values, len(values) - limit)[len(values) - limit]
+        keep = values >= cutoff
+        docs, values = docs[keep], values[keep]
+    order = np.lexsort((docs, -values))[:limit]
+    return [(int(docs[i]), float(values[i])) for i in order]

@@ -11,10 +11,9 @@ import math
 import re
 import threading
 import time
-from collections import Counter, OrderedDict
-from collections.abc import Callable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from operator import itemgetter
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -24,6 +23,7 @@ from whoosh.searching import Searcher
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
 from app.search.analysis import catalog_analyzer
+from app.search.facets import FacetColumn, FacetFilter, as_array, read_facet_columns
 from app.search.index import VERSION_FILE
 from app.search.lengths import SegmentLengthBM25F
 from app.search.matches import Phrases, matching_docs, top_by_terms, top_matches
@@ -122,7 +122,7 @@ class _OpenIndex:
 
     index: whoosh_index.Index
     identity: tuple[str, float]
-    columns: dict[str, list[object]]  # facet name → value per document number
+    columns: dict[str, FacetColumn]  # facet name → value per document number
     vocabulary: Vocabulary
     local: threading.local = field(default_factory=threading.local)
 
@@ -217,7 +217,7 @@ class PaperSearch:
                 # Threads still searching the previous version finish on their own searchers.
                 index = whoosh_index.open_dir(identity[0])
                 with index.searcher() as searcher:
-                    columns = _read_columns(searcher)
+                    columns = read_facet_columns(searcher, FACETS)
                 self._open = _OpenIndex(index, identity, columns,
                                         Vocabulary.read(Path(identity[0])))
             return self._open
@@ -325,22 +325,6 @@ def _excludes(query: Query) -> bool:
     return isinstance(query, (AndNot, Not)) or any(_excludes(q) for q in query.children())
 
 
-def _values(column: list[object], docs: set[int]) -> Sequence[object]:
-    """The column's values of the documents, looked up in C (a common word matches 40,000)."""
-    if len(docs) < 2:
-        return [column[doc] for doc in docs]
-    return itemgetter(*docs)(column)
-
-
-def _read_columns(searcher: Searcher) -> dict[str, list[object]]:
-    reader = searcher.reader()
-    columns: dict[str, list[object]] = {}
-    for name in FACETS:
-        if name in searcher.schema and reader.has_column(name):
-            columns[name] = list(reader.column_reader(name))
-    return columns
-
-
 class _Search:
     """One search request against one open index."""
 
@@ -354,7 +338,8 @@ class _Search:
         self.parser = QueryParser(
             lambda prefix: current.vocabulary.completions(prefix, PREFIX_EXPANSIONS),
             lambda name: name in self.searcher.schema and (
-                name not in FACETS or any(current.columns.get(name, []))),
+                name not in FACETS or (name in current.columns
+                                        and current.columns[name].has_values())),
         )
 
     def run(self, with_hits: bool = True) -> SearchResult:
@@ -403,26 +388,14 @@ class _Search:
     def _matching(self, query: Query) -> set[int]:
         return matching_docs(self.searcher, matching_query(query), self.phrases)
 
-    def _filtered(self, docs: set[int], skip: str | None = None) -> set[int]:
-        filters = {name: value for name, value in self.request.filters().items()
-                   if name != skip}
+    def _filtered(self, docs: set[int]) -> set[int]:
+        filters = self.request.filters()
         if not filters:
             return docs
-        columns = self.current.columns
-        return {doc for doc in docs if all(
-            name in columns and columns[name][doc] == value for name, value in filters.items())}
+        return set(FacetFilter(self.current.columns, filters, as_array(docs)).allowed().tolist())
 
     def _facet_counts(self, docs: set[int]) -> dict[str, list[tuple[object, int]]]:
-        """Counts per facet value among matches, each facet ignoring its own filter so the
-        other values stay visible and clickable."""
-        facets: dict[str, list[tuple[object, int]]] = {}
-        for name, column in self.current.columns.items():
-            counts = Counter(_values(column, self._filtered(docs, skip=name)))
-            counts.pop("", None)
-            counts.pop(None, None)
-            if counts:
-                facets[name] = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))
-        return facets
+        return FacetFilter(self.current.columns, self.request.filters(), as_array(docs)).counts()
 
     def _did_you_mean(self, parsed: ParsedQuery) -> str | None:
         reader = self.searcher.reader()
