@@ -3,10 +3,11 @@
 Counts and facets need every match but no score. Whoosh's matchers step through postings
 one document at a time in Python: half of a common query's time at L (profiled: "learning",
 "graph neural network", "in-context learning"). Here a term's posting list is read a block
-at a time and its document numbers decoded in C, and the query's And / Or / Not become set
-operations; a phrase reads positions only in the documents that hold all its words; other
-nodes (year ranges) keep Whoosh's matchers. The best matches are then ranked with the scores
-Whoosh's BM25F would give them, from the same decoded posting lists.
+at a time into arrays (kept, most recently used first), and the query's And / Or / Not
+become set operations; a phrase intersects (document, start) keys of its words' positions,
+decoded into arrays and kept too; other nodes (year ranges) keep Whoosh's matchers. The best
+matches are then ranked with the scores Whoosh's BM25F would give them, computed a posting
+list at a time with numpy from the same arrays.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from __future__ import annotations
 import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import accumulate
+from pickle import loads
 
 import numpy as np
 from whoosh.codec.whoosh3 import W3LeafMatcher, W3PerDocReader
+from whoosh.formats import Positions
 from whoosh.matching.wrappers import FilterMatcher
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Phrase, Query, Term
 from whoosh.reading import IndexReader, SegmentReader, TermNotFound
@@ -60,75 +63,201 @@ def matching_docs(searcher: Searcher, query: Query, phrases: Phrases | None = No
 
 
 def _phrase_docs(searcher: Searcher, phrase: Phrase) -> set[int]:
-    """Documents with the words at consecutive positions: the documents with every word,
-    then positions in only those, rarest word first and each next word only where the phrase
-    can still start (Whoosh walks every posting of every word, and words like "in" of
-    "in-context learning" are in nearly every abstract)."""
+    """Documents with the words at consecutive positions: the documents with every word but
+    the commonest, then, rarest word first, the (document, start) pairs where the phrase can
+    still start, as sorted 64-bit keys intersected in C."""
     words = phrase.words
     if len(words) < 2:
         return set.intersection(*(_term_docs(searcher, phrase.fieldname, w) for w in words)) \
             if words else set()
     rarest_first = sorted(range(len(words)), key=lambda i: searcher.doc_frequency(
         phrase.fieldname, words[i]))
-    # The commonest word's postings are only read where the others already make the phrase.
     candidates = set.intersection(*(_term_docs(searcher, phrase.fieldname, words[i])
                                     for i in rarest_first[:-1]))
-    found: set[int] = set()
+    if not candidates:
+        return set()
+    wanted = np.sort(np.fromiter(candidates, dtype=np.int64, count=len(candidates)))
+    found = []
     for leaf, offset in searcher.leaf_searchers():
         reader = leaf.reader()
-        local = sorted(doc - offset for doc in candidates
-                       if offset <= doc < offset + reader.doc_count_all())
-        starts: set[tuple[int, int]] | None = None  # (document, where the phrase starts)
+        docs = wanted[(wanted >= offset) & (wanted < offset + reader.doc_count_all())] - offset
+        starts: np.ndarray | None = None  # (document << 32) | (phrase start + _BIAS)
         for i in rarest_first:
-            docs = local if starts is None else sorted({doc for doc, _ in starts})
-            shifted = {(doc, position - i) for doc, positions
-                       in _positions(reader, phrase.fieldname, words[i], docs)
-                       for position in positions}
-            starts = shifted if starts is None else starts & shifted
-            if not starts:
+            if starts is not None:
+                docs = np.unique(starts >> 32)
+            if not docs.size:
                 break
-        found.update(doc + offset for doc, _ in starts or ())
-    return found
+            # The commonest word ("in" of "in-context learning") is needed in the fewest
+            # documents: the first time, only their posting blocks are read; a word needed
+            # again is decoded whole and kept.
+            commonest = i == rarest_first[-1] and starts is not None
+            positions = (_positions_in(reader, phrase.fieldname, words[i], docs)
+                         if commonest and _first_need(reader, phrase.fieldname, words[i])
+                         else _term_positions(reader, phrase.fieldname, words[i]))
+            shifted = positions.starts(docs, i)
+            starts = shifted if starts is None else np.intersect1d(starts, shifted,
+                                                                   assume_unique=True)
+        if starts is not None and starts.size:
+            found.append(np.unique(starts >> 32) + offset)
+    return set(np.concatenate(found).tolist()) if found else set()
 
 
-def _positions(reader: IndexReader, fieldname: str, word: str,
-               docs: list[int]) -> Iterator[tuple[int, list[int]]]:
-    """The word's positions in each of the (sorted) documents that hold it."""
-    decode = reader.schema[fieldname].format.decode_positions
-    for doc, _, value in _selected_postings(reader, fieldname, word, docs):
-        yield doc, decode(value)
+# A posting block: its last document number, and a function that reads its document numbers
+# and encoded values (a block is one pickle: skipped blocks are never read).
+Block = tuple[int, Callable[[], tuple[list[int], list[bytes]]]]
 
 
-def _selected_postings(reader: IndexReader, fieldname: str, word: object,
-                       docs: list[int]) -> Iterator[tuple[int, float, bytes]]:
-    """The word's postings (document, weight, encoded value) in the (sorted) documents that
-    hold it, reading only the posting blocks that can hold one of them."""
+def _value_blocks(reader: IndexReader, fieldname: str, word: object) -> Iterator[Block]:
+    """The term's postings a block at a time; each block must be read before the next."""
     try:
         matcher = reader.postings(fieldname, word)
     except TermNotFound:
         return
     if isinstance(matcher, FilterMatcher):
         matcher = matcher.child
-    wanted = set(docs)
     if not isinstance(matcher, W3LeafMatcher) or matcher._byteids:
-        while matcher.is_active():
-            if matcher.id() in wanted:
-                yield matcher.id(), matcher.weight(), matcher.value()
-            matcher.next()
+        items = list(matcher.all_items())  # (document, value) a posting at a time
+        if items:
+            yield items[-1][0], lambda: ([d for d, _ in items], [v for _, v in items])
         return
-    pending = iter(docs)
-    target = next(pending, None)
-    while target is not None and matcher.is_active():
-        if matcher._maxid >= target:  # else the whole block lies before the next document
-            matcher._read_weights()
-            matcher._read_values()
-            for doc, weight, value in zip(accumulate(matcher._data[0]), matcher._weights,
-                                          matcher._values, strict=True):
-                if doc in wanted:
-                    yield doc, weight, value
-            while target is not None and target <= matcher._maxid:
-                target = next(pending, None)
+    while matcher.is_active():
+        def read(block: W3LeafMatcher = matcher) -> tuple[list[int], list[bytes]]:
+            block._read_values()
+            return list(accumulate(block._data[0])), block._values  # ids stored as deltas
+
+        yield matcher._maxid, read
         matcher._next_block()
+
+
+def _decoder(reader: IndexReader, fieldname: str) -> Callable[[bytes], Iterable[int]]:
+    """How the field's position values decode: for Whoosh's Positions format (a length, then
+    the pickled deltas, stored without pickle's final "."), its decode_positions a third
+    faster; else the format's own."""
+    format_ = reader.schema[fieldname].format
+    if type(format_).decode_positions is not Positions.decode_positions:
+        return format_.decode_positions
+
+    def decode(value: bytes) -> Iterable[int]:
+        return accumulate(loads(value[4:] if value.endswith(b".") else value[4:] + b"."))
+
+    return decode
+
+
+_BIAS = 1 << 16  # keeps a phrase's start (a position minus the word's place) positive
+
+
+class TermPositions:
+    """Every position of a term in one segment: the positions of the k-th document of `ids`
+    are positions[bounds[k]:bounds[k + 1]]."""
+
+    def __init__(self, ids: np.ndarray, bounds: np.ndarray, positions: np.ndarray) -> None:
+        self.ids, self.bounds, self.positions = ids, bounds, positions
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def starts(self, docs: np.ndarray, place: int) -> np.ndarray:
+        """Sorted keys (document << 32) | (position - place + _BIAS) for the sorted `docs`."""
+        selected = np.flatnonzero(np.isin(self.ids, docs, assume_unique=True))
+        counts = self.bounds[selected + 1] - self.bounds[selected]
+        first = np.repeat(self.bounds[selected] - (np.cumsum(counts) - counts), counts)
+        positions = self.positions[first + np.arange(int(counts.sum()))].astype(np.int64)
+        documents = np.repeat(self.ids[selected].astype(np.int64), counts)
+        keys = (documents << 32) | (positions - place + _BIAS)
+        return keys  # documents ascending, positions ascending within each: sorted
+
+
+# Decoded positions of whole posting lists, most recently used kept: phrases and synonyms of
+# common words ("in-context learning", "large language model") read the same lists again.
+# Decoding unpickles a value per posting; kept, a phrase is array arithmetic.
+POSITIONS_KEPT = 8_000_000  # about 40 MB
+_positions: OrderedDict[tuple[str, str, object], TermPositions] = OrderedDict()
+_positions_size = 0
+
+
+def _positions_key(reader: IndexReader, fieldname: str,
+                   word: object) -> tuple[str, str, object] | None:
+    segment = reader.segment() if isinstance(reader, SegmentReader) else None
+    return (segment.segment_id(), fieldname, word) if segment else None
+
+
+_needed: set[tuple[str, str, object] | None] = set()  # words a phrase read selectively
+
+
+def _first_need(reader: IndexReader, fieldname: str, word: object) -> bool:
+    """Whether the word's positions are neither kept nor were needed before."""
+    key = _positions_key(reader, fieldname, word)
+    with _decoded_lock:
+        if key in _positions or key in _needed:
+            return False
+        if len(_needed) > 100_000:
+            _needed.clear()
+        _needed.add(key)
+        return True
+
+
+def _kept_positions(reader: IndexReader, fieldname: str, word: object) -> TermPositions | None:
+    key = _positions_key(reader, fieldname, word)
+    with _decoded_lock:
+        if key in _positions:
+            _positions.move_to_end(key)
+            return _positions[key]
+    return None
+
+
+def _positions_in(reader: IndexReader, fieldname: str, word: object,
+                  docs: np.ndarray) -> TermPositions:
+    """The term's positions in the sorted `docs` only, reading the posting blocks that can
+    hold them (not kept)."""
+    decode = _decoder(reader, fieldname)
+    wanted = set(docs.tolist())
+    ids: list[int] = []
+    bounds = [0]
+    positions: list[int] = []
+    pending = iter(docs.tolist())
+    target = next(pending, None)
+    for last, read in _value_blocks(reader, fieldname, word):
+        if target is None:
+            break
+        if last < target:  # the whole block lies before the next wanted document
+            continue
+        for doc, value in zip(*read(), strict=True):
+            if doc in wanted:
+                ids.append(doc)
+                positions.extend(decode(value))
+                bounds.append(len(positions))
+        while target is not None and target <= last:
+            target = next(pending, None)
+    return TermPositions(np.array(ids, dtype=np.int32), np.array(bounds, dtype=np.int64),
+                         np.array(positions, dtype=np.int32))
+
+
+def _term_positions(reader: IndexReader, fieldname: str, word: object) -> TermPositions:
+    global _positions_size
+    kept = _kept_positions(reader, fieldname, word)
+    if kept is not None:
+        return kept
+    key = _positions_key(reader, fieldname, word)
+    decode = _decoder(reader, fieldname)
+    ids: list[int] = []
+    bounds = [0]
+    positions: list[int] = []
+    for _, read in _value_blocks(reader, fieldname, word):
+        block_ids, values = read()
+        ids.extend(block_ids)
+        for value in values:
+            positions.extend(decode(value))
+            bounds.append(len(positions))
+    found = TermPositions(np.array(ids, dtype=np.int32), np.array(bounds, dtype=np.int64),
+                          np.array(positions, dtype=np.int32))
+    if key is not None:
+        with _decoded_lock:
+            _positions[key] = found
+            _positions_size += len(found) + 1
+            while _positions_size > POSITIONS_KEPT:
+                _, old = _positions.popitem(last=False)
+                _positions_size -= len(old) + 1
+    return found
 
 
 def _live_docs(searcher: Searcher) -> set[int]:
@@ -271,21 +400,15 @@ def _bm25_sums(searcher: Searcher, leaves: list[Leaf],
                 perdoc, W3PerDocReader) else None
             average = searcher.avg_field_length(fieldname) or 1
             idf = searcher.idf(fieldname, text) * boost
-            if where is None:
-                ids, weights, deleted = _postings(reader, fieldname, text)
-                local = ids.astype(np.int64)
-                keep = allowed[local + offset] if allowed is not None else None
-                if deleted:
-                    live = ~np.isin(local, np.fromiter(deleted, dtype=np.int64))
-                    keep = live if keep is None else keep & live
-            else:  # a phrase's word: only where the phrase matches, often few of its postings
-                counted = where if docs is None else docs & where
-                selected = [(doc, weight) for doc, weight, _ in _selected_postings(
-                    reader, fieldname, text, sorted(key - offset for key in counted
-                                                    if key >= offset))]
-                local = np.array([doc for doc, _ in selected], dtype=np.int64)
-                weights = np.array([weight for _, weight in selected], dtype=np.float64)
-                keep = None
+            # A phrase's words count only where the phrase matches.
+            counted = allowed if where is None else _mask(
+                where if docs is None else docs & where, total)
+            ids, weights, deleted = _postings(reader, fieldname, text)
+            local = ids.astype(np.int64)
+            keep = counted[local + offset] if counted is not None else None
+            if deleted:
+                live = ~np.isin(local, np.fromiter(deleted, dtype=np.int64))
+                keep = live if keep is None else keep & live
             if keep is not None:
                 local, weights = local[keep], weights[keep]
             tf = weights.astype(np.float64)
