@@ -8,18 +8,19 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
-from fastapi.staticfiles import StaticFiles
 from sqlmodel import Session
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.gzip import GZipMiddleware
 
-from app.config import PROJECT_ROOT, Settings, get_settings
+from app.config import Settings, get_settings
 from app.db import catalog_version, get_engine, paper_total
 from app.search.index import read_index_version
 from app.search.keeper import IndexKeeper
 from app.search.searcher import PaperSearch
 from app.web import api, downloads, pages
+from app.web.assets import STATIC_DIR, Assets
 from app.web.middleware import DropNul, SecurityHeaders
-from app.web.pagecache import PageCache
+from app.web.pagecache import MIN_GZIP_BYTES, PageCache
 from app.web.render import error_response
 
 
@@ -45,12 +46,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # Plain ASGI middlewares, the last added outermost: every response, cached pages too, gets
     # the security headers. (Starlette's BaseHTTPMiddleware cost as much per request as the
-    # whole hello-world endpoint.)
+    # whole hello-world endpoint.) Gzip inside the page cache, which compresses its pages
+    # once itself: JSON, exports (streamed) and static files.
+    app.add_middleware(GZipMiddleware, minimum_size=MIN_GZIP_BYTES, compresslevel=6)
     app.add_middleware(PageCache, settings=settings, search=search)
     app.add_middleware(DropNul)
     app.add_middleware(SecurityHeaders)
 
-    app.mount("/static", StaticFiles(directory=PROJECT_ROOT / "static"), name="static")
+    app.mount("/static", Assets(directory=STATIC_DIR), name="static")
     app.include_router(downloads.router)  # first: /venues/x.csv before /venues/{slug}
     app.include_router(pages.router)
     app.include_router(api.router)

@@ -4,10 +4,15 @@ A page depends only on the database (at its catalog version) and the search inde
 generation), so a venue or paper page that a thousand people open during a conference is
 rendered once per ingest, not once per request. The same key is the page's ETag: a browser
 that already holds the page gets a 304 without anything being rendered.
+
+Pages are kept as rendered and, once a client asks for it, gzipped (a fifth of the bytes):
+compressed once per page version rather than per request. The app behind is asked for the
+page uncompressed, whatever the client accepts.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import threading
 from collections import OrderedDict
@@ -25,6 +30,7 @@ from app.search.searcher import PaperSearch
 PAGE_PREFIXES = ("/venues", "/papers/", "/topics", "/authors/", "/search", "/trends")
 PAGES = 512
 MAX_PAGE_BYTES = 512 * 1024
+MIN_GZIP_BYTES = 500  # below, the gzip header costs more than it saves
 
 RawHeaders = list[tuple[bytes, bytes]]
 
@@ -45,7 +51,7 @@ class PageCache:
         self.settings = settings
         self.search = search
         self.size = size
-        self._pages: OrderedDict[tuple[object, ...], tuple[RawHeaders, bytes]] = OrderedDict()
+        self._pages: OrderedDict[tuple[object, ...], _Page] = OrderedDict()
         self._lock = threading.Lock()
 
     def _version(self) -> str:
@@ -61,19 +67,39 @@ class PageCache:
         # The host too: pages hold absolute links (BibTeX URLs) to the address they were asked at.
         key = (request_headers.get("host"), scope.get("scheme"), scope["path"],
                scope["query_string"], await run_in_threadpool(self._version))
-        etag = f'"{hashlib.sha256(repr(key).encode()).hexdigest()[:24]}"'.encode()
+        digest = hashlib.sha256(repr(key).encode()).hexdigest()[:24]
+        compress = "gzip" in request_headers.get("accept-encoding", "")
+        # Each encoding its own ETag, as a cache between us and the browser may keep both.
+        etag = f'"{digest}-gz"' if compress else f'"{digest}"'
         # no-cache: browsers keep the page but ask each time, and get a 304 while it holds.
-        validators = [(b"etag", etag), (b"cache-control", b"no-cache")]
-        if etag.decode() in request_headers.get("if-none-match", ""):
+        validators = [(b"etag", etag.encode()), (b"cache-control", b"no-cache"),
+                      (b"vary", b"Accept-Encoding")]
+        if etag in request_headers.get("if-none-match", ""):
             await _send(send, 304, validators, b"")
             return
         with self._lock:
-            cached = self._pages.get(key)
-            if cached is not None:
+            page = self._pages.get(key)
+            if page is not None:
                 self._pages.move_to_end(key)
-        if cached is not None:
-            await _send(send, 200, cached[0] + validators, cached[1])
-            return
+        if page is None:
+            status, headers, body = await self._render(scope, receive)
+            if status != 200:
+                await _send(send, status, headers, body)
+                return
+            page = _Page(headers, body)
+            if len(body) <= MAX_PAGE_BYTES:
+                with self._lock:
+                    self._pages[key] = page
+                    while len(self._pages) > self.size:
+                        self._pages.popitem(last=False)
+        if compress and len(page.body) >= MIN_GZIP_BYTES:
+            await _send(send, 200, page.headers + validators
+                        + [(b"content-encoding", b"gzip")], page.gzipped())
+        else:
+            await _send(send, 200, page.headers + validators, page.body)
+
+    async def _render(self, scope: Scope, receive: Receive) -> tuple[int, RawHeaders, bytes]:
+        """The app's response, asked for without compression."""
         start: Message = {}
         chunks: list[bytes] = []
 
@@ -83,18 +109,24 @@ class PageCache:
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
 
-        await self.app(scope, receive, capture)
-        body = b"".join(chunks)
-        headers = [(name, value) for name, value in start["headers"] if name != b"content-length"]
-        if start["status"] != 200:
-            await _send(send, start["status"], headers, body)
-            return
-        if len(body) <= MAX_PAGE_BYTES:
-            with self._lock:
-                self._pages[key] = (headers, body)
-                while len(self._pages) > self.size:
-                    self._pages.popitem(last=False)
-        await _send(send, 200, headers + validators, body)
+        plain = {**scope, "headers": [(name, value) for name, value in scope["headers"]
+                                      if name != b"accept-encoding"]}
+        await self.app(plain, receive, capture)
+        headers = [(name, value) for name, value in start["headers"]
+                   if name not in (b"content-length", b"vary")]
+        return start["status"], headers, b"".join(chunks)
+
+
+class _Page:
+    def __init__(self, headers: RawHeaders, body: bytes) -> None:
+        self.headers = headers
+        self.body = body
+        self._gzipped: bytes | None = None
+
+    def gzipped(self) -> bytes:
+        if self._gzipped is None:  # two threads may both compress: the same bytes
+            self._gzipped = gzip.compress(self.body, compresslevel=6, mtime=0)
+        return self._gzipped
 
 
 async def _send(send: Send, status: int, headers: RawHeaders, body: bytes) -> None:

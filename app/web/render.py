@@ -11,6 +11,7 @@ from fastapi.templating import Jinja2Templates
 from app.config import PROJECT_ROOT
 from app.ids import author_slug
 from app.topics import load_taxonomy
+from app.web.assets import static_url
 
 templates = Jinja2Templates(directory=str(PROJECT_ROOT / "templates"))
 
@@ -22,6 +23,7 @@ def topic_name(slug: str) -> str:
 
 templates.env.globals["topic_name"] = topic_name
 templates.env.globals["author_slug"] = author_slug
+templates.env.globals["static_url"] = static_url
 
 
 def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
