@@ -27,7 +27,11 @@ def memoized(session: Session, key: tuple[Any, ...], compute: Callable[[], T]) -
 
     For aggregates over many papers (a venue's topic chart, a topic's keyphrases) that every
     view of a page would otherwise recompute."""
-    full_key = (str(session.get_bind().url), catalog_version(session), *key)
+    # The version is read once per session (a request): a page asks for several aggregates.
+    version = session.info.get("catalog_version")
+    if version is None:
+        version = session.info["catalog_version"] = catalog_version(session)
+    full_key = (str(session.get_bind().url), version, *key)
     if full_key not in _memo:
         if len(_memo) >= _MEMO_LIMIT:
             _memo.clear()
@@ -47,7 +51,14 @@ class PaperPage:
 
 
 def list_venues(session: Session) -> list[Venue]:
-    return list(session.exec(select(Venue).order_by(col(Venue.year).desc(), Venue.name)))
+    """Every edition, newest first; read once per catalog version (every page asks)."""
+    def load() -> list[Venue]:
+        venues = list(session.exec(select(Venue).order_by(col(Venue.year).desc(), Venue.name)))
+        for venue in venues:  # kept beyond this session: detached, attributes loaded
+            session.expunge(venue)
+        return venues
+
+    return memoized(session, ("venues",), load)
 
 
 def get_venue(session: Session, slug: str) -> Venue | None:

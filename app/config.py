@@ -20,6 +20,10 @@ class Settings:
     database: str = ""
     # How often a server asks the database whether an ingest changed the catalog.
     poll_seconds: float = 2.0
+    # Threads per worker for requests. Few: they share one GIL, and every thread more waits
+    # for it after each SQLite row and file read (16 readers on one worker at L: 40 threads
+    # 31.5 req/s, p95 1.2 s; 4 threads 38 req/s, p95 0.69 s).
+    threads: int = 4
 
     @property
     def database_path(self) -> Path:
@@ -43,4 +47,5 @@ def get_settings() -> Settings:
     return Settings(data_dir=data_dir, seeds_dir=seeds_dir, topics_file=topics_file,
                     bench_endpoint=os.environ.get("CATALOG_BENCH_ENDPOINT") == "1",
                     database=os.environ.get("CATALOG_DATABASE_URL", ""),
-                    poll_seconds=float(os.environ.get("CATALOG_POLL_SECONDS", "2")))
+                    poll_seconds=float(os.environ.get("CATALOG_POLL_SECONDS", "2")),
+                    threads=max(1, int(os.environ.get("CATALOG_THREADS", "4"))))

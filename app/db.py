@@ -78,6 +78,7 @@ def bump_catalog_version(session: Session, changed_ids: Iterable[str] = ()) -> i
     """Record a new catalog version and the papers it added or removed (for every node)."""
     version = catalog_version(session) + 1
     session.merge(CatalogState(key=VERSION_KEY, value=str(version)))
+    session.info.pop("catalog_version", None)  # what catalog.memoized read of this session
     rows = [{"version": version, "paper_id": paper_id} for paper_id in sorted(set(changed_ids))]
     for start in range(0, len(rows), 5000):
         session.execute(insert(CatalogChange), rows[start : start + 5000])

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gzip
 import json
 import random
+import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
 
@@ -44,16 +47,22 @@ class LoadResult:
                 "error_samples": self.error_samples[:5]}
 
 
-async def run_load(base: str, urls: list[str], clients: int, seconds: float) -> LoadResult:
+async def run_load(base: str, urls: list[str], clients: int, seconds: float,
+                   once: bool = False) -> LoadResult:
+    """`once`: the clients share the list, each URL requested once (first-time requests),
+    until the time or the list runs out."""
     result = LoadResult()
     deadline = time.perf_counter() + seconds
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    shared = iter(urls)
 
     async def client(index: int, http: httpx.AsyncClient) -> None:
         order = urls[index % len(urls):] + urls[: index % len(urls)]
         i = 0
         while time.perf_counter() < deadline:
-            url = order[i % len(order)]
+            url = next(shared, None) if once else order[i % len(order)]
+            if url is None:
+                break
             i += 1
             started = time.perf_counter()
             try:
@@ -100,15 +109,72 @@ def catalog_mix(base: str, count: int = 200, seed: int = 7) -> list[str]:
     return urls
 
 
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+_STOP = set("a an the of for in on to and with via from by at is are as its their using towards "
+            "toward through under over into".split())
+
+
+def title_queries(count: int, seed: int = 11) -> list[str]:
+    """Distinct queries of two or three consecutive words of real paper titles (from
+    ../shared/corpus), as a researcher types a half-remembered title."""
+    rng = random.Random(seed)
+    titles = []
+    for name in ("ml-abstracts.jsonl.gz", "more-abstracts.jsonl.gz"):
+        with gzip.open(CORPUS / name, "rt", encoding="utf-8") as lines:
+            titles += [json.loads(line).get("title") or "" for line in lines if line.strip()]
+    rng.shuffle(titles)
+    queries: dict[str, None] = {}
+    for title in titles:
+        words = [w for w in re.findall(r"[a-z][a-z-]+", title.lower()) if len(w) > 2]
+        words = [w for w in words if w not in _STOP]
+        if len(words) < 2:
+            continue
+        size = rng.choice((2, 2, 3))
+        start = rng.randrange(max(1, len(words) - size + 1))
+        queries[" ".join(words[start : start + size])] = None
+        if len(queries) >= count:
+            break
+    return list(queries)
+
+
+def readers_mix(base: str, count: int = 8000, seed: int = 5) -> list[str]:
+    """Many readers at once: first-time searches of distinct title phrases (60 % first
+    pages, 20 % second pages) and venue pages at random depths (20 %), in random order."""
+    rng = random.Random(seed)
+    with httpx.Client(base_url=base, timeout=60) as http:
+        venues = http.get("/api/venues").json()["venues"]
+    queries = iter(title_queries(count, seed))
+    urls = []
+    for _ in range(count):
+        kind = rng.random()
+        if kind < 0.8:
+            page = {"page": 2} if kind >= 0.6 else {}
+            query = next(queries, None)
+            if query is None:
+                break
+            urls.append("/search?" + str(httpx.QueryParams({"q": query, **page})))
+        else:
+            venue = rng.choice(venues)
+            pages = max(1, -(-venue["paper_count"] // 50))
+            urls.append(f"/venues/{venue['slug']}?page={rng.randint(1, pages)}")
+    return urls
+
+
+MIXES = {"catalog": catalog_mix, "readers": readers_mix}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("base")
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--url", action="append", help="a path to request (repeatable)")
+    parser.add_argument("--mix", choices=list(MIXES), default="catalog",
+                        help="readers: first-time title searches and venue pages at random depths")
     args = parser.parse_args()
-    urls = args.url or catalog_mix(args.base)
-    result = asyncio.run(run_load(args.base, urls, args.clients, args.seconds))
+    urls = args.url or MIXES[args.mix](args.base)
+    once = args.mix == "readers" and not args.url
+    result = asyncio.run(run_load(args.base, urls, args.clients, args.seconds, once=once))
     print(json.dumps({"clients": args.clients, "seconds": args.seconds, **result.summary()},
                      indent=2))
 

@@ -34,7 +34,7 @@ from app.config import PROJECT_ROOT, Settings
 from app.db import get_engine
 from app.search.searcher import PaperSearch, SearchRequest
 from bench.browse import measure_browsing, print_browsing
-from bench.load import run_load
+from bench.load import readers_mix, run_load
 
 CORPUS = (PROJECT_ROOT / ".." / "shared" / "corpus").resolve()
 SIZES = {
@@ -290,6 +290,27 @@ def bench_http(settings: Settings, env: dict[str, str], page_seconds: float) -> 
         server.wait(timeout=30)
 
 
+def bench_readers(env: dict[str, str], seconds: float) -> dict:
+    """Many readers at once: `catalog serve --workers 2`, 16 clients, first-time title
+    searches (first and second pages) and venue pages at random depths, each URL once."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server, _ = start_server(env, port, "--workers", "2")
+    try:
+        with httpx.Client(base_url=base, timeout=120) as http:
+            for q in ("warm", "up", "both", "workers", "of", "the", "server", "now"):
+                http.get("/search", params={"q": q})  # each worker opens the index once
+        urls = readers_mix(base)
+        result = asyncio.run(run_load(base, urls, 16, seconds, once=True))
+        workers = [int(pid) for pid in subprocess.run(
+            ["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()]
+        return {**result.summary(), "distinct_urls": len(urls),
+                "worker_rss_mb": [rss_mb(pid) for pid in workers]}
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 def run(size: str, page_seconds: float, keep: Path | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"bench-{size}-") as tmp:
         work = keep or Path(tmp)
@@ -303,6 +324,7 @@ def run(size: str, page_seconds: float, keep: Path | None = None) -> dict:
         get_engine(settings.database_url)
         report["search_in_process_ms"] = bench_search(settings, work)
         report["http"] = bench_http(settings, env, page_seconds)
+        report["readers"] = bench_readers(env, 2 * page_seconds)
         return report
 
 
@@ -329,6 +351,10 @@ def print_report(report: dict) -> None:
     for name, r in http["pages"].items():
         print(f"  {name:34} {r['rps']:8} {r['share_of_hello']:10}  {r['p50_ms']:8} "
               f"{r['p95_ms']:8}  {r['errors']}")
+    r = report["readers"]
+    print(f"\nreaders mix, 2 workers, 16 clients ({r['distinct_urls']} distinct URLs): "
+          f"{r['rps']} req/s, p50 {r['p50_ms']} ms, p95 {r['p95_ms']} ms, p99 {r['p99_ms']} ms, "
+          f"errors {r['errors']}, worker RSS {r['worker_rss_mb']} MB")
 
 
 def main() -> None:

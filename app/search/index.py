@@ -43,7 +43,7 @@ from app.search.vocabulary import paper_words, read_counts, write_vocabulary
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 11
+INDEX_FORMAT = 12
 WRITER_MEMORY_MB = 2048
 # Text per segment while building: about 12,000 abstracts, 700 MB of postings in memory.
 BUILD_BATCH_CHARS = 14_000_000
@@ -59,7 +59,7 @@ def _positional(analyzer: CachedAnalyzer, field_boost: float = 1.0) -> TEXT:
 def build_schema() -> Schema:
     analyzer = catalog_analyzer()
     return Schema(
-        id=ID(stored=True, unique=True),
+        id=ID(stored=True, unique=True, sortable=True),  # a column too: hits' IDs by lookup
         venue=ID(stored=True, sortable=True),  # the edition's slug, for filters and facets
         series=ID(sortable=True),  # the series' slug ("neurips"), for filters and facets
         venue_name=TEXT(analyzer=word_analyzer(), phrase=False),  # "icml", "neurips"

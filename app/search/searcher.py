@@ -123,6 +123,7 @@ class _OpenIndex:
     index: whoosh_index.Index
     identity: tuple[str, float]
     columns: dict[str, FacetColumn]  # facet name → value per document number
+    ids: list[str]  # paper ID per document number (Whoosh's stored fields unpickle a dict)
     vocabulary: Vocabulary
     local: threading.local = field(default_factory=threading.local)
 
@@ -218,7 +219,8 @@ class PaperSearch:
                 index = whoosh_index.open_dir(identity[0])
                 with index.searcher() as searcher:
                     columns = read_facet_columns(searcher, FACETS)
-                self._open = _OpenIndex(index, identity, columns,
+                    ids = list(searcher.reader().column_reader("id"))
+                self._open = _OpenIndex(index, identity, columns, ids,
                                         Vocabulary.read(Path(identity[0])))
             return self._open
 
@@ -267,7 +269,7 @@ class PaperSearch:
         except IndexUnavailable:
             return []
         return self._related.get((current.identity, paper_id), lambda: _related_papers(
-            current.searcher, paper_id, plain, texts, limit))
+            current, paper_id, plain, texts, limit))
 
     def suggest(self, prefix_text: str, limit: int = 8) -> list[str]:
         """Completions of the last word typed, most frequent first, keeping what came before."""
@@ -282,8 +284,9 @@ class PaperSearch:
         return [f"{head}{word}" for word in vocabulary.completions(words[-1], limit)]
 
 
-def _related_papers(searcher: Searcher, paper_id: str, plain: str,
+def _related_papers(current: _OpenIndex, paper_id: str, plain: str,
                     texts: Callable[[list[str]], dict[str, str]], limit: int) -> list[RelatedPaper]:
+    searcher = current.searcher
     docnum = searcher.document_number(id=paper_id)
     if docnum is None or not plain:
         return []
@@ -298,11 +301,11 @@ def _related_papers(searcher: Searcher, paper_id: str, plain: str,
     hits = [(doc, score) for doc, score in top_by_terms(searcher, "text", key_terms, limit * 4 + 1)
             if doc != docnum]
     # Papers of the same primary topic rise: similar words and a similar area.
-    topics = searcher.reader().column_reader("topic") if "topic" in searcher.schema else None
-    own_topic = topics[docnum] if topics else None
+    topics = current.columns["topic"].codes if "topic" in current.columns else None
+    own_topic = topics[docnum] if topics is not None else None
     ranked = sorted(hits, key=lambda hit: -hit[1] * (
-        SAME_TOPIC_BOOST if topics and topics[hit[0]] == own_topic else 1.0))[:limit]
-    ids = [searcher.stored_fields(doc)["id"] for doc, _ in ranked]
+        SAME_TOPIC_BOOST if topics is not None and topics[hit[0]] == own_topic else 1.0))[:limit]
+    ids = [current.ids[doc] for doc, _ in ranked]
     other_texts = texts(ids)
     surface = _surface_forms(plain)
     related = []
@@ -448,7 +451,7 @@ class _Search:
             # lists of the matches already found (a third of "learning" at L).
             best = top_matches(self.searcher, query, allowed, limit, self.phrases)
             if best is not None:
-                return [(self.searcher.stored_fields(doc)["id"], score) for doc, score in best]
+                return [(self.current.ids[doc], score) for doc, score in best]
         # The exact matches as a filter when facets filter them, or when the query excludes
         # words: Whoosh's AndNot matcher can let through documents the excluded part matches
         # (tests/search/test_matches.py). Otherwise none: a filter costs Whoosh its skipping.

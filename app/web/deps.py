@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Annotated, Literal
 
@@ -55,20 +55,31 @@ SearchRequestDep = Annotated[SearchRequest, Depends(search_request)]
 PageDep = Annotated[int, Query(ge=1, le=100_000, description="1-based page number")]
 
 
-def plain_texts(session: Session) -> Callable[[list[str]], dict[str, str]]:
-    """What the search layer needs to highlight and compare papers: their plain text."""
-    def texts(ids: list[str]) -> dict[str, str]:
-        return {pid: paper.plain for pid, paper in papers_by_id(session, ids).items()}
+class PaperLoader:
+    """Papers read once per request: the search layer asks for the plain text of the papers
+    it highlights or compares, and the page then shows the same papers."""
 
-    return texts
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.loaded: dict[str, Paper] = {}
+
+    def papers(self, ids: list[str]) -> dict[str, Paper]:
+        missing = [pid for pid in ids if pid not in self.loaded]
+        if missing:
+            self.loaded.update(papers_by_id(self.session, missing))
+        return {pid: self.loaded[pid] for pid in ids if pid in self.loaded}
+
+    def texts(self, ids: list[str]) -> dict[str, str]:
+        return {pid: paper.plain for pid, paper in self.papers(ids).items()}
 
 
 def run_search(search: PaperSearch, session: Session,
                request: SearchRequest) -> tuple[SearchResult, dict[str, Paper]]:
     """The search result and its papers. A hit whose paper the database no longer holds (an
     ingest committed, the index not yet updated) is left out rather than shown broken."""
-    result = search.search(request, plain_texts(session))
-    papers = papers_by_id(session, [hit.id for hit in result.hits])
+    loader = PaperLoader(session)
+    result = search.search(request, loader.texts)
+    papers = loader.papers([hit.id for hit in result.hits])
     shown = [hit for hit in result.hits if hit.id in papers]
     return (result if len(shown) == len(result.hits) else replace(result, hits=shown)), papers
 
@@ -76,6 +87,7 @@ def run_search(search: PaperSearch, session: Session,
 def related_papers(search: PaperSearch, session: Session,
                    paper: Paper) -> list[tuple[Paper, list[str]]]:
     """The paper's most similar papers with the key terms they share."""
-    related = search.related(paper.id, paper.plain, plain_texts(session))
-    papers = papers_by_id(session, [r.id for r in related])
+    loader = PaperLoader(session)
+    related = search.related(paper.id, paper.plain, loader.texts)
+    papers = loader.papers([r.id for r in related])
     return [(papers[r.id], r.shared_terms) for r in related if r.id in papers]
