@@ -222,19 +222,25 @@ def rss_mb(pid: int) -> float:
     return round(int(re.search(r"VmRSS:\s+(\d+)", status)[1]) / 1024, 1)
 
 
-def load(base: str, path: str, seconds: float) -> dict:
-    """Concurrency 16 against one page: wrk when installed, else the Python generator."""
+def load(base: str, paths: list[str], seconds: float, once: bool = False) -> dict:
+    """Concurrency 16 against the pages (in turn; `once`: each at most once, as far as the
+    time allows): wrk when installed, as it takes no core from the server, else the Python
+    generator."""
     wrk = shutil.which("wrk")
     if wrk:
-        output = subprocess.run(
-            [wrk, "-t2", "-c16", f"-d{max(1, int(seconds))}s", "-s",
-             str(PROJECT_ROOT / "bench" / "wrk_report.lua"), base + path],
-            capture_output=True, text=True, check=True).stdout
+        with tempfile.NamedTemporaryFile("w", suffix=".txt") as listed:
+            listed.write("\n".join(paths) + "\n")
+            listed.flush()
+            output = subprocess.run(
+                [wrk, "-t2", "-c16", f"-d{max(1, int(seconds))}s", "-s",
+                 str(PROJECT_ROOT / "bench" / "wrk_report.lua"), base + paths[0],
+                 "--", listed.name, "2"],
+                capture_output=True, text=True, check=True).stdout
         report = json.loads(output.strip().splitlines()[-1])
         report["rps"] = round(report["requests"] / report["seconds"], 1)
         report["tool"] = "wrk"
         return report
-    result = asyncio.run(run_load(base, [path], 16, seconds))
+    result = asyncio.run(run_load(base, paths, 16, seconds, once=once))
     return {**result.summary(), "tool": "python"}
 
 
@@ -270,7 +276,7 @@ def bench_http(settings: Settings, env: dict[str, str], page_seconds: float) -> 
             "/papers/{id}": paper["url"].replace(base, "").replace("http://testserver", ""),
             "/search?q=reinforcement learning": "/search?q=reinforcement+learning",
         }
-        throughput = {name: load(base, path, page_seconds) for name, path in pages.items()}
+        throughput = {name: load(base, [path], page_seconds) for name, path in pages.items()}
         hello = throughput["hello (baseline)"]["rps"] or 1
         for report in throughput.values():
             report["share_of_hello"] = round(report["rps"] / hello, 3)
@@ -301,10 +307,10 @@ def bench_readers(env: dict[str, str], seconds: float) -> dict:
             for q in ("warm", "up", "both", "workers", "of", "the", "server", "now"):
                 http.get("/search", params={"q": q})  # each worker opens the index once
         urls = readers_mix(base)
-        result = asyncio.run(run_load(base, urls, 16, seconds, once=True))
+        result = load(base, urls, seconds, once=True)
         workers = [int(pid) for pid in subprocess.run(
             ["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()]
-        return {**result.summary(), "distinct_urls": len(urls),
+        return {**result, "distinct_urls": len(urls),
                 "worker_rss_mb": [rss_mb(pid) for pid in workers]}
     finally:
         server.terminate()

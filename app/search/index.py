@@ -39,11 +39,12 @@ from app.search.analysis import (
     catalog_analyzer,
     word_analyzer,
 )
+from app.search.arrays import write_arrays
 from app.search.vocabulary import paper_words, read_counts, write_vocabulary
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 12
+INDEX_FORMAT = 13
 WRITER_MEMORY_MB = 2048
 # Text per segment while building: about 12,000 abstracts, 700 MB of postings in memory.
 BUILD_BATCH_CHARS = 14_000_000
@@ -193,6 +194,7 @@ class IndexBuild:
         # One segment: with one per batch (8 at L), searches were ~40 % slower (measured).
         self.writer.commit(optimize=True)
         self.index.close()
+        write_arrays(self.directory)
         write_vocabulary(self.directory, self.words)
         _write_stamp(self.directory, stamp)
         _swap_live_index(self.settings.index_path, self.directory)
@@ -252,6 +254,7 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
                 writer.delete_by_term("id", paper_id)
     writer.commit()
     ix.close()
+    write_arrays(directory)
     write_vocabulary(directory, words)
     _write_stamp(directory, stamp)
     return len(changed)

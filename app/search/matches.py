@@ -13,7 +13,6 @@ list at a time with numpy from the same arrays.
 from __future__ import annotations
 
 import threading
-from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from itertools import accumulate
@@ -28,6 +27,7 @@ from whoosh.reading import IndexReader, SegmentReader, TermNotFound
 from whoosh.scoring import BM25F
 from whoosh.searching import Searcher
 
+from app.search.arrays import decode_postings, field_arrays
 from app.search.lengths import decoded_lengths
 
 Phrases = dict[tuple[str, tuple[str, ...]], set[int]]
@@ -296,29 +296,16 @@ def _postings(reader: IndexReader, fieldname: str, text: object
     frequency, as arrays) and the segment's deleted documents, which they still hold."""
     global _decoded_size
     deleted = getattr(reader, "deleted_docs_set", None) or set()
+    arrays = field_arrays(reader, fieldname)
+    if arrays is not None and isinstance(text, str):
+        return (*arrays.postings(text), deleted)
     segment = reader.segment() if isinstance(reader, SegmentReader) else None
     key = (segment.segment_id() if segment else "", fieldname, text)
     with _decoded_lock:
         if key in _decoded:
             _decoded.move_to_end(key)
             return (*_decoded[key], deleted)
-    try:
-        matcher = reader.postings(fieldname, text)
-    except TermNotFound:
-        return _NO_IDS, _NO_WEIGHTS, deleted
-    if isinstance(matcher, FilterMatcher):
-        matcher = matcher.child
-    decoded_ids, decoded_weights = array("I"), array("f")
-    if not isinstance(matcher, W3LeafMatcher) or matcher._byteids:
-        for doc, weight in matcher.items_as("weight"):
-            decoded_ids.append(doc)
-            decoded_weights.append(weight)
-    else:
-        while matcher.is_active():
-            matcher._read_weights()  # reads the block; weights may be stored compactly
-            decoded_ids.extend(accumulate(matcher._data[0]))  # stored as deltas
-            decoded_weights.extend(matcher._weights)
-            matcher._next_block()
+    decoded_ids, decoded_weights = decode_postings(reader, fieldname, text)
     ids = np.frombuffer(decoded_ids, dtype=np.uint32) if decoded_ids else _NO_IDS
     weights = np.frombuffer(decoded_weights, dtype=np.float32) if decoded_weights else _NO_WEIGHTS
     if segment is not None:

@@ -1,0 +1,71 @@
+"""Posting arrays beside the index: written by builds and updates, identical to Whoosh's
+postings, memory-mapped by searches, and not needed for correct results."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+from whoosh import index as whoosh_index
+
+from app.ingest.load import ingest_paths
+from app.search import arrays
+from app.search.arrays import ARRAYS_DIR, FIELDS, decode_postings, field_arrays
+from app.search.index import sync_index
+from app.search.matches import matching_docs
+from app.search.query import QueryParser
+from tests.conftest import Catalog, write_list
+
+
+def _check_every_term(directory: Path) -> int:
+    checked = 0
+    with whoosh_index.open_dir(str(directory)).reader() as reader:
+        for leaf, _ in reader.leaf_readers():
+            for fieldname in FIELDS:
+                found = field_arrays(leaf, fieldname)
+                assert found is not None and isinstance(found.ids, np.memmap)
+                for term in leaf.lexicon(fieldname):
+                    ids, weights = found.postings(term.decode("utf-8"))
+                    expected_ids, expected_weights = decode_postings(leaf, fieldname, term)
+                    assert ids.tolist() == expected_ids.tolist(), term
+                    assert weights.tolist() == expected_weights.tolist(), term
+                    checked += 1
+    return checked
+
+
+def test_a_build_writes_arrays_equal_to_whoosh_postings(seeded: Catalog):
+    directory = seeded.settings.index_path.resolve()
+    assert sorted(p.name.split(".")[1] for p in (directory / ARRAYS_DIR).iterdir()) == sorted(
+        FIELDS)
+    assert _check_every_term(directory) > 1000
+
+
+def test_an_update_adds_its_segment_arrays_and_a_rebuild_drops_old_ones(fresh: Catalog,
+                                                                        tmp_path: Path):
+    added = write_list(tmp_path / "n.txt", "ICLR 2027 Papers", "Quokka graph diffusion.",
+                       "Wombat learning in graphs.")
+    with fresh.session() as session:
+        ingest_paths(session, [added])
+        assert sync_index(fresh.settings, session).startswith("updated")
+    directory = fresh.settings.index_path.resolve()
+    assert len(list((directory / ARRAYS_DIR).iterdir())) == 2 * len(FIELDS)
+    _check_every_term(directory)
+    parser = QueryParser(lambda prefix: [], lambda name: True)
+    with whoosh_index.open_dir(str(directory)).searcher() as searcher:
+        assert len(matching_docs(searcher, parser.parse("quokka").query)) == 1
+
+
+def test_searches_without_arrays_find_the_same(fresh: Catalog):
+    directory = fresh.settings.index_path.resolve()
+    parser = QueryParser(lambda prefix: [], lambda name: True)
+    queries = [parser.parse(q).query for q in ("learning", "graph neural", '"in-context"')]
+    with whoosh_index.open_dir(str(directory)).searcher() as searcher:
+        with_arrays = [matching_docs(searcher, q) for q in queries]
+    shutil.rmtree(directory / ARRAYS_DIR)
+    arrays._opened.clear()
+    with whoosh_index.open_dir(str(directory)).searcher() as searcher:
+        leaf = next(iter(searcher.leaf_searchers()))[0].reader()
+        assert field_arrays(leaf, "text") is None
+        assert [matching_docs(searcher, q) for q in queries] == with_arrays
+    assert any(with_arrays)
