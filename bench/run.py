@@ -232,7 +232,7 @@ def load(base: str, paths: list[str], seconds: float, once: bool = False) -> dic
             listed.write("\n".join(paths) + "\n")
             listed.flush()
             output = subprocess.run(
-                [wrk, "-t2", "-c16", f"-d{max(1, int(seconds))}s", "-s",
+                [wrk, "-t2", "-c16", f"-d{max(1, int(seconds))}s", "--timeout", "30s", "-s",
                  str(PROJECT_ROOT / "bench" / "wrk_report.lua"), base + paths[0],
                  "--", listed.name, "2"],
                 capture_output=True, text=True, check=True).stdout

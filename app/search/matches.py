@@ -170,7 +170,7 @@ class TermPositions:
 # Decoded positions of whole posting lists, most recently used kept: phrases and synonyms of
 # common words ("in-context learning", "large language model") read the same lists again.
 # Decoding unpickles a value per posting; kept, a phrase is array arithmetic.
-POSITIONS_KEPT = 8_000_000  # about 40 MB
+POSITIONS_KEPT = 4_000_000  # about 20 MB
 _positions: OrderedDict[tuple[str, str, object], TermPositions] = OrderedDict()
 _positions_size = 0
 
