@@ -1,7 +1,8 @@
 """The search box's query language, translated into Whoosh queries.
 
 Plain words must all match; `"exact phrase"`, `OR`, `-word` / `NOT word`, parentheses and
-`prefix*` work as researchers expect; `venue:`, `year:`, `topic:` and `has:code` filter.
+`prefix*` work as researchers expect; `venue:`, `series:`, `year:`, `topic:`, `status:` and
+`has:code` filter.
 Hyphenated words match as phrases ("weak-to-strong" finds "weak to strong"), acronyms expand
 through the synonym table, and nothing a user types raises: what cannot be used is dropped
 with a note saying so. Queries are bounded in length, terms, nesting and prefix expansion.
