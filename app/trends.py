@@ -56,8 +56,6 @@ def compute_trends(search: PaperSearch, session: Session, queries: list[str]) ->
         counts = [int(by_year.get(year, 0)) for year in years]  # type: ignore[call-overload]
         note = " ".join(filter(None, [
             result.message,
-            "No paper has all its words; counted papers with any of them."
-            if result.any_words else None,
             f"Nothing matched; counted “{result.corrected}” instead."
             if result.showing_corrected else None])) or None
         lines.append(TrendLine(q, counts, [n / totals[y] if totals[y] else 0.0

@@ -258,3 +258,11 @@ class AnalyzedPositions(Positions):
         boost = self.field_boost
         for text, positions in analyzer.positions(value).items():
             yield text, len(positions), len(positions) * boost, self.encode(positions)
+
+
+def surface_forms(text: str) -> dict[str, str]:
+    """Each stem of the text → the word it was written as (its first occurrence)."""
+    forms: dict[str, str] = {}
+    for token in catalog_analyzer()(text, keeporiginal=True):
+        forms.setdefault(token.text, token.original.lower())
+    return forms

@@ -49,6 +49,13 @@ def as_array(docs: set[int]) -> np.ndarray:
     return np.fromiter(docs, dtype=np.int64, count=len(docs))
 
 
+def as_mask(docs: set[int], total: int) -> np.ndarray:
+    """The documents as a boolean array over all document numbers."""
+    mask = np.zeros(total, dtype=bool)
+    mask[as_array(docs)] = True
+    return mask
+
+
 class FacetFilter:
     """The matches of one search (an array of document numbers) against the request's
     filters, each facet's counts computed without its own filter."""

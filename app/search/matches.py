@@ -28,6 +28,7 @@ from whoosh.scoring import BM25F
 from whoosh.searching import Searcher
 
 from app.search.arrays import decode_postings, field_arrays
+from app.search.facets import as_mask
 from app.search.lengths import decoded_lengths
 
 Phrases = dict[tuple[str, tuple[str, ...]], set[int]]
@@ -338,11 +339,25 @@ def top_matches(searcher: Searcher, query: Query, docs: set[int], limit: int,
     for queries of words and phrases joined by And, Or and AndNot, where a match's score is
     the sum of the BM25F scores of the terms that match it (a phrase's: of its words); None
     for other queries (ranges, filter fields...)."""
+    scored = _scores(searcher, query, docs, phrases)
+    return None if scored is None else _best(scored, limit)
+
+
+def match_scores(searcher: Searcher, query: Query, docs: set[int],
+                 phrases: Phrases | None = None) -> np.ndarray | None:
+    """The scores `top_matches` ranks by, of every document (by document number; 0 outside
+    `docs` and where no term counts); None for the queries it cannot score."""
+    scored = _scores(searcher, query, docs, phrases)
+    return None if scored is None else scored[1]
+
+
+def _scores(searcher: Searcher, query: Query, docs: set[int],
+            phrases: Phrases | None) -> tuple[np.ndarray, np.ndarray] | None:
     leaves = _scored_terms(searcher, query, {} if phrases is None else phrases)
     if leaves is None or not all(
             name in searcher.schema and searcher.schema[name].scorable for name, *_ in leaves):
         return None  # filter terms (ID fields) Whoosh scores by weight alone
-    return _best(_bm25_sums(searcher, leaves, docs), limit)
+    return _bm25_sums(searcher, leaves, docs)
 
 
 def _scored_terms(searcher: Searcher, query: Query, phrases: Phrases) -> list[Leaf] | None:
@@ -378,7 +393,7 @@ def _bm25_sums(searcher: Searcher, leaves: list[Leaf],
     total = searcher.doc_count_all()
     scores = np.zeros(total, dtype=np.float64)
     touched = np.zeros(total, dtype=bool)
-    allowed = None if docs is None else _mask(docs, total)
+    allowed = None if docs is None else as_mask(docs, total)
     for leaf, offset in searcher.leaf_searchers():
         reader = leaf.reader()
         perdoc = getattr(reader, "_perdoc", None)
@@ -388,7 +403,7 @@ def _bm25_sums(searcher: Searcher, leaves: list[Leaf],
             average = searcher.avg_field_length(fieldname) or 1
             idf = searcher.idf(fieldname, text) * boost
             # A phrase's words count only where the phrase matches.
-            counted = allowed if where is None else _mask(
+            counted = allowed if where is None else as_mask(
                 where if docs is None else docs & where, total)
             ids, weights, deleted = _postings(reader, fieldname, text)
             local = ids.astype(np.int64)
@@ -405,12 +420,6 @@ def _bm25_sums(searcher: Searcher, leaves: list[Leaf],
             scores[local + offset] += idf * tf * (k1 + 1) / (tf + norm)
             touched[local + offset] = True
     return np.flatnonzero(touched), scores
-
-
-def _mask(docs: set[int], total: int) -> np.ndarray:
-    mask = np.zeros(total, dtype=bool)
-    mask[np.fromiter(docs, dtype=np.int64, count=len(docs))] = True
-    return mask
 
 
 def _best(scored: tuple[np.ndarray, np.ndarray], limit: int) -> list[tuple[int, float]]:

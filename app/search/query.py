@@ -29,7 +29,7 @@ from whoosh.query import (
 )
 
 from app.ids import slugify
-from app.search.analysis import catalog_analyzer, word_analyzer
+from app.search.analysis import catalog_analyzer, surface_forms, word_analyzer
 from app.search.synonyms import SYNONYM_GROUPS
 
 MAX_QUERY_CHARS = 500
@@ -55,13 +55,42 @@ PrefixExpander = Callable[[str], list[str]]
 class ParsedQuery:
     text: str  # the cleaned query as it was parsed
     query: Query | None  # None: nothing to search (see notes)
-    any_words: Query | None = None  # the same words, any of them: the fallback for no results
     words: list[str] = field(default_factory=list)  # plain words, for "did you mean"
     notes: list[str] = field(default_factory=list)
 
     @property
     def message(self) -> str | None:
         return " ".join(self.notes) or None
+
+    def parts(self) -> QueryParts | None:
+        """The query's required parts (words, phrases, synonym groups), for papers that match
+        most of them; None unless the query is an AND of at least two of them."""
+        query, excluded = self.query, None
+        if isinstance(query, AndNot):
+            query, excluded = query.a, query.b
+        if not isinstance(query, And):
+            return None
+        words = [q for q in query.subqueries if not _is_filter(q)]
+        if len(words) < 2:
+            return None
+        forms = surface_forms(self.text)
+        return QueryParts([(_label(q, forms), q) for q in words],
+                          [q for q in query.subqueries if _is_filter(q)], excluded)
+
+
+@dataclass(frozen=True)
+class QueryParts:
+    words: list[tuple[str, Query]]  # each part as the user typed it, and its query
+    filters: list[Query]  # inline filters (venue:, year:, ...): every paper must pass them
+    excluded: Query | None  # what -word / NOT excludes
+
+
+def _label(query: Query, forms: dict[str, str]) -> str:
+    """A part of the query as it was typed: its words in their written form."""
+    stems = [text if isinstance(text, str) else text.decode("utf-8")
+             for name, text in query.iter_all_terms(phrases=True) if name in TEXT_FIELDS]
+    typed = [forms[stem] for stem in dict.fromkeys(stems) if stem in forms]
+    return " ".join(typed or list(dict.fromkeys(stems)))
 
 
 def clean_query_text(raw: str) -> tuple[str, list[str]]:
@@ -139,7 +168,6 @@ class QueryParser:
                              "“diffusion generalization”, or see the search help.")
             return parsed
         parsed.query = query.normalize()
-        parsed.any_words = self._any_words(parsed.query)
         return parsed
 
     def _note(self, note: str) -> None:
@@ -267,16 +295,6 @@ class QueryParser:
         if negative:
             return AndNot(base, negative[0] if len(negative) == 1 else Or(negative))
         return base
-
-    def _any_words(self, query: Query) -> Query | None:
-        """Any of the query's top-level words, filters still applied: the looser fallback."""
-        if not isinstance(query, And):
-            return None
-        filters = [q for q in query.subqueries if _is_filter(q)]
-        words = [q for q in query.subqueries if not _is_filter(q)]
-        if len(words) < 2:
-            return None
-        return And([*filters, Or(words)]) if filters else Or(words)
 
 
 def _is_filter(query: Query) -> bool:

@@ -17,16 +17,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
+import numpy as np
 from whoosh import index as whoosh_index
-from whoosh.query import AndNot, Every, Not, Query
+from whoosh.query import AndNot, Every, Not, Or, Query
 from whoosh.searching import Searcher
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
-from app.search.analysis import catalog_analyzer
-from app.search.facets import FacetColumn, FacetFilter, as_array, read_facet_columns
+from app.search.analysis import surface_forms
+from app.search.facets import FacetColumn, FacetFilter, as_array, as_mask, read_facet_columns
 from app.search.index import VERSION_FILE
 from app.search.lengths import SegmentLengthBM25F
-from app.search.matches import Phrases, matching_docs, top_by_terms, top_matches
+from app.search.matches import (
+    Phrases,
+    match_scores,
+    matching_docs,
+    top_by_terms,
+    top_matches,
+)
 from app.search.query import (
     TEXT_FIELDS,
     ParsedQuery,
@@ -80,6 +87,8 @@ class SearchHit:
     id: str
     score: float
     snippet: str  # HTML: escaped text with <mark> around matched terms
+    partial: bool = False  # matches most of the query's parts, not all
+    missing: list[str] = field(default_factory=list)  # the parts it lacks, as typed
 
 
 @dataclass
@@ -91,8 +100,10 @@ class SearchResult:
     notes: list[str] = field(default_factory=list)
     corrected: str | None = None  # "did you mean" query text
     showing_corrected: bool = False  # the hits are for `corrected`, the query had none
-    any_words: bool = False  # the hits match any of the words, as none matched all
     facets: dict[str, list[tuple[object, int]]] = field(default_factory=dict)
+    # Where the exact matches end before the page does: papers with most of the query's
+    # parts. Not counted in `total` or the facets, not exported.
+    partial: list[SearchHit] = field(default_factory=list)
 
     @property
     def page(self) -> int:
@@ -307,21 +318,13 @@ def _related_papers(current: _OpenIndex, paper_id: str, plain: str,
         SAME_TOPIC_BOOST if topics is not None and topics[hit[0]] == own_topic else 1.0))[:limit]
     ids = [current.ids[doc] for doc, _ in ranked]
     other_texts = texts(ids)
-    surface = _surface_forms(plain)
+    surface = surface_forms(plain)
     related = []
     for other_id in ids:
         stems = set(analyze(other_texts.get(other_id, "")))
         shared = [surface.get(term, term) for term, _ in key_terms if term in stems]
         related.append(RelatedPaper(other_id, list(dict.fromkeys(shared))[:6]))
     return related
-
-
-def _surface_forms(plain: str) -> dict[str, str]:
-    """Each stem of the text → the word it was written as (its first occurrence)."""
-    forms: dict[str, str] = {}
-    for token in catalog_analyzer()(plain, keeporiginal=True):
-        forms.setdefault(token.text, token.original.lower())
-    return forms
 
 
 def _excludes(query: Query) -> bool:
@@ -354,6 +357,10 @@ class _Search:
         start = (self.request.page - 1) * PER_PAGE
         if with_hits and start < result.total:
             result.hits = self._page(query, allowed, docs, start)
+        room = start + PER_PAGE - result.total
+        if (with_hits and 0 < room <= PER_PAGE and self.request.sort == "relevance"
+                and not result.showing_corrected):
+            result.partial = self._partial(allowed, room)
         return result
 
     def ranked_ids(self, limit: int | None, newest_first: bool) -> list[str]:
@@ -370,7 +377,7 @@ class _Search:
         """The query to rank (after corrections and fallbacks), its matches and what the
         filters allow of them."""
         request = self.request
-        parsed = self.parser.parse(request.q)
+        parsed = self.parsed = self.parser.parse(request.q)
         result = SearchResult(request, parsed.text, notes=list(parsed.notes))
         query = parsed.query
         if query is None and parsed.text and not request.filters():
@@ -419,7 +426,8 @@ class _Search:
 
     def _fallback(self, parsed: ParsedQuery, result: SearchResult, query: Query,
                   docs: set[int]) -> tuple[Query, set[int]]:
-        """No match: try the spelling correction, then any of the words."""
+        """No match: try the spelling correction (papers with some of the words follow on the
+        page either way)."""
         if result.corrected:
             corrected = self.parser.parse(result.corrected)
             if corrected.query is not None:
@@ -427,12 +435,41 @@ class _Search:
                 if self._filtered(corrected_docs):
                     result.showing_corrected = True
                     return corrected.query, corrected_docs
-        if parsed.any_words is not None:
-            any_docs = self._matching(parsed.any_words)
-            if self._filtered(any_docs):
-                result.any_words = True
-                return parsed.any_words, any_docs
         return query, docs
+
+    def _partial(self, exact: set[int], room: int) -> list[SearchHit]:
+        """The best papers with most but not all of the query's parts (at least half of
+        them), by how many they have, then by the score of the parts they have."""
+        parts = self.parsed.parts() if self.parsed.query is not None else None
+        if parts is None:
+            return []
+        total = self.searcher.doc_count_all()
+        has = np.zeros((len(parts.words), total), dtype=bool)
+        for row, (_, query) in enumerate(parts.words):
+            has[row, as_array(self._matching(query))] = True
+        counts = has.sum(axis=0)
+        wanted = counts >= max(1, -(-len(parts.words) // 2))
+        wanted[as_array(exact)] = False
+        for required in parts.filters:
+            wanted &= as_mask(self._matching(required), total)
+        if parts.excluded is not None:
+            wanted &= ~as_mask(self._matching(parts.excluded), total)
+        candidates = self._filtered(set(np.flatnonzero(wanted).tolist()))
+        if not candidates:
+            return []
+        either = Or([query for _, query in parts.words])
+        scores = match_scores(self.searcher, either, candidates, self.phrases)
+        docs = as_array(candidates)
+        score = scores[docs] if scores is not None else np.zeros(len(docs))
+        best = docs[np.lexsort((docs, -score, -counts[docs]))[:room]]
+        ids = [self.current.ids[doc] for doc in best.tolist()]
+        plain = self.texts(ids)
+        terms = query_terms(either)
+        return [SearchHit(paper_id, float(scores[doc]) if scores is not None else 0.0,
+                          make_snippet(plain.get(paper_id, ""), terms), partial=True,
+                          missing=[label for row, (label, _) in enumerate(parts.words)
+                                   if not has[row, doc]])
+                for paper_id, doc in zip(ids, best.tolist(), strict=True)]
 
     def _page(self, query: Query, allowed: set[int], docs: set[int],
               start: int) -> list[SearchHit]:

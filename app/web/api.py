@@ -146,16 +146,17 @@ def search(
     result, papers = run_search(search, session, query)
     venues = catalog.venues_by_slug(session)
     hits = []
-    for hit in result.hits:
+    for hit in [*result.hits, *result.partial]:
         paper = papers[hit.id]
         hits.append({**paper_json(request, paper, venues[paper.venue_slug]),
-                     "score": round(hit.score, 4), "snippet": hit.snippet})
+                     "score": round(hit.score, 4), "snippet": hit.snippet,
+                     "partial": hit.partial, "missing": hit.missing})
     return {
         "query": result.query, "filters": query.filters(), "sort": query.sort,
         "page": result.page, "pages": result.pages, "per_page": PER_PAGE,
         "total": result.total, "message": result.message,
         "corrected_query": result.corrected, "showing_corrected": result.showing_corrected,
-        "any_words": result.any_words,
+        "partial_hits": len(result.partial),
         "facets": {name: [{"value": value, "count": count} for value, count in counts]
                    for name, counts in result.facets.items()},
         "hits": hits,

@@ -79,9 +79,12 @@ def run_search(search: PaperSearch, session: Session,
     ingest committed, the index not yet updated) is left out rather than shown broken."""
     loader = PaperLoader(session)
     result = search.search(request, loader.texts)
-    papers = loader.papers([hit.id for hit in result.hits])
+    papers = loader.papers([hit.id for hit in [*result.hits, *result.partial]])
     shown = [hit for hit in result.hits if hit.id in papers]
-    return (result if len(shown) == len(result.hits) else replace(result, hits=shown)), papers
+    partial = [hit for hit in result.partial if hit.id in papers]
+    if len(shown) < len(result.hits) or len(partial) < len(result.partial):
+        result = replace(result, hits=shown, partial=partial)
+    return result, papers
 
 
 def related_papers(search: PaperSearch, session: Session,

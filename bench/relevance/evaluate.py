@@ -71,7 +71,7 @@ def evaluate(settings: Settings) -> list[QueryScore]:
     scores = []
     for entry in judged:
         result = search.search(SearchRequest(q=entry["q"]), lambda ids: {})
-        ranked = [hit.id for hit in result.hits]
+        ranked = [hit.id for hit in [*result.hits, *result.partial]]
         scores.append(score_query(entry["q"], entry["kind"], ranked, entry["relevant"]))
     search.close()
     return scores

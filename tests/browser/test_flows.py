@@ -134,7 +134,7 @@ def test_hostile_abstracts_never_run(page):
 
 PAGE_TYPES = ["/", "/venues", "/venues/icml-2026", "/search?q=generalization", "/search",
               "/topics", "/topics/learning-theory", "/help/search", "/nowhere",
-              "/venues/alpha", "/trends?q=kernel&q=transformer"]
+              "/venues/alpha", "/trends?q=kernel&q=transformer", "/search?q=grokking+federated"]
 
 
 @pytest.mark.skipif(not AXE.exists(), reason="axe-core is not installed (make test runs npm)")
