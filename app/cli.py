@@ -12,6 +12,7 @@ from app.config import Settings, get_settings
 from app.db import catalog_id, catalog_version, connect, get_engine, paper_total, session_scope
 from app.ingest.load import IngestReport, expand_paths, ingest_paths
 from app.schema import CatalogSchemaError, upgrade
+from app.search.acronyms import AcronymCounts
 from app.search.index import IndexStamp, build_index, paper_document, sync_index
 from app.search.parallel_build import ParallelIndexBuild
 from app.topics import retopic_all
@@ -117,6 +118,16 @@ def retopic() -> None:
             "left to the servers")
     typer.echo(f"topics and keyphrases recomputed for {count} papers; search index: "
                f"{index_state}")
+
+
+@cli.command()
+def acronyms() -> None:
+    """Print the acronyms search learned from the catalog's abstracts, with their meanings."""
+    meanings = AcronymCounts.read(get_settings().index_path).meanings()
+    if not meanings:
+        typer.echo("no acronym is defined in two papers or more (or there is no index yet)")
+    for meaning in meanings:
+        typer.echo(f"{meaning.acronym}\t{meaning.long_form}\t{meaning.papers} papers")
 
 
 @cli.command()

@@ -33,6 +33,7 @@ from app.db import catalog_id, catalog_version, full_rebuild_version
 from app.ids import slugify
 from app.models import CatalogChange, Paper, Venue
 from app.search import lengths  # noqa: F401  (decoded field lengths for the writer)
+from app.search.acronyms import AcronymCounts
 from app.search.analysis import (
     AnalyzedPositions,
     CachedAnalyzer,
@@ -44,7 +45,7 @@ from app.search.vocabulary import paper_words, read_counts, write_vocabulary
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 13
+INDEX_FORMAT = 14
 WRITER_MEMORY_MB = 2048
 # Text per segment while building: about 12,000 abstracts, 700 MB of postings in memory.
 BUILD_BATCH_CHARS = 14_000_000
@@ -175,11 +176,13 @@ class IndexBuild:
         self.writer = _writer(self.index)
         self.count = self.batch_chars = 0
         self.words: Counter[str] = Counter()
+        self.acronyms = AcronymCounts()
 
     def add(self, document: dict[str, object]) -> None:
         text = str(document["text"])
         self.writer.add_document(**document)
         self.words.update(paper_words(text))
+        self.acronyms.add(text)
         self.count += 1
         self.batch_chars += len(text)
         if self.batch_chars >= BUILD_BATCH_CHARS:
@@ -196,6 +199,7 @@ class IndexBuild:
         self.index.close()
         write_arrays(self.directory)
         write_vocabulary(self.directory, self.words)
+        self.acronyms.write(self.directory)
         _write_stamp(self.directory, stamp)
         _swap_live_index(self.settings.index_path, self.directory)
         return self.count
@@ -237,6 +241,7 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
         indexed = {paper_id for paper_id in changed
                    if searcher.document_number(id=paper_id) is not None}
     words = read_counts(directory)
+    acronyms = AcronymCounts.read(directory)
     writer = _writer(ix)
     venues = {venue.slug: venue for venue in session.exec(select(Venue))}
     for start in range(0, len(changed), 500):
@@ -250,12 +255,14 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
                 writer.update_document(**document)
                 if paper_id not in indexed:  # applied twice, a paper is still counted once
                     words.update(paper_words(str(document["text"])))
+                    acronyms.add(str(document["text"]))
             else:
                 writer.delete_by_term("id", paper_id)
     writer.commit()
     ix.close()
     write_arrays(directory)
     write_vocabulary(directory, words)
+    acronyms.write(directory)
     _write_stamp(directory, stamp)
     return len(changed)
 

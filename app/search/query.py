@@ -11,7 +11,7 @@ with a note saying so. Queries are bounded in length, terms, nesting and prefix 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from copy import copy
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -29,6 +29,7 @@ from whoosh.query import (
 )
 
 from app.ids import slugify
+from app.search.acronyms import Meaning, learned_groups
 from app.search.analysis import catalog_analyzer, surface_forms, word_analyzer
 from app.search.synonyms import SYNONYM_GROUPS
 
@@ -57,6 +58,8 @@ class ParsedQuery:
     query: Query | None  # None: nothing to search (see notes)
     words: list[str] = field(default_factory=list)  # plain words, for "did you mean"
     notes: list[str] = field(default_factory=list)
+    # Words expanded by acronyms learned from the catalog: (word as typed, its meanings).
+    expansions: list[tuple[str, list[str]]] = field(default_factory=list)
 
     @property
     def message(self) -> str | None:
@@ -102,6 +105,12 @@ def clean_query_text(raw: str) -> tuple[str, list[str]]:
     return text, notes
 
 
+def replace_word(text: str, word: str, replacement: str) -> str:
+    """The query text with the first whole occurrence of `word` replaced."""
+    return re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", lambda _: replacement, text,
+                  count=1)
+
+
 def analyze(text: str) -> tuple[str, ...]:
     return catalog_analyzer().terms(text)
 
@@ -124,11 +133,34 @@ def text_query(tokens: tuple[str, ...]) -> Query:
     return Or([Phrase(name, list(tokens)) for name in TEXT_FIELDS])
 
 
-def expand_synonyms(tokens: tuple[str, ...]) -> Query:
-    forms = synonym_table().get(tokens)
-    if forms is None:
-        return text_query(tokens)
-    return Or([text_query(form) for form in forms])
+SynonymTable = dict[tuple[str, ...], tuple[tuple[str, ...], ...]]
+
+
+@dataclass(frozen=True)
+class Synonyms:
+    """The hand-written groups and, where they say nothing, the acronyms learned from the
+    catalog (`acronyms.py`)."""
+
+    table: SynonymTable
+    meanings: dict[tuple[str, ...], list[str]]  # a learned acronym → its long forms
+
+    @classmethod
+    def of(cls, meanings: Iterable[Meaning] = ()) -> Synonyms:
+        hand = synonym_table()
+        meanings = list(meanings)
+        learned = learned_groups(meanings, set(hand))
+        by_acronym: dict[tuple[str, ...], list[str]] = {}
+        for meaning in meanings:
+            acronym = analyze(meaning.acronym)
+            if acronym in learned:
+                by_acronym.setdefault(acronym, []).append(meaning.long_form)
+        return cls({**learned, **hand}, by_acronym)
+
+    def expand(self, tokens: tuple[str, ...]) -> Query:
+        forms = self.table.get(tokens)
+        if forms is None:
+            return text_query(tokens)
+        return Or([text_query(form) for form in forms])
 
 
 @dataclass
@@ -141,14 +173,17 @@ class _Item:
 
 
 class QueryParser:
-    def __init__(self, expand_prefix: PrefixExpander, has_field: Callable[[str], bool]) -> None:
+    def __init__(self, expand_prefix: PrefixExpander, has_field: Callable[[str], bool],
+                 synonyms: Synonyms | None = None) -> None:
         self.expand_prefix = expand_prefix
         self.has_field = has_field
+        self.synonyms = synonyms or Synonyms.of()
 
     def parse(self, raw: str) -> ParsedQuery:
         text, notes = clean_query_text(raw)
         self.notes = notes
         self.words: list[str] = []
+        self.expansions: list[tuple[str, list[str]]] = []
         self.terms = 0
         self.tokens = list(_TOKEN.finditer(text))
         self.position = 0
@@ -162,6 +197,7 @@ class QueryParser:
             more = self._expression(depth=0)
             query = more if query is None else (query if more is None else And([query, more]))
         parsed.words = self.words
+        parsed.expansions = self.expansions
         if query is None:
             if not notes:
                 notes.append("This query has no words to search for. Try plain words such as "
@@ -232,8 +268,12 @@ class QueryParser:
         if token["phrase"] is not None:
             if not token[0].endswith('"') or len(token[0]) == 1:
                 self._note("An unclosed quote was closed at the end of the query.")
+            # Quoted, a learned acronym means itself ("GP" alone): only the hand-written
+            # table expands it.
             tokens = analyze(token["phrase"])
-            return self._counted(_Item(expand_synonyms(tokens), negated)) if tokens else None
+            hand = synonym_table().get(tokens)
+            query = Or([text_query(form) for form in hand]) if hand else text_query(tokens)
+            return self._counted(_Item(query, negated)) if tokens else None
         return self._word(token["word"], negated)
 
     def _counted(self, item: _Item) -> _Item | None:
@@ -251,7 +291,9 @@ class QueryParser:
             return None  # punctuation, a stop word or a lone operator
         if not negated:
             self.words.append(word)
-        return self._counted(_Item(expand_synonyms(tokens), negated,
+            if tokens in self.synonyms.meanings:
+                self.expansions.append((word, self.synonyms.meanings[tokens]))
+        return self._counted(_Item(self.synonyms.expand(tokens), negated,
                                    plain_tokens=None if negated else tokens))
 
     def _prefix(self, stem: str, negated: bool) -> _Item | None:
@@ -285,7 +327,7 @@ class QueryParser:
         return _Item(query, negated)
 
     def _combine(self, items: list[_Item]) -> Query | None:
-        items = _join_synonym_spans(items)
+        items = _join_synonym_spans(items, self.synonyms.table)
         positive = [item.query for item in items if not item.negated]
         negative = [item.query for item in items if item.negated]
         if not positive and not negative:
@@ -324,7 +366,8 @@ def _filter_query(name: str, value: str) -> Query | None:
     return And([Term(name, w) for w in words]) if words else None
 
 
-def _join_synonym_spans(items: list[_Item], longest: int = 4) -> list[_Item]:
+def _join_synonym_spans(items: list[_Item], table: SynonymTable,
+                        longest: int = 4) -> list[_Item]:
     """Runs of bare words that spell a synonym ("large language model") also match its
     other forms ("LLM"), as an OR beside the words themselves."""
     joined: list[_Item] = []
@@ -335,7 +378,7 @@ def _join_synonym_spans(items: list[_Item], longest: int = 4) -> list[_Item]:
             if any(item.plain_tokens is None for item in span):
                 continue
             tokens = tuple(t for item in span for t in item.plain_tokens or ())
-            forms = synonym_table().get(tokens)
+            forms = table.get(tokens)
             if forms:
                 alternatives = [text_query(form) for form in forms if form != tokens]
                 joined.append(_Item(Or([And([item.query for item in span]), *alternatives])))

@@ -8,7 +8,6 @@ loads every match.
 from __future__ import annotations
 
 import math
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -23,6 +22,7 @@ from whoosh.query import AndNot, Every, Not, Or, Query
 from whoosh.searching import Searcher
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
+from app.search.acronyms import AcronymCounts, Meaning
 from app.search.analysis import surface_forms
 from app.search.facets import FacetColumn, FacetFilter, as_array, as_mask, read_facet_columns
 from app.search.index import VERSION_FILE
@@ -38,9 +38,10 @@ from app.search.query import (
     TEXT_FIELDS,
     ParsedQuery,
     QueryParser,
+    Synonyms,
     analyze,
     matching_query,
-    synonym_table,
+    replace_word,
 )
 from app.search.snippets import make_snippet, query_terms
 from app.search.vocabulary import Vocabulary
@@ -101,6 +102,8 @@ class SearchResult:
     corrected: str | None = None  # "did you mean" query text
     showing_corrected: bool = False  # the hits are for `corrected`, the query had none
     facets: dict[str, list[tuple[object, int]]] = field(default_factory=dict)
+    # Words that acronyms learned from the catalog expanded: (word as typed, its meanings).
+    expansions: list[tuple[str, list[str]]] = field(default_factory=list)
     # Where the exact matches end before the page does: papers with most of the query's
     # parts. Not counted in `total` or the facets, not exported.
     partial: list[SearchHit] = field(default_factory=list)
@@ -136,6 +139,8 @@ class _OpenIndex:
     columns: dict[str, FacetColumn]  # facet name → value per document number
     ids: list[str]  # paper ID per document number (Whoosh's stored fields unpickle a dict)
     vocabulary: Vocabulary
+    meanings: list[Meaning]  # acronyms learned from the catalog
+    synonyms: Synonyms
     local: threading.local = field(default_factory=threading.local)
 
     @property
@@ -231,8 +236,11 @@ class PaperSearch:
                 with index.searcher() as searcher:
                     columns = read_facet_columns(searcher, FACETS)
                     ids = list(searcher.reader().column_reader("id"))
+                directory = Path(identity[0])
+                meanings = AcronymCounts.read(directory).meanings()
                 self._open = _OpenIndex(index, identity, columns, ids,
-                                        Vocabulary.read(Path(identity[0])))
+                                        Vocabulary.read(directory), meanings,
+                                        Synonyms.of(meanings))
             return self._open
 
     def close(self) -> None:
@@ -281,6 +289,13 @@ class PaperSearch:
             return []
         return self._related.get((current.identity, paper_id), lambda: _related_papers(
             current, paper_id, plain, texts, limit))
+
+    def learned_acronyms(self) -> list[Meaning]:
+        """The acronyms the catalog defines often enough to expand in searches."""
+        try:
+            return self._current().meanings
+        except IndexUnavailable:
+            return []
 
     def suggest(self, prefix_text: str, limit: int = 8) -> list[str]:
         """Completions of the last word typed, most frequent first, keeping what came before."""
@@ -346,6 +361,7 @@ class _Search:
             lambda name: name in self.searcher.schema and (
                 name not in FACETS or (name in current.columns
                                         and current.columns[name].has_values())),
+            current.synonyms,
         )
 
     def run(self, with_hits: bool = True) -> SearchResult:
@@ -378,7 +394,8 @@ class _Search:
         filters allow of them."""
         request = self.request
         parsed = self.parsed = self.parser.parse(request.q)
-        result = SearchResult(request, parsed.text, notes=list(parsed.notes))
+        result = SearchResult(request, parsed.text, notes=list(parsed.notes),
+                              expansions=parsed.expansions)
         query = parsed.query
         if query is None and parsed.text and not request.filters():
             return result, None, set(), set()
@@ -413,14 +430,13 @@ class _Search:
         changed = False
         for word in parsed.words:
             stems = analyze(word)
-            if stems in synonym_table() or any(
+            if stems in self.current.synonyms.table or any(
                 reader.doc_frequency(name, stem) for stem in stems for name in TEXT_FIELDS
             ):
                 continue
             suggestion = self.current.vocabulary.suggest(word.lower())
             if suggestion:
-                corrected = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])",
-                                   suggestion, corrected, count=1)
+                corrected = replace_word(corrected, word, suggestion)
                 changed = True
         return corrected if changed else None
 

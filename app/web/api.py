@@ -157,6 +157,8 @@ def search(
         "total": result.total, "message": result.message,
         "corrected_query": result.corrected, "showing_corrected": result.showing_corrected,
         "partial_hits": len(result.partial),
+        "expanded": [{"word": word, "also_matched": meanings}
+                     for word, meanings in result.expansions],
         "facets": {name: [{"value": value, "count": count} for value, count in counts]
                    for name, counts in result.facets.items()},
         "hits": hits,

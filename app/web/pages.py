@@ -9,6 +9,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from app import catalog, series
 from app.exports import bibtex_entry
+from app.search.query import replace_word
 from app.search.searcher import SearchResult
 from app.search.synonyms import SYNONYM_GROUPS
 from app.topics import load_taxonomy
@@ -174,6 +175,7 @@ def search(
     return render(request, "search.html", result=result, papers=papers,
                   venues=catalog.venues_by_slug(session), url_with=search_query_string,
                   facet_label=label, sidebar=facets.sidebar(result, label),
+                  alone=lambda text, word: replace_word(text, word, f'"{word}"'),
                   years=facets.year_histogram(result),
                   year_chart=_year_share_chart(session, result))
 
@@ -203,5 +205,6 @@ def trends(
 
 
 @router.get("/help/search")
-def search_help(request: Request) -> HTMLResponse:
-    return render(request, "search_help.html", synonyms=SYNONYM_GROUPS)
+def search_help(request: Request, search: SearchDep) -> HTMLResponse:
+    return render(request, "search_help.html", synonyms=SYNONYM_GROUPS,
+                  learned=search.learned_acronyms())
