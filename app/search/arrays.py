@@ -9,9 +9,13 @@ memory-mapped file for every search after, shared by the workers through the pag
 
 Layout, per segment and field: `arrays/<segment>.<field>/` with `terms.txt` (the terms, one
 a line, in the order of their postings), `starts.npy` (where each term's postings begin; one
-more entry than terms), `ids.npy` (segment document numbers, uint32) and `weights.npy` (term
-frequencies as Whoosh weighs them, float32). Deleted documents stay in the arrays, as in
-Whoosh's own postings: readers filter them.
+more entry than terms), `ids.npy` (segment document numbers, uint32), `weights.npy` (term
+frequencies as Whoosh weighs them, float32), `bounds.npy` (where each posting's positions
+begin; one more entry than postings) and `positions.npy` (int32). Deleted documents stay in
+the arrays, as in Whoosh's own postings: readers filter them.
+
+This module is also where Whoosh's private posting internals are read (W3 blocks, pickled
+position values); the rest of the search package uses what it returns.
 """
 
 from __future__ import annotations
@@ -21,12 +25,15 @@ import shutil
 import threading
 import uuid
 from array import array
+from collections.abc import Callable, Iterable, Iterator
 from itertools import accumulate
 from pathlib import Path
+from pickle import loads
 
 import numpy as np
 from whoosh import index as whoosh_index
 from whoosh.codec.whoosh3 import W3LeafMatcher
+from whoosh.formats import Positions
 from whoosh.matching.wrappers import FilterMatcher
 from whoosh.reading import IndexReader, SegmentReader, TermNotFound
 
@@ -57,6 +64,64 @@ def decode_postings(reader: IndexReader, fieldname: str, text: object) -> tuple[
     return ids, weights
 
 
+# A posting block: its last document number, and a function that reads its document numbers
+# and encoded values (a block is one pickle: skipped blocks are never read).
+Block = tuple[int, Callable[[], tuple[list[int], list[bytes]]]]
+
+
+def value_blocks(reader: IndexReader, fieldname: str, word: object) -> Iterator[Block]:
+    """The term's postings a block at a time; each block must be read before the next."""
+    try:
+        matcher = reader.postings(fieldname, word)
+    except TermNotFound:
+        return
+    if isinstance(matcher, FilterMatcher):
+        matcher = matcher.child
+    if not isinstance(matcher, W3LeafMatcher) or matcher._byteids:
+        items = list(matcher.all_items())  # (document, value) a posting at a time
+        if items:
+            yield items[-1][0], lambda: ([d for d, _ in items], [v for _, v in items])
+        return
+    while matcher.is_active():
+        def read(block: W3LeafMatcher = matcher) -> tuple[list[int], list[bytes]]:
+            block._read_values()
+            return list(accumulate(block._data[0])), block._values  # ids stored as deltas
+
+        yield matcher._maxid, read
+        matcher._next_block()
+
+
+def position_decoder(reader: IndexReader, fieldname: str) -> Callable[[bytes], Iterable[int]]:
+    """How the field's position values decode: for Whoosh's Positions format (a length, then
+    the pickled deltas, stored without pickle's final "."), its decode_positions a third
+    faster; else the format's own."""
+    format_ = reader.schema[fieldname].format
+    if type(format_).decode_positions is not Positions.decode_positions:
+        return format_.decode_positions
+
+    def decode(value: bytes) -> Iterable[int]:
+        return accumulate(loads(value[4:] if value.endswith(b".") else value[4:] + b"."))
+
+    return decode
+
+
+def decode_positions(reader: IndexReader, fieldname: str,
+                     word: object) -> tuple[list[int], list[int], list[int]]:
+    """A term's postings with positions: document numbers, where each document's positions
+    start in the positions (one more entry than documents), and the positions."""
+    decode = position_decoder(reader, fieldname)
+    ids: list[int] = []
+    bounds = [0]
+    positions: list[int] = []
+    for _, read in value_blocks(reader, fieldname, word):
+        block_ids, values = read()
+        ids.extend(block_ids)
+        for value in values:
+            positions.extend(decode(value))
+            bounds.append(len(positions))
+    return ids, bounds, positions
+
+
 def write_arrays(directory: Path) -> None:
     """Write the arrays of every segment of the index that lacks them; drop those of
     segments the index no longer has (merged away)."""
@@ -84,13 +149,17 @@ def _write_field(reader: SegmentReader, fieldname: str, target: Path) -> None:
     terms: list[bytes] = []
     starts = array("q", [0])
     ids, weights = array("I"), array("f")
+    bounds, positions = array("q", [0]), array("i")
     if fieldname in reader.schema:
         for term in reader.lexicon(fieldname):
-            term_ids, term_weights = decode_postings(reader, fieldname, term)
+            _, term_weights = decode_postings(reader, fieldname, term)
+            term_ids, term_bounds, term_positions = decode_positions(reader, fieldname, term)
             terms.append(term)
             ids.extend(term_ids)
             weights.extend(term_weights)
             starts.append(len(ids))
+            bounds.extend(b + len(positions) for b in term_bounds[1:])
+            positions.extend(term_positions)
     tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}")
     tmp.mkdir(parents=True)
     (tmp / "terms.txt").write_bytes(b"\n".join(terms))
@@ -99,6 +168,9 @@ def _write_field(reader: SegmentReader, fieldname: str, target: Path) -> None:
             np.zeros(0, dtype=np.uint32))
     np.save(tmp / "weights.npy", np.frombuffer(weights, dtype=np.float32) if weights else
             np.zeros(0, dtype=np.float32))
+    np.save(tmp / "bounds.npy", np.frombuffer(bounds, dtype=np.int64))
+    np.save(tmp / "positions.npy", np.frombuffer(positions, dtype=np.int32) if positions else
+            np.zeros(0, dtype=np.int32))
     os.replace(tmp, target)
 
 
@@ -112,13 +184,24 @@ class FieldArrays:
         self.starts = np.load(path / "starts.npy", mmap_mode="r")
         self.ids = np.load(path / "ids.npy", mmap_mode="r")
         self.weights = np.load(path / "weights.npy", mmap_mode="r")
+        self.bounds = np.load(path / "bounds.npy", mmap_mode="r")
+        self.positions_ = np.load(path / "positions.npy", mmap_mode="r")
+
+    def _range(self, text: str) -> tuple[int, int]:
+        i = self.terms.get(text)
+        return (0, 0) if i is None else (int(self.starts[i]), int(self.starts[i + 1]))
 
     def postings(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        i = self.terms.get(text)
-        if i is None:
-            return self.ids[:0], self.weights[:0]
-        start, end = int(self.starts[i]), int(self.starts[i + 1])
+        start, end = self._range(text)
         return self.ids[start:end], self.weights[start:end]
+
+    def positions(self, text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The term's documents, where each one's positions start (one more entry than
+        documents, from 0) and the positions."""
+        start, end = self._range(text)
+        bounds = self.bounds[start:end + 1]
+        first, last = int(bounds[0]), int(bounds[-1])
+        return self.ids[start:end], bounds - first, self.positions_[first:last]
 
 
 _opened: dict[tuple[str, str, str], FieldArrays | None] = {}

@@ -14,20 +14,15 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
-from itertools import accumulate
-from pickle import loads
 
 import numpy as np
-from whoosh.codec.whoosh3 import W3LeafMatcher, W3PerDocReader
-from whoosh.formats import Positions
-from whoosh.matching.wrappers import FilterMatcher
+from whoosh.codec.whoosh3 import W3PerDocReader
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Phrase, Query, Term
-from whoosh.reading import IndexReader, SegmentReader, TermNotFound
+from whoosh.reading import IndexReader, SegmentReader
 from whoosh.scoring import BM25F
 from whoosh.searching import Searcher
 
-from app.search.arrays import decode_postings, field_arrays
+from app.search.arrays import decode_positions, decode_postings, field_arrays
 from app.search.facets import as_mask
 from app.search.lengths import decoded_lengths
 
@@ -88,60 +83,12 @@ def _phrase_docs(searcher: Searcher, phrase: Phrase) -> set[int]:
                 docs = np.unique(starts >> 32)
             if not docs.size:
                 break
-            # The commonest word ("in" of "in-context learning") is needed in the fewest
-            # documents: the first time, only their posting blocks are read; a word needed
-            # again is decoded whole and kept.
-            commonest = i == rarest_first[-1] and starts is not None
-            positions = (_positions_in(reader, phrase.fieldname, words[i], docs)
-                         if commonest and _first_need(reader, phrase.fieldname, words[i])
-                         else _term_positions(reader, phrase.fieldname, words[i]))
-            shifted = positions.starts(docs, i)
+            shifted = _term_positions(reader, phrase.fieldname, words[i]).starts(docs, i)
             starts = shifted if starts is None else np.intersect1d(starts, shifted,
                                                                    assume_unique=True)
         if starts is not None and starts.size:
             found.append(np.unique(starts >> 32) + offset)
     return set(np.concatenate(found).tolist()) if found else set()
-
-
-# A posting block: its last document number, and a function that reads its document numbers
-# and encoded values (a block is one pickle: skipped blocks are never read).
-Block = tuple[int, Callable[[], tuple[list[int], list[bytes]]]]
-
-
-def _value_blocks(reader: IndexReader, fieldname: str, word: object) -> Iterator[Block]:
-    """The term's postings a block at a time; each block must be read before the next."""
-    try:
-        matcher = reader.postings(fieldname, word)
-    except TermNotFound:
-        return
-    if isinstance(matcher, FilterMatcher):
-        matcher = matcher.child
-    if not isinstance(matcher, W3LeafMatcher) or matcher._byteids:
-        items = list(matcher.all_items())  # (document, value) a posting at a time
-        if items:
-            yield items[-1][0], lambda: ([d for d, _ in items], [v for _, v in items])
-        return
-    while matcher.is_active():
-        def read(block: W3LeafMatcher = matcher) -> tuple[list[int], list[bytes]]:
-            block._read_values()
-            return list(accumulate(block._data[0])), block._values  # ids stored as deltas
-
-        yield matcher._maxid, read
-        matcher._next_block()
-
-
-def _decoder(reader: IndexReader, fieldname: str) -> Callable[[bytes], Iterable[int]]:
-    """How the field's position values decode: for Whoosh's Positions format (a length, then
-    the pickled deltas, stored without pickle's final "."), its decode_positions a third
-    faster; else the format's own."""
-    format_ = reader.schema[fieldname].format
-    if type(format_).decode_positions is not Positions.decode_positions:
-        return format_.decode_positions
-
-    def decode(value: bytes) -> Iterable[int]:
-        return accumulate(loads(value[4:] if value.endswith(b".") else value[4:] + b"."))
-
-    return decode
 
 
 _BIAS = 1 << 16  # keeps a phrase's start (a position minus the word's place) positive
@@ -168,9 +115,8 @@ class TermPositions:
         return keys  # documents ascending, positions ascending within each: sorted
 
 
-# Decoded positions of whole posting lists, most recently used kept: phrases and synonyms of
-# common words ("in-context learning", "large language model") read the same lists again.
-# Decoding unpickles a value per posting; kept, a phrase is array arithmetic.
+# Where the index has no arrays (a segment an update is writing), decoded positions of whole
+# posting lists, most recently used kept: decoding unpickles a value per posting.
 POSITIONS_KEPT = 4_000_000  # about 20 MB
 _positions: OrderedDict[tuple[str, str, object], TermPositions] = OrderedDict()
 _positions_size = 0
@@ -182,21 +128,6 @@ def _positions_key(reader: IndexReader, fieldname: str,
     return (segment.segment_id(), fieldname, word) if segment else None
 
 
-_needed: set[tuple[str, str, object] | None] = set()  # words a phrase read selectively
-
-
-def _first_need(reader: IndexReader, fieldname: str, word: object) -> bool:
-    """Whether the word's positions are neither kept nor were needed before."""
-    key = _positions_key(reader, fieldname, word)
-    with _decoded_lock:
-        if key in _positions or key in _needed:
-            return False
-        if len(_needed) > 100_000:
-            _needed.clear()
-        _needed.add(key)
-        return True
-
-
 def _kept_positions(reader: IndexReader, fieldname: str, word: object) -> TermPositions | None:
     key = _positions_key(reader, fieldname, word)
     with _decoded_lock:
@@ -206,49 +137,17 @@ def _kept_positions(reader: IndexReader, fieldname: str, word: object) -> TermPo
     return None
 
 
-def _positions_in(reader: IndexReader, fieldname: str, word: object,
-                  docs: np.ndarray) -> TermPositions:
-    """The term's positions in the sorted `docs` only, reading the posting blocks that can
-    hold them (not kept)."""
-    decode = _decoder(reader, fieldname)
-    wanted = set(docs.tolist())
-    ids: list[int] = []
-    bounds = [0]
-    positions: list[int] = []
-    pending = iter(docs.tolist())
-    target = next(pending, None)
-    for last, read in _value_blocks(reader, fieldname, word):
-        if target is None:
-            break
-        if last < target:  # the whole block lies before the next wanted document
-            continue
-        for doc, value in zip(*read(), strict=True):
-            if doc in wanted:
-                ids.append(doc)
-                positions.extend(decode(value))
-                bounds.append(len(positions))
-        while target is not None and target <= last:
-            target = next(pending, None)
-    return TermPositions(np.array(ids, dtype=np.int32), np.array(bounds, dtype=np.int64),
-                         np.array(positions, dtype=np.int32))
-
-
 def _term_positions(reader: IndexReader, fieldname: str, word: object) -> TermPositions:
+    """The term's positions: a slice of the index's arrays, else decoded (and kept)."""
     global _positions_size
+    arrays = field_arrays(reader, fieldname)
+    if arrays is not None and isinstance(word, str):
+        return TermPositions(*arrays.positions(word))
     kept = _kept_positions(reader, fieldname, word)
     if kept is not None:
         return kept
     key = _positions_key(reader, fieldname, word)
-    decode = _decoder(reader, fieldname)
-    ids: list[int] = []
-    bounds = [0]
-    positions: list[int] = []
-    for _, read in _value_blocks(reader, fieldname, word):
-        block_ids, values = read()
-        ids.extend(block_ids)
-        for value in values:
-            positions.extend(decode(value))
-            bounds.append(len(positions))
+    ids, bounds, positions = decode_positions(reader, fieldname, word)
     found = TermPositions(np.array(ids, dtype=np.int32), np.array(bounds, dtype=np.int64),
                           np.array(positions, dtype=np.int32))
     if key is not None:

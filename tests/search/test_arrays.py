@@ -11,7 +11,13 @@ from whoosh import index as whoosh_index
 
 from app.ingest.load import ingest_paths
 from app.search import arrays
-from app.search.arrays import ARRAYS_DIR, FIELDS, decode_postings, field_arrays
+from app.search.arrays import (
+    ARRAYS_DIR,
+    FIELDS,
+    decode_positions,
+    decode_postings,
+    field_arrays,
+)
 from app.search.index import sync_index
 from app.search.matches import matching_docs
 from app.search.query import QueryParser
@@ -30,6 +36,9 @@ def _check_every_term(directory: Path) -> int:
                     expected_ids, expected_weights = decode_postings(leaf, fieldname, term)
                     assert ids.tolist() == expected_ids.tolist(), term
                     assert weights.tolist() == expected_weights.tolist(), term
+                    documents, bounds, positions = found.positions(term.decode("utf-8"))
+                    assert (documents.tolist(), bounds.tolist(), positions.tolist()) == (
+                        decode_positions(leaf, fieldname, term)), term
                     checked += 1
     return checked
 

@@ -1,6 +1,7 @@
 """matching_docs finds exactly the documents Whoosh's own matchers find."""
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -8,7 +9,8 @@ from whoosh import index as whoosh_index
 from whoosh.query import And, AndNot, Every, Not, NullQuery, NumericRange, Or, Phrase, Term
 
 from app.ingest.load import ingest_paths
-from app.search import matches
+from app.search import arrays, matches
+from app.search.arrays import ARRAYS_DIR
 from app.search.index import sync_index
 from app.search.matches import matching_docs, top_by_terms, top_matches
 from app.search.query import QueryParser, matching_query
@@ -131,16 +133,18 @@ def test_top_matches_rank_as_whoosh_ranks_plain_word_queries(fresh: Catalog, tmp
     assert scored >= 8  # most typed queries are plain words
 
 
-def test_phrases_match_alike_read_selectively_decoded_whole_and_kept(seeded: Catalog):
+def test_phrases_match_alike_from_the_arrays_and_decoded_and_kept(fresh: Catalog):
     phrases = [Phrase("text", ["in", "context", "learn"]), Phrase("text", ["of", "the"]),
                Phrase("text", ["larg", "languag", "model"]), Phrase("text", ["the", "absent"])]
-    matches._positions.clear()
-    matches._needed.clear()
-    with whoosh_index.open_dir(str(seeded.settings.index_path.resolve())).searcher() as searcher:
+    directory = fresh.settings.index_path.resolve()
+    with whoosh_index.open_dir(str(directory)).searcher() as searcher:
         expected = [set(searcher.docs_for_query(phrase)) for phrase in phrases]
         assert sum(map(len, expected)) >= 10
-        # The commonest word is read selectively the first time, decoded whole the second,
-        # and kept for the third.
-        for _ in range(3):
+        assert [matching_docs(searcher, phrase) for phrase in phrases] == expected
+    shutil.rmtree(directory / ARRAYS_DIR)  # then positions are decoded, then kept
+    arrays._opened.clear()
+    matches._positions.clear()
+    with whoosh_index.open_dir(str(directory)).searcher() as searcher:
+        for _ in range(2):
             assert [matching_docs(searcher, phrase) for phrase in phrases] == expected
     assert matches._positions
