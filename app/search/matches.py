@@ -83,7 +83,7 @@ def _phrase_docs(searcher: Searcher, phrase: Phrase) -> set[int]:
                 docs = np.unique(starts >> 32)
             if not docs.size:
                 break
-            shifted = _term_positions(reader, phrase.fieldname, words[i]).starts(docs, i)
+            shifted = term_positions(reader, phrase.fieldname, words[i]).starts(docs, i)
             starts = shifted if starts is None else np.intersect1d(starts, shifted,
                                                                    assume_unique=True)
         if starts is not None and starts.size:
@@ -137,7 +137,7 @@ def _kept_positions(reader: IndexReader, fieldname: str, word: object) -> TermPo
     return None
 
 
-def _term_positions(reader: IndexReader, fieldname: str, word: object) -> TermPositions:
+def term_positions(reader: IndexReader, fieldname: str, word: object) -> TermPositions:
     """The term's positions: a slice of the index's arrays, else decoded (and kept)."""
     global _positions_size
     arrays = field_arrays(reader, fieldname)
@@ -332,3 +332,15 @@ def _best(scored: tuple[np.ndarray, np.ndarray], limit: int) -> list[tuple[int, 
         docs, values = docs[keep], values[keep]
     order = np.lexsort((docs, -values))[:limit]
     return [(int(docs[i]), float(values[i])) for i in order]
+
+
+def positions_in(searcher: Searcher, fieldname: str, word: str, doc: int) -> np.ndarray:
+    """The word's positions in one document (by the searcher's document number)."""
+    for leaf, offset in searcher.leaf_searchers():
+        reader = leaf.reader()
+        if offset <= doc < offset + reader.doc_count_all():
+            found = term_positions(reader, fieldname, word)
+            k = int(np.searchsorted(found.ids, doc - offset))
+            if k < len(found.ids) and found.ids[k] == doc - offset:
+                return found.positions[found.bounds[k]:found.bounds[k + 1]]
+    return np.zeros(0, dtype=np.int32)

@@ -87,6 +87,19 @@ class QueryParts:
     filters: list[Query]  # inline filters (venue:, year:, ...): every paper must pass them
     excluded: Query | None  # what -word / NOT excludes
 
+    def single_words(self) -> list[str]:
+        """The analyzed words of the parts that are one plain word, in the query's order."""
+        words = []
+        for _, query in self.words:
+            if any(isinstance(leaf, Phrase) for leaf in query.leaves()) or isinstance(
+                    query, Phrase):
+                continue
+            texts = {text for name, text in query.iter_all_terms() if name == "text"}
+            if len(texts) == 1:
+                text = texts.pop()
+                words.append(text if isinstance(text, str) else text.decode("utf-8"))
+        return words
+
 
 def _label(query: Query, forms: dict[str, str]) -> str:
     """A part of the query as it was typed: its words in their written form."""

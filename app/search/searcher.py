@@ -22,6 +22,7 @@ from whoosh.query import AndNot, Every, Not, Or, Query
 from whoosh.searching import Searcher
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
+from app.search import proximity
 from app.search.acronyms import AcronymCounts, Meaning
 from app.search.analysis import surface_forms
 from app.search.facets import FacetColumn, FacetFilter, as_array, as_mask, read_facet_columns
@@ -502,9 +503,13 @@ class _Search:
         if sortedby is None:
             # Queries of plain words: the same scores as Whoosh's, summed over the posting
             # lists of the matches already found (a third of "learning" at L).
-            best = top_matches(self.searcher, query, allowed, limit, self.phrases)
+            best = top_matches(self.searcher, query, allowed, max(limit, proximity.RERANKED),
+                               self.phrases)
             if best is not None:
-                return [(self.current.ids[doc], score) for doc, score in best]
+                parts = self.parsed.parts() if self.parsed.query is query else None
+                if parts is not None:
+                    best = proximity.rerank(self.searcher, parts.single_words(), best)
+                return [(self.current.ids[doc], score) for doc, score in best[:limit]]
         # The exact matches as a filter when facets filter them, or when the query excludes
         # words: Whoosh's AndNot matcher can let through documents the excluded part matches
         # (tests/search/test_matches.py). Otherwise none: a filter costs Whoosh its skipping.

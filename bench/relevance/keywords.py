@@ -1,13 +1,15 @@
 """Relevance on ICLR abstracts judged by their authors' keywords, beside SQLite FTS5.
 
     .venv/bin/python -m bench.relevance.keywords [--queries 150] [--headline-boosts 0.5,1,2]
+        [--proximity-weights 0,0.3,1]
 
 The ICLR papers of ../shared/corpus/ml-abstracts.jsonl.gz (titles and abstracts; their
 keywords are left out of the catalog, as they are the judgments) are ingested into a fresh
 catalog. Each query is an author keyword that 5 to 150 papers carry, the most common first;
 a paper is relevant when its authors gave it that keyword. Printed: nDCG@10, P@5 and
-recall@10 (of min(10, relevant)) for the catalog's search at each headline boost tried, and
-for FTS5 (bm25 over title and abstract) with all words and with any word.
+recall@10 (of min(10, relevant)) for the catalog's search at each headline boost and
+proximity weight tried, and for FTS5 (bm25 over title and abstract) with all words and with
+any word.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from sqlmodel import Session
 from app.config import Settings
 from app.db import get_engine
 from app.ingest.load import ingest_paths
+from app.search import proximity
 from app.search import query as query_module
 from app.search.index import build_index
 from app.search.searcher import PaperSearch, SearchRequest
@@ -79,7 +82,8 @@ def mean(rows: list[tuple[float, float, float]]) -> tuple[float, float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=150)
-    parser.add_argument("--headline-boosts", default="0.5,1,1.5,2,3")
+    parser.add_argument("--headline-boosts", default=str(query_module.HEADLINE_BOOST))
+    parser.add_argument("--proximity-weights", default=str(proximity.WEIGHT))
     args = parser.parse_args()
     rows = iclr_rows()
     queries = judged_queries(rows, args.queries)
@@ -99,15 +103,16 @@ def main() -> None:
                 per_query.append(scores(ranked, relevant))
             results[name] = mean(per_query)
         for boost in (float(b) for b in args.headline_boosts.split(",")):
-            query_module.HEADLINE_BOOST = boost
-            search = PaperSearch(settings.index_path, result_cache=0)
-            per_query = []
-            for keyword, relevant in queries:
-                result = search.search(SearchRequest(q=keyword), lambda ids: {})
-                ranked = [title_of[hit.id] for hit in [*result.hits, *result.partial]]
-                per_query.append(scores(ranked, relevant))
-            search.close()
-            results[f"catalog, headline boost {boost:g}"] = mean(per_query)
+            for weight in (float(w) for w in args.proximity_weights.split(",")):
+                query_module.HEADLINE_BOOST, proximity.WEIGHT = boost, weight
+                search = PaperSearch(settings.index_path, result_cache=0)
+                per_query = []
+                for keyword, relevant in queries:
+                    result = search.search(SearchRequest(q=keyword), lambda ids: {})
+                    ranked = [title_of[hit.id] for hit in [*result.hits, *result.partial]]
+                    per_query.append(scores(ranked, relevant))
+                search.close()
+                results[f"catalog, headline {boost:g}, proximity {weight:g}"] = mean(per_query)
     counts = Counter(len(r) for _, r in queries)
     print(f"{len(rows)} ICLR papers, {len(queries)} keyword queries "
           f"({min(counts)}-{max(counts)} relevant papers each)")

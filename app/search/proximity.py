@@ -1,0 +1,46 @@
+"""Proximity: a paper whose abstract has the query's words close together ranks above one
+where the same words lie scattered (a phrase is the closest case).
+
+The best matches by BM25F are re-ranked: each score grows by WEIGHT × the mean, over each
+pair of consecutive query words, of 1 / (the least distance between them in the text), so
+adjacent words add WEIGHT, words three apart a third of it. Only the first RERANKED matches
+move; the positions come from the index's arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from whoosh.searching import Searcher
+
+from app.search.matches import positions_in
+
+# Measured on ICLR keyword judgments (bench/relevance/keywords.py, docs/search.md).
+WEIGHT = 0.6
+RERANKED = 50
+
+
+def closeness(searcher: Searcher, words: list[str], doc: int) -> float:
+    """Mean over consecutive pairs of the words of 1 / their least distance in the text."""
+    positions = [np.asarray(positions_in(searcher, "text", word, doc), dtype=np.int64)
+                 for word in words]
+    total = 0.0
+    for a, b in zip(positions, positions[1:], strict=False):
+        if not len(a) or not len(b):
+            continue
+        at = np.searchsorted(b, a)  # b is sorted: the nearest is at `at` or just before
+        right = b[np.minimum(at, len(b) - 1)]
+        left = b[np.maximum(at - 1, 0)]
+        nearest = int(np.minimum(np.abs(right - a), np.abs(left - a)).min())
+        total += 1.0 / max(1, nearest)
+    return total / (len(words) - 1)
+
+
+def rerank(searcher: Searcher, words: list[str],
+           best: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """The best matches with the first RERANKED re-scored for closeness, in the new order."""
+    if len(words) < 2 or WEIGHT == 0:
+        return best
+    head = [(doc, score * (1 + WEIGHT * closeness(searcher, words, doc)))
+            for doc, score in best[:RERANKED]]
+    head.sort(key=lambda item: (-item[1], item[0]))
+    return head + best[RERANKED:]
