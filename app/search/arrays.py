@@ -11,7 +11,7 @@ Layout, per segment and field: `arrays/<segment>.<field>/` with `terms.txt` (the
 a line, in the order of their postings), `starts.npy` (where each term's postings begin; one
 more entry than terms), `ids.npy` (segment document numbers, uint32), `weights.npy` (term
 frequencies as Whoosh weighs them, float32), `bounds.npy` (where each posting's positions
-begin; one more entry than postings) and `positions.npy` (int32). Deleted documents stay in
+begin, uint32; one more entry than postings) and `positions.npy` (int32). Deleted documents stay in
 the arrays, as in Whoosh's own postings: readers filter them.
 
 This module is also where Whoosh's private posting internals are read (W3 blocks, pickled
@@ -149,7 +149,7 @@ def _write_field(reader: SegmentReader, fieldname: str, target: Path) -> None:
     terms: list[bytes] = []
     starts = array("q", [0])
     ids, weights = array("I"), array("f")
-    bounds, positions = array("q", [0]), array("i")
+    bounds, positions = array("I", [0]), array("i")
     if fieldname in reader.schema:
         for term in reader.lexicon(fieldname):
             _, term_weights = decode_postings(reader, fieldname, term)
@@ -168,7 +168,7 @@ def _write_field(reader: SegmentReader, fieldname: str, target: Path) -> None:
             np.zeros(0, dtype=np.uint32))
     np.save(tmp / "weights.npy", np.frombuffer(weights, dtype=np.float32) if weights else
             np.zeros(0, dtype=np.float32))
-    np.save(tmp / "bounds.npy", np.frombuffer(bounds, dtype=np.int64))
+    np.save(tmp / "bounds.npy", np.frombuffer(bounds, dtype=np.uint32))
     np.save(tmp / "positions.npy", np.frombuffer(positions, dtype=np.int32) if positions else
             np.zeros(0, dtype=np.int32))
     os.replace(tmp, target)
@@ -199,7 +199,7 @@ class FieldArrays:
         """The term's documents, where each one's positions start (one more entry than
         documents, from 0) and the positions."""
         start, end = self._range(text)
-        bounds = self.bounds[start:end + 1]
+        bounds = self.bounds[start:end + 1].astype(np.int64)
         first, last = int(bounds[0]), int(bounds[-1])
         return self.ids[start:end], bounds - first, self.positions_[first:last]
 
