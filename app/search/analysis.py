@@ -114,6 +114,8 @@ _WORD_CACHE_LIMIT = 500_000
 
 
 def _stemming_chain() -> Analyzer:
+    # No stem cache in the chain: CachedAnalyzer caches whole words, and Whoosh's cache is
+    # not thread-safe (it raised KeyError in about one search in 2,500 under load).
     return (
         RegexTokenizer(TOKEN_PATTERN)
         | LowercaseFilter()
@@ -121,7 +123,7 @@ def _stemming_chain() -> Analyzer:
         | CharsetFilter(accent_map)
         | AmericanSpellingFilter()
         | StopFilter(stoplist=STOP_WORDS, minsize=1)
-        | StemFilter(lang="en")
+        | StemFilter(lang="en", cachesize=None)
     )
 
 
@@ -131,6 +133,7 @@ def _word_chain() -> Analyzer:
 
 _CHAINS = {"stem": _stemming_chain, "word": _word_chain}
 _caches: dict[str, dict[str, str | None]] = {"stem": {}, "word": {}}
+_MISSING = object()
 
 
 class CachedAnalyzer(Tokenizer):
@@ -152,20 +155,25 @@ class CachedAnalyzer(Tokenizer):
 
     def normalize(self, word: str) -> str | None:
         """The chain's output for one word; None for a stop word."""
+        # Requests share the cache: another thread may clear it at any moment, so what is
+        # returned is the value computed or read here, never a second lookup.
         cache = _caches[self.kind]
-        if word not in cache:
+        text = cache.get(word, _MISSING)
+        if text is _MISSING:
             if len(cache) > _WORD_CACHE_LIMIT:
                 cache.clear()
-            chain = _chain(self.kind)
-            cache[word] = next((t.text for t in chain(word, tokenize=False)), None)
-        return cache[word]
+            text = next((t.text for t in _chain(self.kind)(word, tokenize=False)), None)
+            cache[word] = text
+        return text  # type: ignore[return-value]
 
     def terms(self, value: str) -> tuple[str, ...]:
         """Just the token texts, stop words dropped: what topic scoring and queries need."""
-        cache = _caches[self.kind]
+        get = _caches[self.kind].get
         out = []
         for word in _TOKEN.findall(value):
-            text = cache[word] if word in cache else self.normalize(word)
+            text = get(word, _MISSING)
+            if text is _MISSING:
+                text = self.normalize(word)
             if text is not None:
                 out.append(text)
         return tuple(out)
@@ -173,21 +181,23 @@ class CachedAnalyzer(Tokenizer):
     def spans(self, value: str, terms: set[str]) -> list[tuple[int, int]]:
         """Where the words that analyze to one of `terms` are in the text (start, end), as
         __call__(chars=True) would give them: what snippets mark."""
-        cache = _caches[self.kind]
+        get = _caches[self.kind].get
         found = []
         for match in _TOKEN.finditer(value):
-            word = match.group(0)
-            if (cache[word] if word in cache else self.normalize(word)) in terms:
+            text = get(match.group(0), _MISSING)
+            if (self.normalize(match.group(0)) if text is _MISSING else text) in terms:
                 found.append(match.span())
         return found
 
     def positions(self, value: str) -> dict[str, list[int]]:
         """Each term's positions, numbered as __call__ numbers them: what the index stores."""
-        cache = _caches[self.kind]
+        get = _caches[self.kind].get
         found: dict[str, list[int]] = {}
         pos: int | None = None
         for index, word in enumerate(_TOKEN.findall(value)):
-            text = cache[word] if word in cache else self.normalize(word)
+            text = get(word, _MISSING)
+            if text is _MISSING:
+                text = self.normalize(word)
             if text is None:
                 continue
             pos = index if pos is None else pos + 1

@@ -71,3 +71,35 @@ def test_spans_are_where_the_analyzer_puts_matching_tokens():
             assert analyzer.spans(text, terms) == expected
     assert analyzer.spans("In-context learning", {"in", "context", "learn"}) == [
         (0, 2), (3, 10), (11, 19)]
+
+
+def test_the_analyzer_is_safe_for_many_threads_while_its_cache_is_cleared(monkeypatch):
+    import sys
+    import threading
+
+    from app.search import analysis
+
+    monkeypatch.setattr(analysis, "_WORD_CACHE_LIMIT", 5)  # cleared again and again
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch between any two bytecodes, as under load
+    analyzer = analysis.catalog_analyzer()
+    errors: list[BaseException] = []
+
+    def work(seed: int) -> None:
+        try:
+            for i in range(8000):  # distinct words: Whoosh's stem cache held 50,000
+                word = f"w{seed}x{i}ing"
+                assert analyzer.terms(f"{word} models") == (analyzer.normalize(word), "model")
+                analyzer.spans(f"{word} x", {"model"})
+        except BaseException as error:  # noqa: BLE001 - any failure in a thread is the finding
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == []
