@@ -45,7 +45,7 @@ from app.search.vocabulary import paper_words, read_counts, write_vocabulary
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 15
+INDEX_FORMAT = 16
 WRITER_MEMORY_MB = 2048
 # Text per segment while building: about 12,000 abstracts, 700 MB of postings in memory.
 BUILD_BATCH_CHARS = 14_000_000
@@ -84,9 +84,12 @@ def paper_document(paper: Paper, venue: Venue) -> dict[str, object]:
         "series": venue.series_slug,
         "venue_name": f"{venue.name} {venue.slug}",
         "year": venue.year,
-        "headline": paper.headline,
-        # The title, when there is one, leads the text: every headline word is a text word.
-        "text": f"{paper.title}\n{paper.plain}" if paper.title else paper.plain,
+        # Author keywords count like title words (a headline match, measured for titles:
+        # their own weight cannot be measured here, as keywords are the only judgments).
+        "headline": "\n".join([paper.headline, *paper.keyword_list]),
+        # The title and keywords lead the text: every headline word is a text word.
+        "text": "\n".join([*([paper.title] if paper.title else []), *paper.keyword_list,
+                           paper.plain]),
         "has": "code" if paper.code_urls else "",
         "topic": paper.topic,
         "status": slugify(paper.status),
