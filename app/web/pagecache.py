@@ -29,6 +29,9 @@ from app.search.searcher import PaperSearch
 # HTML pages; their dotted twins (/venues/x.csv) and ?format= downloads stream, uncached.
 PAGE_PREFIXES = ("/venues", "/papers/", "/topics", "/authors/", "/search", "/trends")
 PAGES = 512
+# Bytes of pages kept (their gzipped copies add about a fifth): 512 pages of up to 512 KB
+# could otherwise hold 256 MB of a worker's memory.
+PAGE_BYTES = 24 * 1024 * 1024
 MAX_PAGE_BYTES = 512 * 1024
 MIN_GZIP_BYTES = 500  # below, the gzip header costs more than it saves
 
@@ -52,6 +55,7 @@ class PageCache:
         self.search = search
         self.size = size
         self._pages: OrderedDict[tuple[object, ...], _Page] = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
 
     def _version(self) -> str:
@@ -89,9 +93,12 @@ class PageCache:
             page = _Page(headers, body)
             if len(body) <= MAX_PAGE_BYTES:
                 with self._lock:
+                    if key not in self._pages:
+                        self._bytes += len(body)
                     self._pages[key] = page
-                    while len(self._pages) > self.size:
-                        self._pages.popitem(last=False)
+                    while len(self._pages) > self.size or self._bytes > PAGE_BYTES:
+                        _, old = self._pages.popitem(last=False)
+                        self._bytes -= len(old.body)
         if compress and len(page.body) >= MIN_GZIP_BYTES:
             await _send(send, 200, page.headers + validators
                         + [(b"content-encoding", b"gzip")], page.gzipped())
