@@ -195,6 +195,14 @@ class FieldArrays:
         start, end = self._range(text)
         return self.ids[start:end], self.weights[start:end]
 
+    def positions_of(self, text: str, doc: int) -> np.ndarray:
+        """The term's positions in one document (empty when it does not hold the term)."""
+        start, end = self._range(text)
+        k = start + int(np.searchsorted(self.ids[start:end], doc))
+        if k >= end or self.ids[k] != doc:
+            return self.positions_[:0]
+        return self.positions_[int(self.bounds[k]):int(self.bounds[k + 1])]
+
     def positions(self, text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The term's documents, where each one's positions start (one more entry than
         documents, from 0) and the positions."""

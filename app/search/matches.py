@@ -339,6 +339,9 @@ def positions_in(searcher: Searcher, fieldname: str, word: str, doc: int) -> np.
     for leaf, offset in searcher.leaf_searchers():
         reader = leaf.reader()
         if offset <= doc < offset + reader.doc_count_all():
+            arrays = field_arrays(reader, fieldname)
+            if arrays is not None:  # a lookup, not the term's whole list
+                return arrays.positions_of(word, doc - offset)
             found = term_positions(reader, fieldname, word)
             k = int(np.searchsorted(found.ids, doc - offset))
             if k < len(found.ids) and found.ids[k] == doc - offset:
