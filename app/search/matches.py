@@ -293,17 +293,17 @@ def _bm25_sums(searcher: Searcher, leaves: list[Leaf],
     scores = np.zeros(total, dtype=np.float64)
     touched = np.zeros(total, dtype=bool)
     allowed = None if docs is None else as_mask(docs, total)
+    # Where each term counts, over all segments: a phrase's words only where it matches.
+    counted_by_leaf = [allowed if where is None else as_mask(
+        where if docs is None else docs & where, total) for *_, where in leaves]
     for leaf, offset in searcher.leaf_searchers():
         reader = leaf.reader()
         perdoc = getattr(reader, "_perdoc", None)
-        for fieldname, text, boost, where in leaves:
+        for (fieldname, text, boost, _), counted in zip(leaves, counted_by_leaf, strict=True):
             lengths = decoded_lengths(perdoc, fieldname) if isinstance(
                 perdoc, W3PerDocReader) else None
             average = searcher.avg_field_length(fieldname) or 1
             idf = searcher.idf(fieldname, text) * boost
-            # A phrase's words count only where the phrase matches.
-            counted = allowed if where is None else as_mask(
-                where if docs is None else docs & where, total)
             ids, weights, deleted = _postings(reader, fieldname, text)
             local = ids.astype(np.int64)
             keep = counted[local + offset] if counted is not None else None

@@ -404,9 +404,11 @@ class _Search:
             query = Every()
         result.corrected = self._did_you_mean(parsed)
         docs = self._matching(query)
-        if not self._filtered(docs) and parsed.text:
+        allowed = self._filtered(docs)
+        if not allowed and parsed.text:
             query, docs = self._fallback(parsed, result, query, docs)
-        return result, query, docs, self._filtered(docs)
+            allowed = self._filtered(docs)
+        return result, query, docs, allowed
 
     def _sort_order(self) -> MultiFacet | None:
         if self.request.sort == "venue":
