@@ -26,6 +26,7 @@ import threading
 import uuid
 from array import array
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
 from pickle import loads
@@ -34,6 +35,7 @@ import numpy as np
 from whoosh import index as whoosh_index
 from whoosh.codec.whoosh3 import W3LeafMatcher
 from whoosh.formats import Positions
+from whoosh.matching.mcore import Matcher
 from whoosh.matching.wrappers import FilterMatcher
 from whoosh.reading import IndexReader, SegmentReader, TermNotFound
 
@@ -41,22 +43,33 @@ ARRAYS_DIR = "arrays"
 FIELDS = ("headline", "text")  # the fields words are searched in
 
 
+def _leaf_matcher(reader: IndexReader, fieldname: str, text: object) -> Matcher | None:
+    """The term's own posting matcher in one segment (unwrapped from the filter Whoosh puts
+    around it for deleted documents), or None when the segment lacks the term."""
+    try:
+        matcher = reader.postings(fieldname, text)
+    except TermNotFound:
+        return None
+    return matcher.child if isinstance(matcher, FilterMatcher) else matcher
+
+
+def _is_blocked(matcher: Matcher) -> bool:
+    """Whether the matcher is Whoosh's W3 block reader with delta-coded document numbers,
+    which this module decodes a block at a time."""
+    return isinstance(matcher, W3LeafMatcher) and not matcher._byteids
+
+
 def decode_postings(reader: IndexReader, fieldname: str, text: object) -> tuple[array, array]:
     """A term's postings in one segment: document numbers and weights, decoded a block at a
     time (document numbers are stored as deltas)."""
     ids, weights = array("I"), array("f")
-    try:
-        matcher = reader.postings(fieldname, text)
-    except TermNotFound:
-        return ids, weights
-    if isinstance(matcher, FilterMatcher):
-        matcher = matcher.child
-    if not isinstance(matcher, W3LeafMatcher) or matcher._byteids:
+    matcher = _leaf_matcher(reader, fieldname, text)
+    if matcher is not None and not _is_blocked(matcher):
         for doc, weight in matcher.items_as("weight"):
             ids.append(doc)
             weights.append(weight)
         return ids, weights
-    while matcher.is_active():
+    while matcher is not None and matcher.is_active():
         matcher._read_weights()  # reads the block; weights may be stored compactly
         ids.extend(accumulate(matcher._data[0]))
         weights.extend(matcher._weights)
@@ -64,30 +77,28 @@ def decode_postings(reader: IndexReader, fieldname: str, text: object) -> tuple[
     return ids, weights
 
 
-# A posting block: its last document number, and a function that reads its document numbers
-# and encoded values (a block is one pickle: skipped blocks are never read).
-Block = tuple[int, Callable[[], tuple[list[int], list[bytes]]]]
+# A posting block, read: its document numbers, weights and encoded values.
+Block = tuple[list[int], list[float], list[bytes]]
 
 
 def value_blocks(reader: IndexReader, fieldname: str, word: object) -> Iterator[Block]:
-    """The term's postings a block at a time; each block must be read before the next."""
-    try:
-        matcher = reader.postings(fieldname, word)
-    except TermNotFound:
+    """The term's postings with their values, a block at a time."""
+    matcher = _leaf_matcher(reader, fieldname, word)
+    if matcher is None:
         return
-    if isinstance(matcher, FilterMatcher):
-        matcher = matcher.child
-    if not isinstance(matcher, W3LeafMatcher) or matcher._byteids:
-        items = list(matcher.all_items())  # (document, value) a posting at a time
-        if items:
-            yield items[-1][0], lambda: ([d for d, _ in items], [v for _, v in items])
+    if not _is_blocked(matcher):
+        block: Block = ([], [], [])
+        while matcher.is_active():
+            block[0].append(matcher.id())
+            block[1].append(matcher.weight())
+            block[2].append(matcher.value())
+            matcher.next()
+        yield block
         return
     while matcher.is_active():
-        def read(block: W3LeafMatcher = matcher) -> tuple[list[int], list[bytes]]:
-            block._read_values()
-            return list(accumulate(block._data[0])), block._values  # ids stored as deltas
-
-        yield matcher._maxid, read
+        matcher._read_weights()  # a block's ids, weights and values are one pickle
+        matcher._read_values()
+        yield list(accumulate(matcher._data[0])), list(matcher._weights), matcher._values
         matcher._next_block()
 
 
@@ -105,21 +116,27 @@ def position_decoder(reader: IndexReader, fieldname: str) -> Callable[[bytes], I
     return decode
 
 
-def decode_positions(reader: IndexReader, fieldname: str,
-                     word: object) -> tuple[list[int], list[int], list[int]]:
-    """A term's postings with positions: document numbers, where each document's positions
-    start in the positions (one more entry than documents), and the positions."""
+@dataclass
+class DecodedPositions:
+    """A term's postings with positions: the positions of ids[k] (weighed weights[k]) are
+    positions[bounds[k]:bounds[k + 1]]."""
+
+    ids: list[int] = field(default_factory=list)
+    weights: list[float] = field(default_factory=list)
+    bounds: list[int] = field(default_factory=lambda: [0])
+    positions: list[int] = field(default_factory=list)
+
+
+def decode_positions(reader: IndexReader, fieldname: str, word: object) -> DecodedPositions:
     decode = position_decoder(reader, fieldname)
-    ids: list[int] = []
-    bounds = [0]
-    positions: list[int] = []
-    for _, read in value_blocks(reader, fieldname, word):
-        block_ids, values = read()
-        ids.extend(block_ids)
+    decoded = DecodedPositions()
+    for ids, weights, values in value_blocks(reader, fieldname, word):
+        decoded.ids.extend(ids)
+        decoded.weights.extend(weights)
         for value in values:
-            positions.extend(decode(value))
-            bounds.append(len(positions))
-    return ids, bounds, positions
+            decoded.positions.extend(decode(value))
+            decoded.bounds.append(len(decoded.positions))
+    return decoded
 
 
 def write_arrays(directory: Path) -> None:
@@ -152,14 +169,13 @@ def _write_field(reader: SegmentReader, fieldname: str, target: Path) -> None:
     bounds, positions = array("I", [0]), array("i")
     if fieldname in reader.schema:
         for term in reader.lexicon(fieldname):
-            _, term_weights = decode_postings(reader, fieldname, term)
-            term_ids, term_bounds, term_positions = decode_positions(reader, fieldname, term)
+            decoded = decode_positions(reader, fieldname, term)
             terms.append(term)
-            ids.extend(term_ids)
-            weights.extend(term_weights)
+            ids.extend(decoded.ids)
+            weights.extend(decoded.weights)
             starts.append(len(ids))
-            bounds.extend(b + len(positions) for b in term_bounds[1:])
-            positions.extend(term_positions)
+            bounds.extend(b + len(positions) for b in decoded.bounds[1:])
+            positions.extend(decoded.positions)
     tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}")
     tmp.mkdir(parents=True)
     (tmp / "terms.txt").write_bytes(b"\n".join(terms))

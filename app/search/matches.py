@@ -147,9 +147,10 @@ def term_positions(reader: IndexReader, fieldname: str, word: object) -> TermPos
     if kept is not None:
         return kept
     key = _positions_key(reader, fieldname, word)
-    ids, bounds, positions = decode_positions(reader, fieldname, word)
-    found = TermPositions(np.array(ids, dtype=np.int32), np.array(bounds, dtype=np.int64),
-                          np.array(positions, dtype=np.int32))
+    decoded = decode_positions(reader, fieldname, word)
+    found = TermPositions(np.array(decoded.ids, dtype=np.int32),
+                          np.array(decoded.bounds, dtype=np.int64),
+                          np.array(decoded.positions, dtype=np.int32))
     if key is not None:
         with _decoded_lock:
             _positions[key] = found

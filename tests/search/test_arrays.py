@@ -37,8 +37,10 @@ def _check_every_term(directory: Path) -> int:
                     assert ids.tolist() == expected_ids.tolist(), term
                     assert weights.tolist() == expected_weights.tolist(), term
                     documents, bounds, positions = found.positions(term.decode("utf-8"))
+                    decoded = decode_positions(leaf, fieldname, term)
                     assert (documents.tolist(), bounds.tolist(), positions.tolist()) == (
-                        decode_positions(leaf, fieldname, term)), term
+                        decoded.ids, decoded.bounds, decoded.positions), term
+                    assert decoded.weights == expected_weights.tolist(), term
                     checked += 1
     return checked
 
