@@ -228,11 +228,17 @@ def topic_year_counts(session: Session, topic: str) -> list[tuple[int, int, int]
     """(year, papers on the topic, all papers) for every year in the catalog."""
     counts = edition_topic_counts(session)
     on_topic: Counter[int] = Counter()
+    for venue in list_venues(session):
+        on_topic[venue.year] += counts.get(venue.slug, Counter()).get(topic, 0)
+    return [(year, on_topic[year], total) for year, total in year_totals(session).items()]
+
+
+def year_totals(session: Session) -> dict[int, int]:
+    """Papers per year over the whole catalog, oldest year first."""
     totals: Counter[int] = Counter()
     for venue in list_venues(session):
         totals[venue.year] += venue.paper_count
-        on_topic[venue.year] += counts.get(venue.slug, Counter()).get(topic, 0)
-    return [(year, on_topic[year], total) for year, total in sorted(totals.items())]
+    return dict(sorted(totals.items()))
 
 
 # --- authors -----------------------------------------------------------------------------------

@@ -14,7 +14,13 @@ from dataclasses import dataclass, field
 
 from sqlmodel import Session, col
 
-from app.catalog import edition_topic_counts, list_venues, memoized, top_keyphrases
+from app.catalog import (
+    edition_topic_counts,
+    list_venues,
+    memoized,
+    top_keyphrases,
+    year_totals,
+)
 from app.models import Paper, Venue
 
 MATRIX_SERIES = 24  # columns of the topic × series matrix; smaller series are summed as "other"
@@ -108,14 +114,6 @@ def series_detail(session: Session, series: Series) -> SeriesDetail:
                             top_keyphrases(session, col(Paper.venue_slug).in_(slugs), limit=16))
 
     return memoized(session, ("series-detail", series.slug), compute)
-
-
-def year_totals(session: Session) -> dict[int, int]:
-    """Papers per year over the whole catalog, oldest year first."""
-    totals: Counter[int] = Counter()
-    for venue in list_venues(session):
-        totals[venue.year] += venue.paper_count
-    return dict(sorted(totals.items()))
 
 
 # --- topics across series and years ------------------------------------------------------------

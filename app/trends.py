@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from sqlmodel import Session
 
+from app.catalog import year_totals
 from app.search.query import MAX_QUERY_CHARS
 from app.search.searcher import PaperSearch, SearchRequest
-from app.series import year_totals
 
 MAX_TERMS = 6
 

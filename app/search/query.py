@@ -156,6 +156,14 @@ def text_query(tokens: tuple[str, ...]) -> Query:
 SynonymTable = dict[tuple[str, ...], tuple[tuple[str, ...], ...]]
 
 
+def expand_synonyms(table: SynonymTable, tokens: tuple[str, ...]) -> Query:
+    """The tokens, or any form of their group in the table."""
+    forms = table.get(tokens)
+    if forms is None:
+        return text_query(tokens)
+    return Or([text_query(form) for form in forms])
+
+
 @dataclass(frozen=True)
 class Synonyms:
     """The hand-written groups and, where they say nothing, the acronyms learned from the
@@ -177,10 +185,7 @@ class Synonyms:
         return cls({**learned, **hand}, by_acronym)
 
     def expand(self, tokens: tuple[str, ...]) -> Query:
-        forms = self.table.get(tokens)
-        if forms is None:
-            return text_query(tokens)
-        return Or([text_query(form) for form in forms])
+        return expand_synonyms(self.table, tokens)
 
 
 @dataclass
@@ -291,9 +296,8 @@ class QueryParser:
             # Quoted, a learned acronym means itself ("GP" alone): only the hand-written
             # table expands it.
             tokens = analyze(token["phrase"])
-            hand = synonym_table().get(tokens)
-            query = Or([text_query(form) for form in hand]) if hand else text_query(tokens)
-            return self._counted(_Item(query, negated)) if tokens else None
+            return self._counted(_Item(expand_synonyms(synonym_table(), tokens), negated)) \
+                if tokens else None
         return self._word(token["word"], negated)
 
     def _counted(self, item: _Item) -> _Item | None:

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
+from sqlmodel import Session
 
 from app import catalog, series
 from app.exports import bibtex_entry
@@ -81,7 +82,7 @@ def venue(
     )
 
 
-def _series_page(request: Request, session: SessionDep, slug: str) -> HTMLResponse:
+def _series_page(request: Request, session: Session, slug: str) -> HTMLResponse:
     found = series.get_series(session, slug)
     if found is None:
         raise HTTPException(404, f"There is no venue called “{slug}”.")
@@ -170,22 +171,23 @@ def search(
     if format:
         return downloads.search_download(request, search, query, format)
     result, papers = run_search(search, session, query)
+    venues = catalog.venues_by_slug(session)
     label = facets.labeller({s.slug: s.name for s in series.list_series(session)},
-                            {slug: v.label for slug, v in catalog.venues_by_slug(session).items()})
+                            {slug: v.label for slug, v in venues.items()})
     return render(request, "search.html", result=result, papers=papers,
-                  venues=catalog.venues_by_slug(session), url_with=search_query_string,
+                  venues=venues, url_with=search_query_string,
                   facet_label=label, sidebar=facets.sidebar(result, label),
                   alone=lambda text, word: replace_word(text, word, f'"{word}"'),
                   years=facets.year_histogram(result),
                   year_chart=_year_share_chart(session, result))
 
 
-def _year_share_chart(session: SessionDep, result: SearchResult) -> charts.ColumnChart | None:
+def _year_share_chart(session: Session, result: SearchResult) -> charts.ColumnChart | None:
     """The matches' share of each year's papers, when they span several years."""
     counts = dict(result.facets.get("year", []))
     if not result.query or len(counts) < 2:
         return None
-    totals = series.year_totals(session)
+    totals = catalog.year_totals(session)
     return charts.column_chart(
         f"Share of each year's papers matching “{result.query}”",
         [(year, counts.get(year, 0) / total, "?" + search_query_string(result.request, year=year))
