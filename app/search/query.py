@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable
 from copy import copy
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from whoosh.query import (
     And,
@@ -65,6 +65,7 @@ class ParsedQuery:
     def message(self) -> str | None:
         return " ".join(self.notes) or None
 
+    @cached_property
     def parts(self) -> QueryParts | None:
         """The query's required parts (words, phrases, synonym groups), for papers that match
         most of them; None unless the query is an AND of at least two of them."""

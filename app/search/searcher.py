@@ -459,7 +459,7 @@ class _Search:
     def _partial(self, exact: set[int], room: int) -> list[SearchHit]:
         """The best papers with most but not all of the query's parts (at least half of
         them), by how many they have, then by the score of the parts they have."""
-        parts = self.parsed.parts() if self.parsed.query is not None else None
+        parts = self.parsed.parts if self.parsed.query is not None else None
         if parts is None:
             return []
         total = self.searcher.doc_count_all()
@@ -508,7 +508,7 @@ class _Search:
             best = top_matches(self.searcher, query, allowed, max(limit, proximity.RERANKED),
                                self.phrases)
             if best is not None:
-                parts = self.parsed.parts() if self.parsed.query is query else None
+                parts = self.parsed.parts if self.parsed.query is query else None
                 if parts is not None:
                     best = proximity.rerank(self.searcher, parts.single_words(), best)
                 return [(self.current.ids[doc], score) for doc, score in best[:limit]]
