@@ -13,17 +13,18 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
+from urllib.parse import urlencode
 from xml.sax.saxutils import escape as xml_escape
 
 from app.models import Paper, Venue
 
 PaperRows = Iterable[tuple[Paper, Venue]]
-FORMATS = ("csv", "json", "bib")
 MEDIA_TYPES = {
     "csv": "text/csv; charset=utf-8",
     "json": "application/json",
     "bib": "application/x-bibtex; charset=utf-8",
     "atom": "application/atom+xml; charset=utf-8",
+    "ris": "application/x-research-info-systems; charset=utf-8",
 }
 CSV_FIELDS = ["id", "venue", "venue_slug", "year", "status", "title", "headline", "authors",
               "topic",
@@ -65,6 +66,18 @@ def bibtex_entry(paper: Paper, venue: Venue, url: str) -> str:
         fields.append(("note", _bibtex_value(paper.status)))
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
     return f"@inproceedings{{{bibtex_key(paper, venue)},\n{body}\n}}\n"
+
+
+def coins(paper: Paper, venue: Venue) -> str:
+    """The paper as a COinS OpenURL (the `title` of a `span.Z3988`): how reference managers
+    find every paper of a list page and offer to import them together."""
+    fields = [("ctx_ver", "Z39.88-2004"), ("rft_val_fmt", "info:ofi/fmt:kev:mtx:book"),
+              ("rft.genre", "proceeding"), ("rft.atitle", paper_title(paper)),
+              ("rft.btitle", venue.label), ("rft.date", str(venue.year))]
+    fields += [("rft.au", author) for author in paper.author_list]
+    if paper.url:
+        fields.append(("rft_id", paper.url))
+    return urlencode(fields)
 
 
 def paper_record(paper: Paper, venue: Venue, url: str) -> dict[str, object]:
@@ -111,7 +124,26 @@ def stream_bibtex(rows: PaperRows, url_for: UrlFor) -> Iterator[str]:
         yield bibtex_entry(paper, venue, url_for(paper)) + "\n"
 
 
-STREAMERS = {"csv": stream_csv, "json": stream_json, "bib": stream_bibtex}
+def ris_record(paper: Paper, venue: Venue, url: str) -> str:
+    """One RIS record (the tagged format reference managers import): a conference paper."""
+    def tag(name: str, value: str) -> str:
+        value = " ".join(value.split())  # a record's lines are its tags: no line breaks inside
+        return f"{name}  - {value}\r\n" if value else ""
+
+    lines = [tag("TY", "CPAPER"), tag("TI", paper_title(paper))]
+    lines += [tag("AU", author) for author in paper.author_list]
+    lines += [tag("T2", venue.label), tag("PY", str(venue.year)), tag("AB", paper.plain),
+              tag("UR", paper.url or url), tag("ID", paper.id), tag("N1", paper.status)]
+    lines += [tag("KW", phrase) for phrase in paper.keyword_list or paper.keyphrase_list]
+    return "".join(lines) + "ER  - \r\n"
+
+
+def stream_ris(rows: PaperRows, url_for: UrlFor) -> Iterator[str]:
+    for paper, venue in rows:
+        yield ris_record(paper, venue, url_for(paper)) + "\r\n"
+
+
+STREAMERS = {"csv": stream_csv, "json": stream_json, "bib": stream_bibtex, "ris": stream_ris}
 
 
 _XML_INVALID = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")

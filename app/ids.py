@@ -34,3 +34,25 @@ def author_slug(name: str) -> str:
 def series_slug(name: str) -> str:
     """A conference across its years: the edition's slug without its year."""
     return slugify(name) or "venue"
+
+
+PAPER_ID = re.compile(r"[0-9a-f]{16}")
+MAX_LISTED = 500  # papers in a reading list, a shared link or a recommendations request
+
+
+def parse_paper_ids(text: str) -> list[str]:
+    """The paper IDs of a comma-separated list (a shared reading list), in order, without
+    repeats. Raises ValueError naming the first item that is not an ID, or when there are
+    more than `MAX_LISTED`."""
+    ids: dict[str, None] = {}
+    for item in text.split(","):
+        item = item.strip().lower()
+        if not item:
+            continue
+        if not PAPER_ID.fullmatch(item):
+            shown = item if len(item) <= 40 else item[:40] + "…"
+            raise ValueError(f"“{shown}” is not a paper ID (16 hexadecimal characters).")
+        ids[item] = None
+    if len(ids) > MAX_LISTED:
+        raise ValueError(f"A list holds at most {MAX_LISTED} papers; this one has {len(ids)}.")
+    return list(ids)

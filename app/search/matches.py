@@ -230,7 +230,7 @@ def top_by_terms(searcher: Searcher, fieldname: str, weighted_terms: list[tuple[
     scores an Or of the terms, over whole posting lists: for the 20 terms of "more like
     this", Whoosh's matchers took 0.3-3 s at L."""
     leaves: list[Leaf] = [(fieldname, text, boost, None) for text, boost in weighted_terms]
-    return _best(_bm25_sums(searcher, leaves, None), limit)
+    return best_scores(bm25_sums(searcher, leaves, None), limit)
 
 
 def top_matches(searcher: Searcher, query: Query, docs: set[int], limit: int,
@@ -240,7 +240,7 @@ def top_matches(searcher: Searcher, query: Query, docs: set[int], limit: int,
     the sum of the BM25F scores of the terms that match it (a phrase's: of its words); None
     for other queries (ranges, filter fields...)."""
     scored = _scores(searcher, query, docs, phrases)
-    return None if scored is None else _best(scored, limit)
+    return None if scored is None else best_scores(scored, limit)
 
 
 def match_scores(searcher: Searcher, query: Query, docs: set[int],
@@ -257,7 +257,7 @@ def _scores(searcher: Searcher, query: Query, docs: set[int],
     if leaves is None or not all(
             name in searcher.schema and searcher.schema[name].scorable for name, *_ in leaves):
         return None  # filter terms (ID fields) Whoosh scores by weight alone
-    return _bm25_sums(searcher, leaves, docs)
+    return bm25_sums(searcher, leaves, docs)
 
 
 def _scored_terms(searcher: Searcher, query: Query, phrases: Phrases) -> list[Leaf] | None:
@@ -284,7 +284,7 @@ def _scored_terms(searcher: Searcher, query: Query, phrases: Phrases) -> list[Le
     return None
 
 
-def _bm25_sums(searcher: Searcher, leaves: list[Leaf],
+def bm25_sums(searcher: Searcher, leaves: list[Leaf],
                docs: set[int] | None) -> tuple[np.ndarray, np.ndarray]:
     """The documents (of `docs`, or any) where a term counts, and every document's sum of
     Whoosh's BM25F over the terms that count in it, computed a posting list at a time."""
@@ -322,7 +322,7 @@ def _bm25_sums(searcher: Searcher, leaves: list[Leaf],
     return np.flatnonzero(touched), scores
 
 
-def _best(scored: tuple[np.ndarray, np.ndarray], limit: int) -> list[tuple[int, float]]:
+def best_scores(scored: tuple[np.ndarray, np.ndarray], limit: int) -> list[tuple[int, float]]:
     """The `limit` highest scores, ties in document order (as Whoosh's collector breaks
     them), without sorting every scored document."""
     docs, scores = scored

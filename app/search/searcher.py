@@ -22,9 +22,8 @@ from whoosh.query import AndNot, Every, Not, Or, Query
 from whoosh.searching import Searcher
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
-from app.search import proximity
+from app.search import proximity, similar
 from app.search.acronyms import AcronymCounts, Meaning
-from app.search.analysis import surface_forms
 from app.search.facets import FacetColumn, FacetFilter, as_array, as_mask, read_facet_columns
 from app.search.index import VERSION_FILE
 from app.search.lengths import SegmentLengthBM25F
@@ -32,7 +31,6 @@ from app.search.matches import (
     Phrases,
     match_scores,
     matching_docs,
-    top_by_terms,
     top_matches,
 )
 from app.search.query import (
@@ -44,17 +42,16 @@ from app.search.query import (
     matching_query,
     replace_word,
 )
+from app.search.similar import Recommendation, RelatedPaper
 from app.search.snippets import make_snippet, query_terms
 from app.search.vocabulary import Vocabulary
 
 PER_PAGE = 20
 PREFIX_EXPANSIONS = 8  # the most frequent completions a `prefix*` stands for
 FACETS = ("series", "venue", "year", "topic", "status", "has")
-RELATED_PAPERS = 5
 RELATED_CACHE = 4096
 RESULT_CACHE = 1024
 NOT_READY = "Search is not ready yet: the index is being built. Try again shortly."
-SAME_TOPIC_BOOST = 1.3
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -76,12 +73,6 @@ class SearchRequest:
         values = {"series": self.series, "venue": self.venue, "year": self.year,
                   "topic": self.topic, "status": self.status, "has": self.has}
         return {name: value for name, value in values.items() if value}
-
-
-@dataclass(frozen=True)
-class RelatedPaper:
-    id: str
-    shared_terms: list[str]  # the key terms of the paper that this one shares
 
 
 @dataclass
@@ -206,6 +197,8 @@ class PaperSearch:
         self._checked_at = 0.0
         self._related: ComputedOnce[tuple[tuple[str, float], str], list[RelatedPaper]] = (
             ComputedOnce(RELATED_CACHE))
+        self._recommended: ComputedOnce[tuple[object, ...], list[Recommendation]] = (
+            ComputedOnce(RELATED_CACHE))
         self._results: ComputedOnce[tuple[tuple[str, float], SearchRequest], SearchResult] = (
             ComputedOnce(result_cache))
         self._counts: ComputedOnce[tuple[tuple[str, float], SearchRequest], SearchResult] = (
@@ -280,16 +273,29 @@ class PaperSearch:
             return []
         return _Search(current, request, lambda ids: {}).ranked_ids(limit, newest_first)
 
-    def related(self, paper_id: str, plain: str, texts: Callable[[list[str]], dict[str, str]],
-                limit: int = RELATED_PAPERS) -> list[RelatedPaper]:
-        """The papers most like this one (Whoosh more-like-this over the abstract's key
-        terms), each with the key terms they share. Cached per index until it changes."""
+    def related(self, paper_id: str, plain: str, texts: similar.Texts,
+                limit: int = similar.RELATED_PAPERS) -> list[RelatedPaper]:
+        """The papers most like this one, each with the key terms they share. Cached per
+        index until it changes."""
         try:
             current = self._current()
         except IndexUnavailable:
             return []
-        return self._related.get((current.identity, paper_id), lambda: _related_papers(
-            current, paper_id, plain, texts, limit))
+        topics = current.columns["topic"].codes if "topic" in current.columns else None
+        return self._related.get((current.identity, paper_id), lambda: similar.related_papers(
+            current.searcher, current.ids, topics, paper_id, plain, texts, limit))
+
+    def recommend(self, listed: list[str], texts: similar.Texts, series: str = "",
+                  year: int | None = None, limit: int = 20) -> list[Recommendation]:
+        """The papers most like the listed ones as a whole (of a series and year when given),
+        none of them listed; `texts` gives plain texts. Cached per index until it changes."""
+        try:
+            current = self._current()
+        except IndexUnavailable:
+            return []
+        key = (current.identity, tuple(listed), series, year, limit)
+        return self._recommended.get(key, lambda: _recommend(
+            current, listed, texts, {"series": series, "year": year}, limit))
 
     def learned_acronyms(self) -> list[Meaning]:
         """The acronyms the catalog defines often enough to expand in searches."""
@@ -311,36 +317,24 @@ class PaperSearch:
         return [f"{head}{word}" for word in vocabulary.completions(words[-1], limit)]
 
 
-def _related_papers(current: _OpenIndex, paper_id: str, plain: str,
-                    texts: Callable[[list[str]], dict[str, str]], limit: int) -> list[RelatedPaper]:
+def _recommend(current: _OpenIndex, listed: list[str], texts: similar.Texts,
+               filters: dict[str, object], limit: int) -> list[Recommendation]:
     searcher = current.searcher
-    docnum = searcher.document_number(id=paper_id)
-    if docnum is None or not plain:
+    docnums = [doc for doc in (searcher.document_number(id=pid) for pid in listed)
+               if doc is not None]
+    plains = [plain for plain in texts(listed).values() if plain]
+    if not docnums or not plains:
         return []
-    # Key terms by Whoosh's Bo1 model, minus numbers and one- or two-letter symbols, which
-    # are rare but say nothing about a paper ("10", "k").
-    key_terms = [(term, weight) for term, weight
-                 in searcher.key_terms_from_text("text", plain, numterms=40)
-                 if len(term) > 2 and not term.isdigit()][:20]
-    if not key_terms:
-        return []
-    # Scored as Whoosh scores an Or of the weighted terms, over whole posting lists.
-    hits = [(doc, score) for doc, score in top_by_terms(searcher, "text", key_terms, limit * 4 + 1)
-            if doc != docnum]
-    # Papers of the same primary topic rise: similar words and a similar area.
-    topics = current.columns["topic"].codes if "topic" in current.columns else None
-    own_topic = topics[docnum] if topics is not None else None
-    ranked = sorted(hits, key=lambda hit: -hit[1] * (
-        SAME_TOPIC_BOOST if topics is not None and topics[hit[0]] == own_topic else 1.0))[:limit]
-    ids = [current.ids[doc] for doc, _ in ranked]
-    other_texts = texts(ids)
-    surface = surface_forms(plain)
-    related = []
-    for other_id in ids:
-        stems = set(analyze(other_texts.get(other_id, "")))
-        shared = [surface.get(term, term) for term, _ in key_terms if term in stems]
-        related.append(RelatedPaper(other_id, list(dict.fromkeys(shared))[:6]))
-    return related
+    mask = None
+    for name, value in filters.items():
+        if value in ("", None):
+            continue
+        column = current.columns[name]
+        matches = column.codes == column.code(value)
+        mask = matches if mask is None else mask & matches
+    allowed = None if mask is None else np.flatnonzero(mask)
+    return similar.recommendations(searcher, current.ids, docnums, plains, allowed, texts,
+                                   limit)
 
 
 def _excludes(query: Query) -> bool:

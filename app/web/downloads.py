@@ -23,7 +23,7 @@ from app.web.deps import ListFilterDep, SearchDep, SearchRequestDep, SessionDep
 from app.web.urls import search_query_string
 
 router = APIRouter(tags=["downloads"])
-ListFormat = Literal["csv", "json", "bib", "atom"]
+ListFormat = Literal["csv", "json", "bib", "ris", "atom"]
 FEED_ENTRIES = 50
 BATCH = 500
 
@@ -42,7 +42,7 @@ def _rows_from_query(request: Request, conditions: list[Any], order: list[Any],
             yield paper, venues[paper.venue_slug]
 
 
-def _rows_from_ids(request: Request, ids: list[str]) -> Iterator[tuple[Paper, Venue]]:
+def rows_from_ids(request: Request, ids: list[str]) -> Iterator[tuple[Paper, Venue]]:
     with Session(get_engine(request.app.state.settings.database_url)) as session:
         venues = catalog.venues_by_slug(session)
         for start in range(0, len(ids), BATCH):
@@ -98,7 +98,7 @@ def search_download(request: Request, search: PaperSearch, query: SearchRequest,
     ids = search.ranked_ids(query, limit=FEED_ENTRIES if newest else None, newest_first=newest)
     page_url = f"{request.url_for('search')}?{search_query_string(query, page=1)}"
     title = f"Search: {query.q}" if query.q else "Search"
-    return list_response(request, _rows_from_ids(request, ids), fmt, "search", title, page_url)
+    return list_response(request, rows_from_ids(request, ids), fmt, "search", title, page_url)
 
 
 @router.get("/papers/{paper_id}.bib", name="paper_bibtex")

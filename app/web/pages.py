@@ -158,9 +158,10 @@ def paper(
     venue = catalog.get_venue(session, found.venue_slug)
     assert venue is not None  # foreign key
     related = related_papers(search, session, found)
+    page_url = downloads.paper_url_for(request)(found)
     return render(request, "paper.html", paper=found, venue=venue, related=related,
-                  venues=catalog.venues_by_slug(session),
-                  bibtex=bibtex_entry(found, venue, downloads.paper_url_for(request)(found)))
+                  venues=catalog.venues_by_slug(session), page_url=page_url,
+                  bibtex=bibtex_entry(found, venue, page_url))
 
 
 @router.get("/search")

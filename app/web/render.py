@@ -9,6 +9,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from app.config import PROJECT_ROOT
+from app.exports import coins, paper_title
 from app.ids import author_slug
 from app.topics import load_taxonomy
 from app.web.assets import static_url
@@ -24,6 +25,8 @@ def topic_name(slug: str) -> str:
 templates.env.globals["topic_name"] = topic_name
 templates.env.globals["author_slug"] = author_slug
 templates.env.globals["static_url"] = static_url
+templates.env.globals["coins"] = coins
+templates.env.globals["paper_title"] = paper_title
 
 
 def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:

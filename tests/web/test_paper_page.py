@@ -6,7 +6,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import select
 
 from app.models import Paper
-from app.search import searcher as searcher_module
+from app.search import similar
 from app.search.searcher import ComputedOnce, PaperSearch
 from tests.conftest import Catalog
 
@@ -57,14 +57,14 @@ def test_related_papers_are_listed_with_shared_terms(client: TestClient):
 def test_related_papers_are_computed_once_for_simultaneous_requests(seeded: Catalog,
                                                                      monkeypatch):
     computed = []
-    compute = searcher_module._related_papers
+    compute = similar.related_papers
 
     def slow_related(*args, **kwargs):
-        computed.append(args[1])
+        computed.append(args[3])
         time.sleep(0.3)  # long enough that every thread asks while it runs
         return compute(*args, **kwargs)
 
-    monkeypatch.setattr(searcher_module, "_related_papers", slow_related)
+    monkeypatch.setattr(similar, "related_papers", slow_related)
     search = PaperSearch(seeded.settings.index_path)
     with seeded.session() as session:
         paper = session.exec(select(Paper).limit(1)).one()

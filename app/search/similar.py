@@ -1,0 +1,130 @@
+"""Papers like one paper (related papers) and like a reading list (recommendations).
+
+Both score every paper by BM25F over posting arrays (`matches.top_by_terms`) for weighted
+terms drawn from the texts they start from, and name the terms a found paper shares with them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from whoosh.searching import Searcher
+
+from app.search.analysis import surface_forms
+from app.search.matches import Leaf, best_scores, bm25_sums, top_by_terms
+from app.search.query import HEADLINE_BOOST, analyze
+
+RELATED_PAPERS = 5
+SAME_TOPIC_BOOST = 1.3
+SHARED_SHOWN = 6
+LIST_TERMS = 40
+# A term's weight in a list's profile grows with the square of the number of listed papers
+# using it: what the papers have in common is the list's theme (bench/recommend.py: P@10 on
+# ICLR keyword lists 0.17 with a plain centroid, 0.21 with the count, 0.22 squared).
+AGREEMENT_POWER = 2
+
+Texts = Callable[[list[str]], dict[str, str]]
+
+
+@dataclass(frozen=True)
+class RelatedPaper:
+    id: str
+    shared_terms: list[str]  # the key terms of the paper that this one shares
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    id: str
+    score: float
+    shares: list[str]  # the list's words this paper uses, the list's most typical first
+
+
+def _meaningful(term: str) -> bool:
+    # Numbers and one- or two-letter symbols are rare but say nothing about a paper ("10", "k").
+    return len(term) > 2 and not term.isdigit()
+
+
+def _shared(key_terms: list[str], surface: dict[str, str], text: str) -> list[str]:
+    stems = set(analyze(text))
+    shared = [surface.get(term, term) for term in key_terms if term in stems]
+    return list(dict.fromkeys(shared))[:SHARED_SHOWN]
+
+
+def related_papers(searcher: Searcher, ids: list[str], topics: np.ndarray | None,
+                   paper_id: str, plain: str, texts: Texts,
+                   limit: int = RELATED_PAPERS) -> list[RelatedPaper]:
+    """The papers most like one paper (by the key terms of its abstract, Whoosh's Bo1 model),
+    those of its primary topic raised, each with the key terms it shares."""
+    docnum = searcher.document_number(id=paper_id)
+    if docnum is None or not plain:
+        return []
+    key_terms = [(term, weight) for term, weight
+                 in searcher.key_terms_from_text("text", plain, numterms=40)
+                 if _meaningful(term)][:20]
+    if not key_terms:
+        return []
+    hits = [(doc, score) for doc, score in top_by_terms(searcher, "text", key_terms, limit * 4 + 1)
+            if doc != docnum]
+    # Papers of the same primary topic rise: similar words and a similar area.
+    own_topic = topics[docnum] if topics is not None else None
+    ranked = sorted(hits, key=lambda hit: -hit[1] * (
+        SAME_TOPIC_BOOST if topics is not None and topics[hit[0]] == own_topic else 1.0))[:limit]
+    found = [ids[doc] for doc, _ in ranked]
+    other_texts = texts(found)
+    surface = surface_forms(plain)
+    terms = [term for term, _ in key_terms]
+    return [RelatedPaper(other, _shared(terms, surface, other_texts.get(other, "")))
+            for other in found]
+
+
+def list_profile(searcher: Searcher, plains: list[str]) -> list[tuple[str, float]]:
+    """The list's weighted terms: the mean of its papers' unit TF-IDF vectors, each term's
+    weight raised by how many of the papers use it; the `LIST_TERMS` heaviest."""
+    total = searcher.doc_count_all() or 1
+    idf: dict[str, float] = {}
+    profile: Counter[str] = Counter()
+    users: Counter[str] = Counter()
+    for plain in plains:
+        counts = Counter(term for term in analyze(plain) if _meaningful(term))
+        for term in counts:
+            if term not in idf:
+                idf[term] = math.log(total / (1 + searcher.doc_frequency("text", term)))
+        vector = {term: (1 + math.log(n)) * idf[term] for term, n in counts.items()}
+        norm = math.sqrt(sum(x * x for x in vector.values())) or 1.0
+        for term, x in vector.items():
+            profile[term] += x / norm / len(plains)
+        users.update(vector.keys())  # papers using each term, not their weights
+    weighted = Counter({term: weight * users[term] ** AGREEMENT_POWER
+                        for term, weight in profile.items() if weight > 0})
+    return weighted.most_common(LIST_TERMS)
+
+
+def recommendations(searcher: Searcher, ids: list[str], listed: list[int], plains: list[str],
+                    allowed: np.ndarray | None, texts: Texts,
+                    limit: int) -> list[Recommendation]:
+    """The `limit` papers (among `allowed` document numbers, or all) most like the listed
+    ones taken together, never one of them; each with the list's words it shares."""
+    profile = list_profile(searcher, plains)
+    if not profile:
+        return []
+    leaves: list[Leaf] = [("text", term, weight, None) for term, weight in profile]
+    leaves += [("headline", term, weight * HEADLINE_BOOST, None) for term, weight in profile]
+    docs, scores = bm25_sums(searcher, leaves, None)
+    keep = ~np.isin(docs, np.asarray(listed, dtype=np.int64))
+    if allowed is not None:
+        keep &= np.isin(docs, allowed)
+    best = best_scores((docs[keep], scores), limit)
+    found = [ids[doc] for doc, _ in best]
+    other_texts = texts(found)
+    surface: dict[str, str] = {}
+    for plain in plains:
+        for stem, word in surface_forms(plain).items():
+            surface.setdefault(stem, word)
+    terms = [term for term, _ in profile]
+    return [Recommendation(paper, round(score, 4),
+                           _shared(terms, surface, other_texts.get(paper, "")))
+            for paper, (_, score) in zip(found, best, strict=True)]

@@ -1,0 +1,116 @@
+"""The reading list: a list of paper IDs that lives in the reader's browser and reaches the
+server only as a query string (`/saved?ids=ID1,ID2`), so a list can be shared by link and
+works without JavaScript. The page shows the papers, their exports and the papers most like
+them; `/api/recommendations` is its JSON twin for the recommendations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, Response
+from sqlmodel import Session
+
+from app import catalog, series
+from app.exports import bibtex_entry
+from app.ids import MAX_LISTED, parse_paper_ids
+from app.models import Paper
+from app.search.searcher import PaperSearch
+from app.search.similar import Recommendation
+from app.web.deps import PaperLoader, SearchDep, SessionDep
+from app.web.downloads import list_response, paper_url_for, rows_from_ids
+from app.web.render import render
+
+router = APIRouter()
+SavedFormat = Literal["csv", "json", "bib", "ris"]
+RECOMMENDED = 20
+IdsParam = Annotated[str, Query(description=f"Comma-separated paper IDs, at most {MAX_LISTED}")]
+
+
+@dataclass
+class SavedList:
+    ids: list[str]  # the known IDs, in the list's order
+    unknown: list[str]  # well-formed IDs the catalog does not hold
+    papers: list[Paper]
+
+
+def saved_list(session: Session, text: str) -> SavedList:
+    """The list's papers; ValueError for a malformed list (see `parse_paper_ids`)."""
+    ids = parse_paper_ids(text)
+    found = catalog.papers_by_id(session, ids)
+    return SavedList([pid for pid in ids if pid in found],
+                     [pid for pid in ids if pid not in found], [found[pid] for pid in ids
+                                                                if pid in found])
+
+
+def _parsed(session: Session, ids: str) -> SavedList:
+    try:
+        return saved_list(session, ids)
+    except ValueError as error:
+        raise HTTPException(422, str(error)) from None
+
+
+def recommend(search: PaperSearch, session: Session, listed: list[str], series_slug: str = "",
+              year: int | None = None,
+              limit: int = RECOMMENDED) -> list[tuple[Paper, Recommendation]]:
+    loader = PaperLoader(session)
+    found = search.recommend(listed, loader.texts, series_slug, year, limit)
+    papers = loader.papers([r.id for r in found])
+    return [(papers[r.id], r) for r in found if r.id in papers]
+
+
+@router.get("/saved", response_class=HTMLResponse)
+def saved_page(request: Request, session: SessionDep, search: SearchDep, ids: IdsParam = "",
+               series_slug: Annotated[str, Query(alias="series")] = "",
+               year: Annotated[int | None, Query(ge=1900, le=2100)] = None) -> HTMLResponse:
+    try:
+        listed = saved_list(session, ids)
+    except ValueError as error:
+        return render(request, "saved.html", status_code=422, error=str(error),
+                      listed=SavedList([], [], []))
+    venues = catalog.venues_by_slug(session)
+    all_series = series.list_series(session)
+    url_for = paper_url_for(request)
+    return render(
+        request, "saved.html", listed=listed, venues=venues,
+        recommended=recommend(search, session, listed.ids, series_slug, year),
+        all_series=all_series, chosen_series=series_slug, chosen_year=year,
+        years=sorted({e.year for s in all_series for e in s.editions}, reverse=True),
+        bibtex="\n".join(bibtex_entry(p, venues[p.venue_slug], url_for(p))
+                         for p in listed.papers),
+    )
+
+
+@router.get("/saved.{fmt}", name="saved_download")
+def saved_download(request: Request, fmt: SavedFormat, session: SessionDep,
+                   ids: IdsParam = "") -> Response:
+    listed = _parsed(session, ids)
+    return list_response(request, rows_from_ids(request, listed.ids), fmt, "reading-list",
+                         "Reading list", str(request.url_for("saved_page")))
+
+
+@router.get("/api/recommendations", name="api_recommendations", tags=["api"])
+def recommendations(
+    request: Request, session: SessionDep, search: SearchDep, ids: IdsParam,
+    series_slug: Annotated[str, Query(alias="series", description="Series slug")] = "",
+    year: Annotated[int | None, Query(ge=1900, le=2100)] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = RECOMMENDED,
+) -> dict[str, Any]:
+    """The papers most like the listed ones taken together, none of them listed, best first,
+    each with the list's words it shares. Unknown IDs are reported and ignored."""
+    listed = _parsed(session, ids)
+    if not listed.ids and not listed.unknown:
+        raise HTTPException(422, "Give the IDs of the papers in the list: ?ids=ID1,ID2,…")
+    venues = catalog.venues_by_slug(session)
+    papers = []
+    for paper, found in recommend(search, session, listed.ids, series_slug, year, limit):
+        venue = venues[paper.venue_slug]
+        papers.append({
+            "id": paper.id, "title": paper.title or None, "headline": paper.headline,
+            "venue": venue.label, "venue_slug": venue.slug, "year": venue.year,
+            "score": found.score, "shares": found.shares,
+            "url": str(request.url_for("paper", paper_id=paper.id)),
+        })
+    return {"ids": listed.ids, "unknown": listed.unknown, "papers": papers}

@@ -1,0 +1,158 @@
+"""Reading-list recommendations: quality on ICLR keyword lists, and speed on a large catalog.
+
+    .venv/bin/python -m bench.recommend [--lists 150] [--catalog DATA_DIR]
+
+Quality: the ICLR papers of ../shared/corpus/ml-abstracts.jsonl.gz are ingested without their
+author keywords (they are the judgments). A judged list is 3 papers drawn (fixed seed) from an
+author keyword that 10 to 150 papers carry; a recommended paper is relevant when it carries
+that keyword too. Printed: P@10 of the catalog's recommendations beside a TF-IDF centroid of
+the three (cosine over every paper) and the related papers of the list's first paper.
+
+Speed (with --catalog, e.g. a catalog of ../shared/corpus): recommendations for 20-paper lists
+(papers of one topic), first time for each list, after the index is open.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sqlite3
+import statistics
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+from app.search.query import analyze
+from app.search.searcher import PaperSearch
+from bench.relevance.keywords import build_catalog, iclr_rows
+
+MIN_PAPERS, MAX_PAPERS, LISTED, TOP = 10, 150, 3, 10
+
+Recommender = Callable[[list[str]], list[str]]
+
+
+def judged_lists(rows: list[dict], count: int) -> list[tuple[list[str], set[str]]]:
+    """(three titles carrying a keyword, every title carrying it), most common keywords first."""
+    papers: dict[str, set[str]] = {}
+    for row in rows:
+        for keyword in {" ".join(k.lower().split()) for k in row["keywords"]}:
+            papers.setdefault(keyword, set()).add(row["title"])
+    usable = sorted(((k, t) for k, t in papers.items()
+                     if MIN_PAPERS <= len(t) <= MAX_PAPERS and len(k) > 2),
+                    key=lambda kt: (-len(kt[1]), kt[0]))[:count]
+    rng = random.Random(7)
+    return [(rng.sample(sorted(titles), LISTED), titles) for _, titles in usable]
+
+
+def tfidf_centroid(plain: dict[str, str]) -> Recommender:
+    """The usual way: unit TF-IDF vectors, ranked by cosine to the mean of the list's."""
+    documents = {pid: Counter(analyze(text)) for pid, text in plain.items()}
+    df = Counter(term for counts in documents.values() for term in counts)
+    vectors: dict[str, dict[str, float]] = {}
+    postings: dict[str, list[tuple[str, float]]] = {}
+    for pid, counts in documents.items():
+        vector = {t: (1 + math.log(n)) * math.log(len(documents) / df[t])
+                  for t, n in counts.items()}
+        norm = math.sqrt(sum(x * x for x in vector.values())) or 1.0
+        vectors[pid] = {t: x / norm for t, x in vector.items()}
+        for term, x in vectors[pid].items():
+            postings.setdefault(term, []).append((pid, x))
+
+    def recommend(listed: list[str]) -> list[str]:
+        centroid: Counter[str] = Counter()
+        for pid in listed:
+            for term, x in vectors[pid].items():
+                centroid[term] += x / len(listed)
+        scores: Counter[str] = Counter()
+        for term, x in centroid.items():
+            for pid, y in postings.get(term, ()):
+                scores[pid] += x * y
+        return [pid for pid, _ in scores.most_common(TOP + len(listed)) if pid not in listed]
+
+    return recommend
+
+
+def precision(recommender: Recommender, lists: list[tuple[list[str], set[str]]],
+              id_of: dict[str, str], title_of: dict[str, str]) -> tuple[float, float]:
+    """Mean P@10 and mean milliseconds per list."""
+    total, started = 0.0, time.perf_counter()
+    for titles, relevant in lists:
+        listed = [id_of[t] for t in titles]
+        found = [pid for pid in recommender(listed) if pid not in listed][:TOP]
+        total += sum(title_of[pid] in relevant for pid in found) / TOP
+    return total / len(lists), (time.perf_counter() - started) * 1000 / len(lists)
+
+
+def quality(count: int) -> None:
+    rows = iclr_rows()
+    lists = judged_lists(rows, count)
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = build_catalog(rows, Path(tmp))
+        db = sqlite3.connect(settings.database_path)
+        title_of = dict(db.execute("SELECT id, title FROM paper"))
+        id_of = {title: pid for pid, title in title_of.items()}
+        plain = dict(db.execute("SELECT id, plain FROM paper"))
+
+        def texts(ids: list[str]) -> dict[str, str]:
+            return {pid: plain[pid] for pid in ids if pid in plain}
+
+        search = PaperSearch(settings.index_path, result_cache=0)
+        methods: dict[str, Recommender] = {
+            "catalog recommendations": lambda ids: [
+                r.id for r in search.recommend(ids, texts, limit=TOP)],
+            "TF-IDF centroid (cosine)": tfidf_centroid(plain),
+            "related papers of the first": lambda ids: [
+                r.id for r in search.related(ids[0], plain[ids[0]], texts, limit=TOP)],
+        }
+        print(f"{len(rows)} ICLR papers, {len(lists)} lists of {LISTED} papers sharing an "
+              f"author keyword ({MIN_PAPERS}-{MAX_PAPERS} papers carry it)")
+        print(f"{'':30} {'P@10':>6} {'ms/list':>8}")
+        for name, method in methods.items():
+            p, ms = precision(method, lists, id_of, title_of)
+            print(f"{name:30} {p:6.3f} {ms:8.1f}")
+        search.close()
+
+
+def speed(data_dir: Path, lists: int = 20, size: int = 20) -> None:
+    db = sqlite3.connect(data_dir / "catalog.db")
+    rng = random.Random(11)
+    topics = [t for (t,) in db.execute("SELECT DISTINCT topic FROM paper ORDER BY topic")]
+
+    def texts(ids: list[str]) -> dict[str, str]:
+        marks = ",".join("?" * len(ids))
+        return dict(db.execute(f"SELECT id, plain FROM paper WHERE id IN ({marks})", ids))
+
+    search = PaperSearch(data_dir / "index", result_cache=0)
+    started = time.perf_counter()
+    search.learned_acronyms()  # opens the index: once per worker, not per list
+    opened = time.perf_counter() - started
+    times = []
+    for _ in range(lists):
+        topic = rng.choice(topics)
+        ids = [pid for (pid,) in db.execute(
+            "SELECT id FROM paper WHERE topic = ? ORDER BY random() LIMIT ?", (topic, size))]
+        started = time.perf_counter()
+        search.recommend(ids, texts)
+        times.append((time.perf_counter() - started) * 1000)
+    times.sort()
+    print(f"{db.execute('SELECT count(*) FROM paper').fetchone()[0]} papers; index opened in "
+          f"{opened * 1000:.0f} ms; recommendations for {lists} lists of {size}, first time: "
+          f"p50 {statistics.median(times):.0f} ms, p95 {times[int(len(times) * 0.95) - 1]:.0f} ms, "
+          f"max {times[-1]:.0f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lists", type=int, default=150)
+    parser.add_argument("--catalog", type=Path, help="a catalog's data directory, for speed")
+    args = parser.parse_args()
+    quality(args.lists)
+    if args.catalog:
+        speed(args.catalog)
+
+
+if __name__ == "__main__":
+    main()
