@@ -7,6 +7,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import func
@@ -292,3 +293,12 @@ def phrase_table(session: Session) -> PhraseTable:
         return PhraseTable(phrases, [counts[p] for p in phrases])
 
     return memoized(session, ("phrase-table",), build)
+
+
+def papers_added(session: Session, venue_slugs: list[str]) -> list[tuple[str, datetime]]:
+    """(ID, when first ingested) of the venues' papers, in venue and list order."""
+    if not venue_slugs:
+        return []
+    return list(session.exec(
+        select(Paper.id, Paper.added_at).where(col(Paper.venue_slug).in_(venue_slugs))
+        .order_by(Paper.venue_slug, Paper.ordinal)).all())

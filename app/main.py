@@ -20,7 +20,7 @@ from app.db import catalog_version, get_engine, paper_total
 from app.search.index import read_index_version
 from app.search.keeper import IndexKeeper
 from app.search.searcher import PaperSearch
-from app.web import api, downloads, pages, saved
+from app.web import api, discovery, downloads, pages, saved
 from app.web.assets import STATIC_DIR, Assets
 from app.web.middleware import DropNul, SecurityHeaders
 from app.web.pagecache import MIN_GZIP_BYTES, PageCache
@@ -77,6 +77,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(saved.router)
+    app.include_router(discovery.router)
 
     @app.get("/healthz", tags=["api"])
     def healthz(response: Response) -> dict[str, object]:

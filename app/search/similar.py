@@ -26,6 +26,9 @@ LIST_TERMS = 40
 # using it: what the papers have in common is the list's theme (bench/recommend.py: P@10 on
 # ICLR keyword lists 0.17 with a plain centroid, 0.21 with the count, 0.22 squared).
 AGREEMENT_POWER = 2
+# Words in more than this share of the papers rank recommendations (leaving them out of the
+# profile cost P@10) but say nothing as the words a paper shares ("learning", "also").
+COMMON_SHARE = 0.1
 
 Texts = Callable[[list[str]], dict[str, str]]
 
@@ -124,7 +127,8 @@ def recommendations(searcher: Searcher, ids: list[str], listed: list[int], plain
     for plain in plains:
         for stem, word in surface_forms(plain).items():
             surface.setdefault(stem, word)
-    terms = [term for term, _ in profile]
+    common = COMMON_SHARE * searcher.doc_count_all()
+    terms = [term for term, _ in profile if searcher.doc_frequency("text", term) <= common]
     return [Recommendation(paper, round(score, 4),
                            _shared(terms, surface, other_texts.get(paper, "")))
             for paper, (_, score) in zip(found, best, strict=True)]

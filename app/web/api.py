@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import JSONResponse
 
 from app import catalog, series
 from app.models import Paper, Venue
@@ -179,10 +180,15 @@ def trends(
 
 
 @router.get("/suggest", name="api_suggest")
-def suggest(session: SessionDep, search: SearchDep, q: str = "") -> dict[str, Any]:
+def suggest(session: SessionDep, search: SearchDep, q: str = "",
+            format: Literal["json", "opensearch"] = "json") -> Any:
     """Up to 8 completions for the search box: frequent keyphrases that start with what was
-    typed, then words of the index that complete its last word, most frequent first."""
+    typed, then words of the index that complete its last word, most frequent first.
+    `format=opensearch` answers as browsers ask a search engine: `[query, [completions]]`."""
     q = q[:MAX_QUERY_CHARS]
     phrases = catalog.phrase_table(session).completions(q, SUGGESTIONS // 2)
     words = search.suggest(q, SUGGESTIONS)
-    return {"query": q, "suggestions": list(dict.fromkeys(phrases + words))[:SUGGESTIONS]}
+    suggestions = list(dict.fromkeys(phrases + words))[:SUGGESTIONS]
+    if format == "opensearch":
+        return JSONResponse([q, suggestions], media_type="application/x-suggestions+json")
+    return {"query": q, "suggestions": suggestions}

@@ -49,7 +49,7 @@ def _parsed(session: Session, ids: str) -> SavedList:
     try:
         return saved_list(session, ids)
     except ValueError as error:
-        raise HTTPException(422, str(error)) from None
+        raise HTTPException(400, str(error)) from None
 
 
 def recommend(search: PaperSearch, session: Session, listed: list[str], series_slug: str = "",
@@ -68,7 +68,7 @@ def saved_page(request: Request, session: SessionDep, search: SearchDep, ids: Id
     try:
         listed = saved_list(session, ids)
     except ValueError as error:
-        return render(request, "saved.html", status_code=422, error=str(error),
+        return render(request, "saved.html", status_code=400, error=str(error),
                       listed=SavedList([], [], []))
     venues = catalog.venues_by_slug(session)
     all_series = series.list_series(session)
@@ -102,7 +102,7 @@ def recommendations(
     each with the list's words it shares. Unknown IDs are reported and ignored."""
     listed = _parsed(session, ids)
     if not listed.ids and not listed.unknown:
-        raise HTTPException(422, "Give the IDs of the papers in the list: ?ids=ID1,ID2,…")
+        raise HTTPException(400, "Give the IDs of the papers in the list: ?ids=ID1,ID2,…")
     venues = catalog.venues_by_slug(session)
     papers = []
     for paper, found in recommend(search, session, listed.ids, series_slug, year, limit):

@@ -1,0 +1,125 @@
+"""How browsers and crawlers find the catalog: an OpenSearch description (add the catalog as a
+search engine), robots.txt, and a sitemap of every browsable page.
+
+A sitemap file holds at most 50,000 URLs (sitemaps.org); beyond that /sitemap.xml is an index
+of one file for the site's own pages and one per conference series, a series itself split
+into parts when it alone is larger.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from typing import Annotated
+from xml.sax.saxutils import escape
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import PlainTextResponse, Response, StreamingResponse
+from sqlmodel import Session
+
+from app import catalog, series
+from app.topics import load_taxonomy
+from app.web.deps import SessionDep
+
+router = APIRouter(tags=["discovery"])
+SITEMAP_URLS = 50_000
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
+SHORT_NAME = "ML Papers"  # at most 16 characters, as OpenSearch 1.1 requires
+
+PageUrl = tuple[str, datetime | None]  # a path and when its content last changed
+
+
+@router.get("/opensearch.xml", name="opensearch")
+def opensearch(request: Request) -> Response:
+    base = str(request.base_url)
+    body = (
+        f'{XML_HEAD}<OpenSearchDescription xmlns="http://a9.com/-/spec/opensearch/1.1/">\n'
+        f"  <ShortName>{SHORT_NAME}</ShortName>\n"
+        "  <Description>Search the abstracts of machine-learning conference papers"
+        "</Description>\n"
+        "  <InputEncoding>UTF-8</InputEncoding>\n"
+        '  <Url type="text/html" method="get" '
+        f'template="{escape(base)}search?q={{searchTerms}}"/>\n'
+        '  <Url type="application/x-suggestions+json" method="get" '
+        f'template="{escape(base)}api/suggest?q={{searchTerms}}&amp;format=opensearch"/>\n'
+        '  <Url type="application/opensearchdescription+xml" rel="self" '
+        f'template="{escape(base)}opensearch.xml"/>\n'
+        "</OpenSearchDescription>\n")
+    return Response(body, media_type="application/opensearchdescription+xml")
+
+
+@router.get("/robots.txt", name="robots", response_class=PlainTextResponse)
+def robots(request: Request) -> str:
+    # Searches, trends and saved lists are endless combinations of query strings; the pages
+    # worth indexing are all in the sitemap.
+    return ("User-agent: *\n"
+            "Disallow: /api/\nDisallow: /search\nDisallow: /trends\nDisallow: /saved\n"
+            "Disallow: /*?format=\n"
+            f"Sitemap: {request.base_url}sitemap.xml\n")
+
+
+def _site_pages() -> list[PageUrl]:
+    fixed = ["/", "/venues", "/topics", "/help/search"]
+    return [(path, None) for path in fixed] + [
+        (f"/topics/{topic.slug}", None) for topic in load_taxonomy().topics]
+
+
+def _series_pages(session: Session, found: series.Series) -> list[PageUrl]:
+    pages: list[PageUrl] = [(f"/venues/{found.slug}", None)]
+    pages += [(f"/venues/{edition.slug}", None) for edition in found.editions]
+    papers = catalog.papers_added(session, [edition.slug for edition in found.editions])
+    return pages + [(f"/papers/{pid}", added) for pid, added in papers]
+
+
+def _urlset(base: str, pages: Iterable[PageUrl]) -> Iterator[str]:
+    yield f'{XML_HEAD}<urlset xmlns="{SITEMAP_NS}">\n'
+    lines = []
+    for path, changed in pages:
+        lastmod = f"<lastmod>{changed:%Y-%m-%d}</lastmod>" if changed else ""
+        lines.append(f"<url><loc>{escape(base + path)}</loc>{lastmod}</url>\n")
+        if len(lines) == 1000:  # a message per URL costs more than the URL through gzip
+            yield "".join(lines)
+            lines = []
+    yield "".join(lines) + "</urlset>\n"
+
+
+def _xml(body: Iterator[str]) -> StreamingResponse:
+    return StreamingResponse(body, media_type="application/xml")
+
+
+@router.get("/sitemap.xml", name="sitemap")
+def sitemap(request: Request, session: SessionDep) -> StreamingResponse:
+    base = str(request.base_url).rstrip("/")
+    all_series = series.list_series(session)
+    pages = _site_pages()
+    total = len(pages) + sum(1 + len(s.editions) + s.papers for s in all_series)
+    if total <= SITEMAP_URLS:
+        return _xml(_urlset(base, pages + [page for found in all_series
+                                           for page in _series_pages(session, found)]))
+    files = [f"{base}/sitemaps/_site.xml"]
+    for found in all_series:
+        parts = -(-(1 + len(found.editions) + found.papers) // SITEMAP_URLS)
+        files += [f"{base}/sitemaps/{found.slug}.xml" + (f"?part={part}" if part > 1 else "")
+                  for part in range(1, parts + 1)]
+    return _xml(iter([f'{XML_HEAD}<sitemapindex xmlns="{SITEMAP_NS}">\n',
+                      *(f"<sitemap><loc>{escape(url)}</loc></sitemap>\n" for url in files),
+                      "</sitemapindex>\n"]))
+
+
+@router.get("/sitemaps/{name}.xml", name="sitemap_part")
+def sitemap_part(request: Request, name: str, session: SessionDep,
+                 part: Annotated[int, Query(ge=1, le=1000)] = 1) -> StreamingResponse:
+    """The site's own pages (`_site`), or a series' pages (its editions and papers)."""
+    base = str(request.base_url).rstrip("/")
+    if name == "_site":  # never a series: slugs are letters, digits and dashes
+        pages = _site_pages()
+    else:
+        found = series.get_series(session, name)
+        if found is None:
+            raise HTTPException(404, f"There is no series called “{name}”.")
+        pages = _series_pages(session, found)
+    chunk = pages[(part - 1) * SITEMAP_URLS : part * SITEMAP_URLS]
+    if not chunk:
+        raise HTTPException(404, f"The sitemap of “{name}” has no part {part}.")
+    return _xml(_urlset(base, chunk))
