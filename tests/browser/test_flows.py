@@ -85,7 +85,7 @@ def test_keyboard_only(page):
     screenshot(page, "keyboard")
 
 
-@pytest.mark.parametrize("path", ["/", "/search?q=generalization", "/venues/icml-2026",
+@pytest.mark.parametrize("path", ["/", "/search?q=generalization", "/venues/icml-2026", "/saved",
                                   "/topics", "/help/search"])
 def test_phone_viewport_has_no_horizontal_scrolling(browser, server, path):
     context = browser.new_context(base_url=server, viewport={"width": 390, "height": 844},
