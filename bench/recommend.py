@@ -27,7 +27,6 @@ from pathlib import Path
 
 from app.search.query import analyze
 from app.search.searcher import PaperSearch
-from bench.relevance.keywords import build_catalog, iclr_rows
 
 MIN_PAPERS, MAX_PAPERS, LISTED, TOP = 10, 150, 3, 10
 
@@ -87,6 +86,9 @@ def precision(recommender: Recommender, lists: list[tuple[list[str], set[str]]],
 
 
 def quality(count: int) -> None:
+    # Here, not at the top: bench.run imports `speed` and keywords imports bench.run.
+    from bench.relevance.keywords import build_catalog, iclr_rows
+
     rows = iclr_rows()
     lists = judged_lists(rows, count)
     with tempfile.TemporaryDirectory() as tmp:
@@ -116,7 +118,8 @@ def quality(count: int) -> None:
         search.close()
 
 
-def speed(data_dir: Path, lists: int = 20, size: int = 20) -> None:
+def speed(data_dir: Path, lists: int = 20, size: int = 20) -> dict[str, float]:
+    """Milliseconds for recommendations of `lists` lists of `size` papers, first time each."""
     db = sqlite3.connect(data_dir / "catalog.db")
     rng = random.Random(11)
     topics = [t for (t,) in db.execute("SELECT DISTINCT topic FROM paper ORDER BY topic")]
@@ -137,11 +140,18 @@ def speed(data_dir: Path, lists: int = 20, size: int = 20) -> None:
         started = time.perf_counter()
         search.recommend(ids, texts)
         times.append((time.perf_counter() - started) * 1000)
+    search.close()
     times.sort()
-    print(f"{db.execute('SELECT count(*) FROM paper').fetchone()[0]} papers; index opened in "
-          f"{opened * 1000:.0f} ms; recommendations for {lists} lists of {size}, first time: "
-          f"p50 {statistics.median(times):.0f} ms, p95 {times[int(len(times) * 0.95) - 1]:.0f} ms, "
-          f"max {times[-1]:.0f} ms")
+    return {"papers": db.execute("SELECT count(*) FROM paper").fetchone()[0],
+            "lists": lists, "list_size": size, "index_open_ms": round(opened * 1000),
+            "p50_ms": round(statistics.median(times), 1),
+            "p95_ms": round(times[int(len(times) * 0.95) - 1], 1), "max_ms": round(times[-1], 1)}
+
+
+def print_speed(found: dict[str, float]) -> None:
+    print(f"recommendations at {found['papers']} papers, {found['lists']} lists of "
+          f"{found['list_size']}, first time: p50 {found['p50_ms']} ms, p95 {found['p95_ms']} ms, "
+          f"max {found['max_ms']} ms (index opened once in {found['index_open_ms']} ms)")
 
 
 def main() -> None:
@@ -151,7 +161,7 @@ def main() -> None:
     args = parser.parse_args()
     quality(args.lists)
     if args.catalog:
-        speed(args.catalog)
+        print_speed(speed(args.catalog))
 
 
 if __name__ == "__main__":

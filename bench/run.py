@@ -35,6 +35,8 @@ from app.db import get_engine
 from app.search.searcher import PaperSearch, SearchRequest
 from bench.browse import measure_browsing, print_browsing
 from bench.load import readers_mix, run_load
+from bench.recommend import print_speed
+from bench.recommend import speed as recommendation_speed
 
 CORPUS = (PROJECT_ROOT / ".." / "shared" / "corpus").resolve()
 SIZES = {
@@ -331,6 +333,7 @@ def run(size: str, page_seconds: float, keep: Path | None = None) -> dict:
         report["search_in_process_ms"] = bench_search(settings, work)
         report["http"] = bench_http(settings, env, page_seconds)
         report["readers"] = bench_readers(env, 2 * page_seconds)
+        report["recommendations"] = recommendation_speed(data)
         return report
 
 
@@ -361,6 +364,7 @@ def print_report(report: dict) -> None:
     print(f"\nreaders mix, 2 workers, 16 clients ({r['distinct_urls']} distinct URLs): "
           f"{r['rps']} req/s, p50 {r['p50_ms']} ms, p95 {r['p95_ms']} ms, p99 {r['p99_ms']} ms, "
           f"errors {r['errors']}, worker RSS {r['worker_rss_mb']} MB")
+    print_speed(report["recommendations"])
 
 
 def main() -> None:

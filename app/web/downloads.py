@@ -15,7 +15,14 @@ from sqlmodel import Session, col, select
 
 from app import catalog
 from app.db import get_engine
-from app.exports import MEDIA_TYPES, STREAMERS, PaperRows, bibtex_entry, stream_atom
+from app.exports import (
+    MEDIA_TYPES,
+    STREAMERS,
+    PaperRows,
+    bibtex_entry,
+    ris_record,
+    stream_atom,
+)
 from app.models import Paper, Venue
 from app.search.searcher import PaperSearch, SearchRequest
 from app.topics import load_taxonomy
@@ -101,15 +108,17 @@ def search_download(request: Request, search: PaperSearch, query: SearchRequest,
     return list_response(request, rows_from_ids(request, ids), fmt, "search", title, page_url)
 
 
-@router.get("/papers/{paper_id}.bib", name="paper_bibtex")
-def paper_bibtex(request: Request, paper_id: str, session: SessionDep) -> Response:
+@router.get("/papers/{paper_id}.{fmt}", name="paper_citation")
+def paper_citation(request: Request, paper_id: str, fmt: Literal["bib", "ris"],
+                   session: SessionDep) -> Response:
+    """One paper's BibTeX entry or RIS record."""
     paper = catalog.get_paper(session, paper_id)
     if paper is None:
         raise HTTPException(404, f"There is no paper with the ID “{paper_id}”.")
     venue = catalog.get_venue(session, paper.venue_slug)
     assert venue is not None  # foreign key
-    return Response(bibtex_entry(paper, venue, paper_url_for(request)(paper)),
-                    media_type=MEDIA_TYPES["bib"])
+    cite = bibtex_entry if fmt == "bib" else ris_record
+    return Response(cite(paper, venue, paper_url_for(request)(paper)), media_type=MEDIA_TYPES[fmt])
 
 
 @router.get("/venues/{slug}.{fmt}", name="venue_download")

@@ -183,5 +183,7 @@ def test_ris_round_trips_every_list(client: TestClient):
     assert len(first["abstract"]) > 100 and "\n" not in first["abstract"]
     assert first["id"] == paper["id"] and first["title"]
     assert rispy.loads(rispy.dumps(records)) == records
+    (single,) = rispy.loads(client.get(f"/papers/{paper['id']}.ris").text)
+    assert single == first
     search = rispy.loads(client.get("/search.ris", params={"q": "diffusion"}).text)
     assert search and all(r["type_of_reference"] == "CPAPER" for r in search)
