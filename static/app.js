@@ -152,7 +152,8 @@ document.querySelectorAll("button[data-copy]").forEach((button) => {
       addButton.hidden = false;
       addButton.textContent = "Add these " + missing.length + " to my list";
       addButton.addEventListener("click", () => {
-        const added = add(missing.map((id) => ({ id: id, saved_at: now() })));
+        const at = now(); // one moment for all: the list keeps the order it was shared in
+        const added = add(missing.map((id) => ({ id: id, saved_at: at })));
         addButton.textContent = "Added " + added + " to your list";
         addButton.disabled = true;
         show();

@@ -100,7 +100,8 @@ def test_remove_clear_and_move_the_list_through_a_file(page, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"papers": [{"id": "<img src=x onerror=alert(1)>"}]}')
     page.set_input_files("#saved-import", str(bad))
-    assert "nothing imported" in page.locator("#saved-status").inner_text()
+    page.wait_for_function(  # the file is read asynchronously
+        "document.getElementById('saved-status').textContent.includes('nothing imported')")
     assert saved_ids(page) == [ids[1], ids[0]]
 
 
