@@ -12,9 +12,6 @@ list at a time with numpy from the same arrays.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 import numpy as np
 from whoosh.codec.whoosh3 import W3PerDocReader
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Phrase, Query, Term
@@ -22,6 +19,7 @@ from whoosh.reading import IndexReader, SegmentReader
 from whoosh.scoring import BM25F
 from whoosh.searching import Searcher
 
+from app.cache import BoundedCache
 from app.search.arrays import decode_positions, decode_postings, field_arrays
 from app.search.facets import as_mask
 from app.search.lengths import decoded_lengths
@@ -117,47 +115,31 @@ class TermPositions:
 
 # Where the index has no arrays (a segment an update is writing), decoded positions of whole
 # posting lists, most recently used kept: decoding unpickles a value per posting.
-POSITIONS_KEPT = 4_000_000  # about 20 MB
-_positions: OrderedDict[tuple[str, str, object], TermPositions] = OrderedDict()
-_positions_size = 0
+_positions: BoundedCache[tuple[str, str, object], TermPositions] = BoundedCache(
+    4_000_000, size=lambda found: len(found) + 1)  # about 20 MB
 
 
-def _positions_key(reader: IndexReader, fieldname: str,
-                   word: object) -> tuple[str, str, object] | None:
+def _segment_key(reader: IndexReader, fieldname: str,
+                 word: object) -> tuple[str, str, object] | None:
     segment = reader.segment() if isinstance(reader, SegmentReader) else None
     return (segment.segment_id(), fieldname, word) if segment else None
 
 
-def _kept_positions(reader: IndexReader, fieldname: str, word: object) -> TermPositions | None:
-    key = _positions_key(reader, fieldname, word)
-    with _decoded_lock:
-        if key in _positions:
-            _positions.move_to_end(key)
-            return _positions[key]
-    return None
-
-
 def term_positions(reader: IndexReader, fieldname: str, word: object) -> TermPositions:
     """The term's positions: a slice of the index's arrays, else decoded (and kept)."""
-    global _positions_size
     arrays = field_arrays(reader, fieldname)
     if arrays is not None and isinstance(word, str):
         return TermPositions(*arrays.positions(word))
-    kept = _kept_positions(reader, fieldname, word)
+    key = _segment_key(reader, fieldname, word)
+    kept = _positions.get(key) if key is not None else None
     if kept is not None:
         return kept
-    key = _positions_key(reader, fieldname, word)
     decoded = decode_positions(reader, fieldname, word)
     found = TermPositions(np.array(decoded.ids, dtype=np.int32),
                           np.array(decoded.bounds, dtype=np.int64),
                           np.array(decoded.positions, dtype=np.int32))
     if key is not None:
-        with _decoded_lock:
-            _positions[key] = found
-            _positions_size += len(found) + 1
-            while _positions_size > POSITIONS_KEPT:
-                _, old = _positions.popitem(last=False)
-                _positions_size -= len(old) + 1
+        _positions.put(key, found)
     return found
 
 
@@ -179,14 +161,11 @@ def _posting_ids(reader: IndexReader, fieldname: str, text: object) -> set[int]:
     return set(ids.tolist()) - deleted if deleted else set(ids.tolist())
 
 
-# Decoded posting lists, most recently used kept: common words come back in many queries,
-# and counting and scoring read the same lists. 4 M postings are about 32 MB.
-POSTINGS_KEPT = 4_000_000
-_decoded: OrderedDict[tuple[str, str, object], tuple[np.ndarray, np.ndarray]] = OrderedDict()
-_decoded_size = 0
-_decoded_lock = threading.Lock()
-
-
+# Decoded posting lists where a segment has no arrays, most recently used kept: common words
+# come back in many queries, and counting and scoring read the same lists. 4 M postings are
+# about 32 MB.
+_decoded: BoundedCache[tuple[str, str, object], tuple[np.ndarray, np.ndarray]] = (BoundedCache(
+    4_000_000, size=lambda kept: len(kept[0]) + 1))
 _NO_IDS = np.zeros(0, dtype=np.uint32)
 _NO_WEIGHTS = np.zeros(0, dtype=np.float32)
 
@@ -195,27 +174,19 @@ def _postings(reader: IndexReader, fieldname: str, text: object
               ) -> tuple[np.ndarray, np.ndarray, set[int]]:
     """The term's postings in one segment (document numbers and weights, the term's
     frequency, as arrays) and the segment's deleted documents, which they still hold."""
-    global _decoded_size
     deleted = getattr(reader, "deleted_docs_set", None) or set()
     arrays = field_arrays(reader, fieldname)
     if arrays is not None and isinstance(text, str):
         return (*arrays.postings(text), deleted)
-    segment = reader.segment() if isinstance(reader, SegmentReader) else None
-    key = (segment.segment_id() if segment else "", fieldname, text)
-    with _decoded_lock:
-        if key in _decoded:
-            _decoded.move_to_end(key)
-            return (*_decoded[key], deleted)
+    key = _segment_key(reader, fieldname, text)
+    kept = _decoded.get(key) if key is not None else None
+    if kept is not None:
+        return (*kept, deleted)
     decoded_ids, decoded_weights = decode_postings(reader, fieldname, text)
     ids = np.frombuffer(decoded_ids, dtype=np.uint32) if decoded_ids else _NO_IDS
     weights = np.frombuffer(decoded_weights, dtype=np.float32) if decoded_weights else _NO_WEIGHTS
-    if segment is not None:
-        with _decoded_lock:
-            _decoded[key] = (ids, weights)
-            _decoded_size += len(ids)
-            while _decoded_size > POSTINGS_KEPT:
-                _, (old, _) = _decoded.popitem(last=False)
-                _decoded_size -= len(old)
+    if key is not None:
+        _decoded.put(key, (ids, weights))
     return ids, weights, deleted
 
 

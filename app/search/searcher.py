@@ -10,11 +10,9 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Generic, TypeVar
 
 import numpy as np
 from whoosh import index as whoosh_index
@@ -22,6 +20,7 @@ from whoosh.query import AndNot, Every, Not, Or, Query
 from whoosh.searching import Searcher
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
+from app.cache import ComputedOnce
 from app.search import proximity, similar
 from app.search.acronyms import AcronymCounts, Meaning
 from app.search.facets import FacetColumn, FacetFilter, as_array, as_mask, read_facet_columns
@@ -52,8 +51,6 @@ FACETS = ("series", "venue", "year", "topic", "status", "has")
 RELATED_CACHE = 4096
 RESULT_CACHE = 1024
 NOT_READY = "Search is not ready yet: the index is being built. Try again shortly."
-K = TypeVar("K")
-V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -141,48 +138,6 @@ class _OpenIndex:
         if searcher is None:
             searcher = self.local.searcher = self.index.searcher(weighting=SegmentLengthBM25F())
         return searcher
-
-
-class ComputedOnce(Generic[K, V]):
-    """The most recently used computed values, each computed once even when many requests
-    ask for it at the same moment: the others wait for the first one's result.
-
-    Without the wait, 16 clients opening the same new paper page at L each computed the same
-    related papers (seconds each, before they were scored from posting lists), and the page
-    stopped answering.
-    """
-
-    def __init__(self, capacity: int) -> None:
-        self.capacity = capacity
-        self._values: OrderedDict[K, V] = OrderedDict()
-        self._pending: dict[K, threading.Event] = {}
-        self._lock = threading.Lock()
-
-    def get(self, key: K, compute: Callable[[], V]) -> V:
-        while True:
-            with self._lock:
-                if key in self._values:
-                    self._values.move_to_end(key)
-                    return self._values[key]
-                pending = self._pending.get(key)
-                if pending is None:
-                    pending = self._pending[key] = threading.Event()
-                    break
-            # Then the value is there, or (its computation failed, nothing is kept) this
-            # request computes it.
-            pending.wait()
-        try:
-            value = compute()
-            with self._lock:
-                if self.capacity:
-                    self._values[key] = value
-                while len(self._values) > self.capacity:
-                    self._values.popitem(last=False)
-            return value
-        finally:
-            with self._lock:
-                del self._pending[key]
-            pending.set()
 
 
 class PaperSearch:

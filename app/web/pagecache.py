@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import threading
-from collections import OrderedDict
 
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.cache import BoundedCache
 from app.config import Settings
 from app.db import catalog_version, get_engine
 from app.search.searcher import PaperSearch
@@ -53,10 +52,8 @@ class PageCache:
         self.app = app
         self.settings = settings
         self.search = search
-        self.size = size
-        self._pages: OrderedDict[tuple[object, ...], _Page] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
+        self._pages: BoundedCache[tuple[object, ...], _Page] = BoundedCache(
+            PAGE_BYTES, max_entries=size, size=lambda page: len(page.body))
 
     def _version(self) -> str:
         with Session(get_engine(self.settings.database_url)) as session:
@@ -81,10 +78,7 @@ class PageCache:
         if etag in request_headers.get("if-none-match", ""):
             await _send(send, 304, validators, b"")
             return
-        with self._lock:
-            page = self._pages.get(key)
-            if page is not None:
-                self._pages.move_to_end(key)
+        page = self._pages.get(key)
         if page is None:
             status, headers, body = await self._render(scope, receive)
             if status != 200:
@@ -92,13 +86,7 @@ class PageCache:
                 return
             page = _Page(headers, body)
             if len(body) <= MAX_PAGE_BYTES:
-                with self._lock:
-                    if key not in self._pages:
-                        self._bytes += len(body)
-                    self._pages[key] = page
-                    while len(self._pages) > self.size or self._bytes > PAGE_BYTES:
-                        _, old = self._pages.popitem(last=False)
-                        self._bytes -= len(old.body)
+                self._pages.put(key, page)
         if compress and len(page.body) >= MIN_GZIP_BYTES:
             await _send(send, 200, page.headers + validators
                         + [(b"content-encoding", b"gzip")], page.gzipped())

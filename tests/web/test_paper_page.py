@@ -7,7 +7,7 @@ from sqlmodel import select
 
 from app.models import Paper
 from app.search import similar
-from app.search.searcher import ComputedOnce, PaperSearch
+from app.search.searcher import PaperSearch
 from tests.conftest import Catalog
 
 
@@ -79,25 +79,3 @@ def test_related_papers_are_computed_once_for_simultaneous_requests(seeded: Cata
     assert answers[0] and all(answer == answers[0] for answer in answers)
     search.related(paper.id, paper.plain, texts)  # later views: from the cache
     assert computed == [paper.id]
-
-
-def test_a_failed_computation_is_not_kept_and_waiters_retry():
-    once: ComputedOnce[str, int] = ComputedOnce(8)
-    calls = []
-
-    def failing() -> int:
-        calls.append(1)
-        time.sleep(0.2)
-        raise RuntimeError("index gone")
-
-    def run(_: int) -> object:
-        try:
-            return once.get("k", failing)
-        except RuntimeError as error:
-            return error
-
-    with ThreadPoolExecutor(4) as pool:
-        outcomes = list(pool.map(run, range(4)))
-    assert all(isinstance(outcome, RuntimeError) for outcome in outcomes)
-    assert 1 <= len(calls) <= 4  # waiters retried one after another, none hung
-    assert once.get("k", lambda: 7) == 7 and once.get("k", lambda: 8) == 7
