@@ -10,12 +10,12 @@ from sqlmodel import Session
 
 from app.config import Settings, get_settings
 from app.db import catalog_id, catalog_version, connect, get_engine, paper_total, session_scope
+from app.enrich import retopic_all
 from app.ingest.load import IngestReport, expand_paths, ingest_paths
 from app.schema import CatalogSchemaError, upgrade
 from app.search.acronyms import AcronymCounts
 from app.search.index import IndexStamp, build_index, paper_document, sync_index
 from app.search.parallel_build import ParallelIndexBuild
-from app.topics import retopic_all
 
 PARALLEL_BUILD_BYTES = 2_000_000  # about 1,500 abstracts
 cli = typer.Typer(help="A browsable catalog of ML conference paper abstracts.",

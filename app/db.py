@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
+from typing import TypeVar
 
 from sqlalchemy import event, func, insert
 from sqlalchemy.engine import Engine
@@ -17,6 +18,7 @@ VERSION_KEY = "catalog_version"
 CATALOG_ID_KEY = "catalog_id"
 # Indexes older than this version must be rebuilt: the change log does not cover it.
 FULL_REBUILD_KEY = "full_rebuild_version"
+T = TypeVar("T")
 
 
 @lru_cache(maxsize=8)
@@ -74,14 +76,21 @@ def full_rebuild_version(session: Session) -> int:
     return int(_state(session, FULL_REBUILD_KEY, "0"))
 
 
+def batched(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    """The items a batch at a time: a statement takes a bounded number of parameters (SQLite
+    32,766, PostgreSQL 65,535) and a bulk insert is fastest at a few thousand rows."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
 def bump_catalog_version(session: Session, changed_ids: Iterable[str] = ()) -> int:
     """Record a new catalog version and the papers it added or removed (for every node)."""
     version = catalog_version(session) + 1
     session.merge(CatalogState(key=VERSION_KEY, value=str(version)))
     session.info.pop("catalog_version", None)  # what catalog.memoized read of this session
     rows = [{"version": version, "paper_id": paper_id} for paper_id in sorted(set(changed_ids))]
-    for start in range(0, len(rows), 5000):
-        session.execute(insert(CatalogChange), rows[start : start + 5000])
+    for batch in batched(rows, 5000):
+        session.execute(insert(CatalogChange), batch)
     return version
 
 

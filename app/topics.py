@@ -18,14 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from sqlalchemy import delete, insert
-from sqlmodel import Session, select
-
 from app.config import Settings
-from app.db import paper_total, require_full_rebuild
-from app.keyphrases import document_frequencies, extract_keyphrases
-from app.models import Paper, WordStat
-from app.search.query import analyze
+from app.search.analysis import analyze
 
 OTHER = "other"
 MAX_PHRASE_TOKENS = 6
@@ -116,30 +110,7 @@ def default_scorer() -> TopicScorer:
     return TopicScorer()
 
 
-def retopic_all(session: Session) -> int:
-    """Recompute every paper's topics and keyphrases (after topics.json or IDF changes)."""
+def reload_taxonomy() -> None:
+    """Read topics.json again (it was edited): the next scorer and pages use the new one."""
     _read_taxonomy.cache_clear()
     default_scorer.cache_clear()
-    scorer = default_scorer()
-    rebuild_word_stats(session)
-    word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
-    documents = paper_total(session)
-    count = 0
-    for paper in session.exec(select(Paper).execution_options(yield_per=2000)).all():
-        topics = scorer.assign(paper.headline, paper.plain)
-        paper.topic = topics[0][0]
-        paper.topic_scores = json.dumps(topics)
-        paper.keyphrases = "\n".join(extract_keyphrases(paper.plain, word_df, documents))
-        session.add(paper)
-        count += 1
-    require_full_rebuild(session)
-    session.commit()
-    return count
-
-
-def rebuild_word_stats(session: Session) -> None:
-    df = document_frequencies(session.exec(select(Paper.plain)))
-    session.execute(delete(WordStat))
-    rows = [{"word": word, "df": n} for word, n in df.items()]
-    for start in range(0, len(rows), 5000):
-        session.execute(insert(WordStat), rows[start : start + 5000])

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from app.search.query import analyze
+from app.search.analysis import analyze
 from app.search.searcher import PaperSearch
 
 MIN_PAPERS, MAX_PAPERS, LISTED, TOP = 10, 150, 3, 10

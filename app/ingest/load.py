@@ -11,7 +11,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
-import json
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -19,16 +18,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import delete, func, insert, text, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
-from app.db import bump_catalog_version, catalog_version, paper_total
+from app.db import batched, bump_catalog_version, catalog_version
+from app.enrich import add_keyphrases, topic_fields, update_word_stats
 from app.ids import author_slug, paper_id, venue_slug
-from app.ingest.listfile import ListFileError, ParsedList, parse_list_bytes
+from app.ingest.listfile import ListFileError, ParsedList, RawAbstract, parse_list_bytes
 from app.ingest.normalize import normalize_abstract
 from app.ingest.tabular import parse_csv_bytes, parse_jsonl_bytes
-from app.keyphrases import document_frequencies, extract_keyphrases
-from app.models import Paper, PaperAuthor, SourceFile, Venue, WordStat
+from app.models import Paper, PaperAuthor, SourceFile, Venue
 from app.topics import default_scorer
 
 PARSERS = {".txt": parse_list_bytes, ".jsonl": parse_jsonl_bytes, ".ndjson": parse_jsonl_bytes,
@@ -136,7 +134,10 @@ def ingest_paths(
         progress(f"{path}: {len(parsed[-1][0].abstracts)} abstracts"
                  + (f", {skipped} bad rows skipped" if skipped else ""))
     try:
-        _store(session, parsed, report, on_paper)
+        store = _Store(session, report, on_paper)
+        for listing, digest in parsed:
+            store.file(listing, digest)
+        store.finish()
         session.commit()
     except BaseException:
         session.rollback()
@@ -146,120 +147,114 @@ def ingest_paths(
     return report
 
 
-def _store(session: Session, parsed: list[tuple[ParsedList, str]], report: IngestReport,
-           on_paper: Callable[[Paper, Venue], None] | None) -> None:
-    touched_venues: set[str] = set()
-    # New papers get distinct placeholder ordinals far below any real one until renumbering.
-    placeholder = -(2**30)  # within a 32-bit INTEGER (PostgreSQL)
-    claimed: set[str] = set()  # IDs of papers present in the files of this ingest
-    previous: dict[str, set[str]] = {}  # file name → IDs it contributed before this ingest
-    new_rows: list[dict[str, object]] = []
-    scorer = default_scorer()
-    now = datetime.now(UTC)
-    existing_by_venue: dict[str, dict[str, str]] = {}
-    venues: dict[str, Venue] = {}
-    authors: list[dict[str, object]] = []
-    for listing, digest in parsed:
+class _Store:
+    """The storing half of one ingest: each parsed file's papers, then what they change."""
+
+    def __init__(self, session: Session, report: IngestReport,
+                 on_paper: Callable[[Paper, Venue], None] | None) -> None:
+        self.session = session
+        self.report = report
+        self.on_paper = on_paper
+        self.scorer = default_scorer()
+        self.now = datetime.now(UTC)
+        # New papers get distinct placeholder ordinals far below any real one until renumbering.
+        self.placeholder = -(2**30)  # within a 32-bit INTEGER (PostgreSQL)
+        self.claimed: set[str] = set()  # IDs of papers present in the files of this ingest
+        self.previous: dict[str, set[str]] = {}  # file name → IDs it contributed before
+        self.venues: dict[str, Venue] = {}
+        self.existing: dict[str, dict[str, str]] = {}  # venue → its papers' IDs → their file
+        self.new_rows: list[dict[str, object]] = []
+        self.authors: list[dict[str, object]] = []
+
+    def file(self, listing: ParsedList, digest: str) -> None:
         name = listing.path.name
-        previous[name] = set(session.exec(select(Paper.id).where(Paper.source_file == name)))
+        self.previous[name] = set(self.session.exec(
+            select(Paper.id).where(Paper.source_file == name)))
         kept = added = 0
         for abstract in listing.abstracts:
-            slug = venue_slug(abstract.venue, abstract.year)
-            if slug not in existing_by_venue:
-                venue = session.get(Venue, slug)
-                if venue is None:
-                    venue = Venue(slug=slug, name=abstract.venue, year=abstract.year)
-                    session.add(venue)
-                    session.flush()
-                venues[slug] = venue
-                existing_by_venue[slug] = dict(session.exec(
-                    select(Paper.id, Paper.source_file).where(Paper.venue_slug == slug)).all())
-            existing = existing_by_venue[slug]
-            touched_venues.add(slug)
-            pid = paper_id(slug, abstract.text)
-            if pid in claimed or (pid in existing and existing[pid] != name):
-                report.duplicate += 1
-                claimed.add(pid)
-                continue
-            claimed.add(pid)
-            if pid in existing:
-                kept += 1
-                continue
-            normalized = normalize_abstract(abstract.text)
-            headline = " ".join(abstract.title.split()) or normalized.headline
-            placeholder += 1
-            added += 1
-            topics = scorer.assign(headline, normalized.plain)
-            new_rows.append({
-                "id": pid, "venue_slug": slug, "ordinal": placeholder,
-                "abstract": abstract.text, "plain": normalized.plain, "html": normalized.html,
-                "headline": headline, "title": abstract.title,
-                "authors": "\n".join(abstract.authors), "url": abstract.url,
-                "keywords": "\n".join(abstract.keywords), "status": abstract.status,
-                "code_urls": "\n".join(normalized.code_urls),
-                "topic": topics[0][0], "topic_scores": json.dumps(topics),
-                "source_file": name, "source_line": abstract.line, "added_at": now,
-            })
-            if on_paper is not None:
-                on_paper(Paper(**new_rows[-1]), venues[slug])
-            authors.extend({"paper_id": pid, "position": i, "name": author,
-                            "slug": author_slug(author)}
-                           for i, author in enumerate(abstract.authors))
-        report.unchanged += kept
-        session.merge(SourceFile(name=name, sha256=digest, paper_count=kept + added,
-                                 ingested_at=now))
-    gone = sorted(pid for ids in previous.values() for pid in ids if pid not in claimed)
-    _update_word_stats(session, [str(row["plain"]) for row in new_rows],
-                       _plain_texts(session, gone))
-    _add_keyphrases(session, new_rows)
-    for start in range(0, len(new_rows), 1000):
-        session.execute(insert(Paper), new_rows[start : start + 1000])
-    for start in range(0, len(authors), 1000):
-        session.execute(insert(PaperAuthor), authors[start : start + 1000])
-    report.added += len(new_rows)
-    report.added_ids.extend(str(row["id"]) for row in new_rows)
-    _remove_papers(session, gone, report)
-    for slug in touched_venues:
-        _renumber_venue(session, slug)
-    if report.added or report.removed:
-        bump_catalog_version(session, [*report.added_ids, *report.removed_ids])
+            outcome = self.paper(abstract, name)
+            kept += outcome == "kept"
+            added += outcome == "added"
+        self.report.unchanged += kept
+        self.session.merge(SourceFile(name=name, sha256=digest, paper_count=kept + added,
+                                      ingested_at=self.now))
+
+    def _venue(self, name: str, year: int) -> str:
+        slug = venue_slug(name, year)
+        if slug not in self.existing:
+            venue = self.session.get(Venue, slug)
+            if venue is None:
+                venue = Venue(slug=slug, name=name, year=year)
+                self.session.add(venue)
+                self.session.flush()
+            self.venues[slug] = venue
+            self.existing[slug] = dict(self.session.exec(
+                select(Paper.id, Paper.source_file).where(Paper.venue_slug == slug)).all())
+        return slug
+
+    def paper(self, abstract: RawAbstract, name: str) -> str:
+        """Store one abstract of file `name`: "added", "kept" (stored before) or "duplicate"."""
+        slug = self._venue(abstract.venue, abstract.year)
+        existing = self.existing[slug]
+        pid = paper_id(slug, abstract.text)
+        if pid in self.claimed or (pid in existing and existing[pid] != name):
+            self.report.duplicate += 1
+            self.claimed.add(pid)
+            return "duplicate"
+        self.claimed.add(pid)
+        if pid in existing:
+            return "kept"
+        normalized = normalize_abstract(abstract.text)
+        headline = " ".join(abstract.title.split()) or normalized.headline
+        self.placeholder += 1
+        row: dict[str, object] = {
+            "id": pid, "venue_slug": slug, "ordinal": self.placeholder,
+            "abstract": abstract.text, "plain": normalized.plain, "html": normalized.html,
+            "headline": headline, "title": abstract.title,
+            "authors": "\n".join(abstract.authors), "url": abstract.url,
+            "keywords": "\n".join(abstract.keywords), "status": abstract.status,
+            "code_urls": "\n".join(normalized.code_urls),
+            **topic_fields(self.scorer, headline, normalized.plain),
+            "source_file": name, "source_line": abstract.line, "added_at": self.now,
+        }
+        self.new_rows.append(row)
+        if self.on_paper is not None:
+            self.on_paper(Paper(**row), self.venues[slug])
+        self.authors.extend({"paper_id": pid, "position": i, "name": author,
+                             "slug": author_slug(author)}
+                            for i, author in enumerate(abstract.authors))
+        return "added"
+
+    def finish(self) -> None:
+        """Word statistics and keyphrases, the inserts, removals, ordinals and the version."""
+        session, report = self.session, self.report
+        gone = sorted(pid for ids in self.previous.values() for pid in ids
+                      if pid not in self.claimed)
+        update_word_stats(session, [str(row["plain"]) for row in self.new_rows],
+                          _plain_texts(session, gone))
+        add_keyphrases(session, self.new_rows)
+        for batch in batched(self.new_rows, 1000):
+            session.execute(insert(Paper), batch)
+        for batch in batched(self.authors, 1000):
+            session.execute(insert(PaperAuthor), batch)
+        report.added += len(self.new_rows)
+        report.added_ids.extend(str(row["id"]) for row in self.new_rows)
+        _remove_papers(session, gone, report)
+        for slug in self.existing:
+            _renumber_venue(session, slug)
+        if report.added or report.removed:
+            bump_catalog_version(session, [*report.added_ids, *report.removed_ids])
 
 
 def _plain_texts(session: Session, ids: list[str]) -> list[str]:
     texts: list[str] = []
-    for start in range(0, len(ids), 500):
-        texts.extend(session.exec(select(Paper.plain).where(
-            col(Paper.id).in_(ids[start : start + 500]))))
+    for batch in batched(ids, 500):
+        texts.extend(session.exec(select(Paper.plain).where(col(Paper.id).in_(batch))))
     return texts
 
 
-def _update_word_stats(session: Session, added: list[str], removed: list[str]) -> None:
-    delta = document_frequencies(added)
-    delta.subtract(document_frequencies(removed))
-    changes = [{"word": word, "df": change} for word, change in delta.items() if change]
-    if not changes:
-        return
-    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
-    upsert = dialect.insert(WordStat).values(changes[:1])  # shape of the statement only
-    statement = dialect.insert(WordStat).on_conflict_do_update(
-        index_elements=["word"], set_={"df": WordStat.df + upsert.excluded.df})
-    for start in range(0, len(changes), 5000):
-        session.execute(statement, changes[start : start + 5000])
-    session.execute(delete(WordStat).where(col(WordStat.df) <= 0))
-
-
-def _add_keyphrases(session: Session, rows: list[dict[str, object]]) -> None:
-    if not rows:
-        return
-    word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
-    documents = paper_total(session) + len(rows)
-    for row in rows:
-        row["keyphrases"] = "\n".join(extract_keyphrases(str(row["plain"]), word_df, documents))
-
-
 def _remove_papers(session: Session, ids: list[str], report: IngestReport) -> None:
-    for start in range(0, len(ids), 500):
-        batch = ids[start : start + 500]
+    for batch in batched(ids, 500):
         session.execute(delete(PaperAuthor).where(col(PaperAuthor.paper_id).in_(batch)))
         session.execute(delete(Paper).where(col(Paper.id).in_(batch)))
     report.removed += len(ids)

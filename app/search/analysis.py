@@ -251,6 +251,11 @@ def catalog_analyzer() -> CachedAnalyzer:
     return CachedAnalyzer("stem")
 
 
+def analyze(text: str) -> tuple[str, ...]:
+    """The text's terms as the index holds them."""
+    return catalog_analyzer().terms(text)
+
+
 def word_analyzer() -> CachedAnalyzer:
     """Whole words as written (lowercased, accents folded): for prefixes and spelling."""
     return CachedAnalyzer("word")

@@ -29,7 +29,7 @@ from whoosh.fields import COLUMN, ID, KEYWORD, NUMERIC, TEXT, Schema
 from whoosh.writing import NO_MERGE, SegmentWriter
 
 from app.config import Settings
-from app.db import catalog_id, catalog_version, full_rebuild_version
+from app.db import batched, catalog_id, catalog_version, full_rebuild_version
 from app.ids import slugify
 from app.models import CatalogChange, Paper, Venue
 from app.search import lengths  # noqa: F401  (decoded field lengths for the writer)
@@ -247,8 +247,7 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
     acronyms = AcronymCounts.read(directory)
     writer = _writer(ix)
     venues = {venue.slug: venue for venue in session.exec(select(Venue))}
-    for start in range(0, len(changed), 500):
-        batch = changed[start : start + 500]
+    for batch in batched(changed, 500):
         present = {paper.id: paper for paper in session.exec(
             select(Paper).where(col(Paper.id).in_(batch)))}
         for paper_id in batch:

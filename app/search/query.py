@@ -30,7 +30,7 @@ from whoosh.query import (
 
 from app.ids import slugify
 from app.search.acronyms import Meaning, learned_groups
-from app.search.analysis import catalog_analyzer, surface_forms, word_analyzer
+from app.search.analysis import analyze, surface_forms, word_analyzer
 from app.search.synonyms import SYNONYM_GROUPS
 
 MAX_QUERY_CHARS = 500
@@ -123,10 +123,6 @@ def replace_word(text: str, word: str, replacement: str) -> str:
     """The query text with the first whole occurrence of `word` replaced."""
     return re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", lambda _: replacement, text,
                   count=1)
-
-
-def analyze(text: str) -> tuple[str, ...]:
-    return catalog_analyzer().terms(text)
 
 
 @lru_cache(maxsize=1)

@@ -23,6 +23,7 @@ from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 from app.cache import ComputedOnce
 from app.search import proximity, similar
 from app.search.acronyms import AcronymCounts, Meaning
+from app.search.analysis import analyze
 from app.search.facets import FacetColumn, FacetFilter, as_array, as_mask, read_facet_columns
 from app.search.index import VERSION_FILE
 from app.search.lengths import SegmentLengthBM25F
@@ -37,7 +38,6 @@ from app.search.query import (
     ParsedQuery,
     QueryParser,
     Synonyms,
-    analyze,
     matching_query,
     replace_word,
 )

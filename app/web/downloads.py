@@ -14,7 +14,7 @@ from fastapi.responses import Response, StreamingResponse
 from sqlmodel import Session, col, select
 
 from app import catalog
-from app.db import get_engine
+from app.db import batched, get_engine
 from app.exports import (
     MEDIA_TYPES,
     STREAMERS,
@@ -52,8 +52,7 @@ def _rows_from_query(request: Request, conditions: list[Any], order: list[Any],
 def rows_from_ids(request: Request, ids: list[str]) -> Iterator[tuple[Paper, Venue]]:
     with Session(get_engine(request.app.state.settings.database_url)) as session:
         venues = catalog.venues_by_slug(session)
-        for start in range(0, len(ids), BATCH):
-            batch = ids[start : start + BATCH]
+        for batch in batched(ids, BATCH):
             papers = catalog.papers_by_id(session, batch)
             for paper_id in batch:
                 if paper_id in papers:

@@ -1,10 +1,10 @@
 from pathlib import Path
 
+from app.enrich import retopic_all
 from app.ingest.load import ingest_paths
 from app.search import index as search_index
 from app.search.index import VERSION_FILE, read_index_stamp, read_index_version, sync_index
 from app.search.searcher import PaperSearch, SearchRequest
-from app.topics import retopic_all
 from tests.conftest import Catalog, write_list
 
 

@@ -1,6 +1,6 @@
 from whoosh.query import And, Phrase, Term
 
-from app.search.query import analyze
+from app.search.analysis import analyze
 from app.search.snippets import make_snippet, query_terms
 
 TEXT = ("Intro words " * 30 + "we study grokking in <b>small</b> transformers & memorisation. "

@@ -9,7 +9,7 @@ from collections import Counter
 from sqlmodel import select
 
 from app.models import Paper, Venue
-from app.search.query import analyze
+from app.search.analysis import analyze
 from tests.multiseries import SERIES, TINY_SERIES
 
 

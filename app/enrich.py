@@ -1,0 +1,76 @@
+"""What is derived from an abstract when it is stored: its topics (app/topics.json), its
+keyphrases (TF-IDF against the catalog's word statistics) and its part in those statistics.
+Ingest enriches the papers it adds; `catalog retopic` recomputes every paper.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from sqlalchemy import delete, insert
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, col, select
+
+from app.db import batched, paper_total, require_full_rebuild
+from app.keyphrases import document_frequencies, extract_keyphrases
+from app.models import Paper, WordStat
+from app.topics import TopicScorer, default_scorer, reload_taxonomy
+
+
+def topic_fields(scorer: TopicScorer, headline: str, plain: str) -> dict[str, str]:
+    """A paper's `topic` (the primary one) and `topic_scores` (up to three, as JSON)."""
+    topics = scorer.assign(headline, plain)
+    return {"topic": topics[0][0], "topic_scores": json.dumps(topics)}
+
+
+def update_word_stats(session: Session, added: Sequence[str], removed: Sequence[str]) -> None:
+    """Count the words of added plain texts into the statistics and those of removed ones out."""
+    delta = document_frequencies(added)
+    delta.subtract(document_frequencies(removed))
+    changes = [{"word": word, "df": change} for word, change in delta.items() if change]
+    if not changes:
+        return
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    upsert = dialect.insert(WordStat).values(changes[:1])  # shape of the statement only
+    statement = dialect.insert(WordStat).on_conflict_do_update(
+        index_elements=["word"], set_={"df": WordStat.df + upsert.excluded.df})
+    for batch in batched(changes, 5000):
+        session.execute(statement, batch)
+    session.execute(delete(WordStat).where(col(WordStat.df) <= 0))
+
+
+def add_keyphrases(session: Session, rows: list[dict[str, object]]) -> None:
+    """Set each new paper row's `keyphrases`, after `update_word_stats` counted them in."""
+    if not rows:
+        return
+    word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
+    documents = paper_total(session) + len(rows)
+    for row in rows:
+        row["keyphrases"] = "\n".join(extract_keyphrases(str(row["plain"]), word_df, documents))
+
+
+def rebuild_word_stats(session: Session) -> None:
+    df = document_frequencies(session.exec(select(Paper.plain)))
+    session.execute(delete(WordStat))
+    for batch in batched([{"word": word, "df": n} for word, n in df.items()], 5000):
+        session.execute(insert(WordStat), batch)
+
+
+def retopic_all(session: Session) -> int:
+    """Recompute every paper's topics and keyphrases (after topics.json or IDF changes)."""
+    reload_taxonomy()
+    scorer = default_scorer()
+    rebuild_word_stats(session)
+    word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
+    documents = paper_total(session)
+    count = 0
+    for paper in session.exec(select(Paper).execution_options(yield_per=2000)).all():
+        for name, value in topic_fields(scorer, paper.headline, paper.plain).items():
+            setattr(paper, name, value)
+        paper.keyphrases = "\n".join(extract_keyphrases(paper.plain, word_df, documents))
+        session.add(paper)
+        count += 1
+    require_full_rebuild(session)
+    session.commit()
+    return count
