@@ -9,7 +9,8 @@ from sqlmodel import Session
 
 from app.catalog import year_totals
 from app.search.query import MAX_QUERY_CHARS
-from app.search.searcher import PaperSearch, SearchRequest
+from app.search.results import SearchRequest
+from app.search.searcher import PaperSearch
 
 MAX_TERMS = 6
 

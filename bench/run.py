@@ -32,7 +32,8 @@ import httpx
 
 from app.config import PROJECT_ROOT, Settings
 from app.db import get_engine
-from app.search.searcher import PaperSearch, SearchRequest
+from app.search.results import SearchRequest
+from app.search.searcher import PaperSearch
 from bench.browse import measure_browsing, print_browsing
 from bench.load import readers_mix, run_load
 from bench.recommend import print_speed

@@ -1,4 +1,6 @@
-"""PaperSearch: one Whoosh searcher shared by all requests, reopened when the index changes.
+"""PaperSearch: the open index (a Whoosh searcher per request thread), reopened when a newer
+one is in place, and the searches, related papers and recommendations it answers, cached per
+index generation.
 
 Facet counts come from the matched document numbers and per-document arrays (venue, year,
 code, topic) read once per opened index, not from Whoosh's `groupedby`, which scores and
@@ -7,7 +9,6 @@ loads every match.
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections.abc import Callable
@@ -41,73 +42,16 @@ from app.search.query import (
     matching_query,
     replace_word,
 )
+from app.search.results import PER_PAGE, SearchHit, SearchRequest, SearchResult
 from app.search.similar import Recommendation, RelatedPaper
 from app.search.snippets import make_snippet, query_terms
 from app.search.vocabulary import Vocabulary
 
-PER_PAGE = 20
 PREFIX_EXPANSIONS = 8  # the most frequent completions a `prefix*` stands for
 FACETS = ("series", "venue", "year", "topic", "status", "has")
 RELATED_CACHE = 4096
 RESULT_CACHE = 1024
 NOT_READY = "Search is not ready yet: the index is being built. Try again shortly."
-
-
-@dataclass(frozen=True)
-class SearchRequest:
-    q: str = ""
-    series: str = ""
-    venue: str = ""
-    year: int | None = None
-    topic: str = ""
-    status: str = ""
-    has: str = ""  # "code" keeps papers that link code
-    sort: str = "relevance"  # or "venue"
-    page: int = 1
-
-    def filters(self) -> dict[str, object]:
-        """The facet filters in effect, by facet name."""
-        values = {"series": self.series, "venue": self.venue, "year": self.year,
-                  "topic": self.topic, "status": self.status, "has": self.has}
-        return {name: value for name, value in values.items() if value}
-
-
-@dataclass
-class SearchHit:
-    id: str
-    score: float
-    snippet: str  # HTML: escaped text with <mark> around matched terms
-    partial: bool = False  # matches most of the query's parts, not all
-    missing: list[str] = field(default_factory=list)  # the parts it lacks, as typed
-
-
-@dataclass
-class SearchResult:
-    request: SearchRequest
-    query: str
-    total: int = 0
-    hits: list[SearchHit] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    corrected: str | None = None  # "did you mean" query text
-    showing_corrected: bool = False  # the hits are for `corrected`, the query had none
-    facets: dict[str, list[tuple[object, int]]] = field(default_factory=dict)
-    # Words that acronyms learned from the catalog expanded: (word as typed, its meanings).
-    expansions: list[tuple[str, list[str]]] = field(default_factory=list)
-    # Where the exact matches end before the page does: papers with most of the query's
-    # parts. Not counted in `total` or the facets, not exported.
-    partial: list[SearchHit] = field(default_factory=list)
-
-    @property
-    def page(self) -> int:
-        return self.request.page
-
-    @property
-    def pages(self) -> int:
-        return max(1, math.ceil(self.total / PER_PAGE))
-
-    @property
-    def message(self) -> str | None:
-        return " ".join(self.notes) or None
 
 
 class IndexUnavailable(RuntimeError):
@@ -249,8 +193,9 @@ class PaperSearch:
         except IndexUnavailable:
             return []
         key = (current.identity, tuple(listed), series, year, limit)
-        return self._recommended.get(key, lambda: _recommend(
-            current, listed, texts, {"series": series, "year": year}, limit))
+        return self._recommended.get(key, lambda: similar.recommendations(
+            current.searcher, current.ids, current.columns, listed, texts,
+            {"series": series, "year": year}, limit))
 
     def learned_acronyms(self) -> list[Meaning]:
         """The acronyms the catalog defines often enough to expand in searches."""
@@ -270,26 +215,6 @@ class PaperSearch:
         except IndexUnavailable:
             return []
         return [f"{head}{word}" for word in vocabulary.completions(words[-1], limit)]
-
-
-def _recommend(current: _OpenIndex, listed: list[str], texts: similar.Texts,
-               filters: dict[str, object], limit: int) -> list[Recommendation]:
-    searcher = current.searcher
-    docnums = [doc for doc in (searcher.document_number(id=pid) for pid in listed)
-               if doc is not None]
-    plains = [plain for plain in texts(listed).values() if plain]
-    if not docnums or not plains:
-        return []
-    mask = None
-    for name, value in filters.items():
-        if value in ("", None):
-            continue
-        column = current.columns[name]
-        matches = column.codes == column.code(value)
-        mask = matches if mask is None else mask & matches
-    allowed = None if mask is None else np.flatnonzero(mask)
-    return similar.recommendations(searcher, current.ids, docnums, plains, allowed, texts,
-                                   limit)
 
 
 def _excludes(query: Query) -> bool:

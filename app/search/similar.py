@@ -15,6 +15,7 @@ import numpy as np
 from whoosh.searching import Searcher
 
 from app.search.analysis import analyze, surface_forms
+from app.search.facets import FacetColumn
 from app.search.matches import Leaf, best_scores, bm25_sums, top_by_terms
 from app.search.query import HEADLINE_BOOST
 
@@ -106,20 +107,31 @@ def list_profile(searcher: Searcher, plains: list[str]) -> list[tuple[str, float
     return weighted.most_common(LIST_TERMS)
 
 
-def recommendations(searcher: Searcher, ids: list[str], listed: list[int], plains: list[str],
-                    allowed: np.ndarray | None, texts: Texts,
+def recommendations(searcher: Searcher, ids: list[str], columns: dict[str, FacetColumn],
+                    listed: list[str], texts: Texts, filters: dict[str, object],
                     limit: int) -> list[Recommendation]:
-    """The `limit` papers (among `allowed` document numbers, or all) most like the listed
-    ones taken together, never one of them; each with the list's words it shares."""
+    """The `limit` papers (of the facet values `filters` names) most like the listed ones
+    taken together, never one of them; each with the list's words it shares. `texts` gives
+    plain texts by paper ID."""
+    listed_docs = [doc for doc in (searcher.document_number(id=pid) for pid in listed)
+                   if doc is not None]
+    plains = [plain for plain in texts(listed).values() if plain]
+    if not listed_docs or not plains:
+        return []
+    mask = None
+    for name, value in filters.items():
+        if value not in ("", None):
+            matches = columns[name].codes == columns[name].code(value)
+            mask = matches if mask is None else mask & matches
     profile = list_profile(searcher, plains)
     if not profile:
         return []
     leaves: list[Leaf] = [("text", term, weight, None) for term, weight in profile]
     leaves += [("headline", term, weight * HEADLINE_BOOST, None) for term, weight in profile]
     docs, scores = bm25_sums(searcher, leaves, None)
-    keep = ~np.isin(docs, np.asarray(listed, dtype=np.int64))
-    if allowed is not None:
-        keep &= np.isin(docs, allowed)
+    keep = ~np.isin(docs, np.asarray(listed_docs, dtype=np.int64))
+    if mask is not None:
+        keep &= mask[docs]
     best = best_scores((docs[keep], scores), limit)
     found = [ids[doc] for doc, _ in best]
     other_texts = texts(found)

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from app import catalog, series
 from app.models import Paper, Venue
 from app.search.query import MAX_QUERY_CHARS
-from app.search.searcher import PER_PAGE
+from app.search.results import PER_PAGE
 from app.topics import load_taxonomy
 from app.trends import compute_trends
 from app.web.deps import ListFilterDep, PageDep, SearchDep, SearchRequestDep, SessionDep, run_search

@@ -13,7 +13,8 @@ from app.catalog import ListFilter, papers_by_id
 from app.db import get_engine
 from app.ids import slugify
 from app.models import Paper
-from app.search.searcher import PaperSearch, SearchRequest, SearchResult
+from app.search.results import SearchRequest, SearchResult
+from app.search.searcher import PaperSearch
 
 
 def get_session(request: Request) -> Iterator[Session]:

@@ -24,7 +24,8 @@ from app.exports import (
     stream_atom,
 )
 from app.models import Paper, Venue
-from app.search.searcher import PaperSearch, SearchRequest
+from app.search.results import SearchRequest
+from app.search.searcher import PaperSearch
 from app.topics import load_taxonomy
 from app.web.deps import ListFilterDep, SearchDep, SearchRequestDep, SessionDep
 from app.web.urls import search_query_string

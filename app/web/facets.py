@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.search.searcher import SearchRequest, SearchResult
+from app.search.results import SearchRequest, SearchResult
 from app.web.render import topic_name
 from app.web.urls import search_query_string
 

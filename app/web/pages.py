@@ -11,7 +11,7 @@ from sqlmodel import Session
 from app import catalog, series
 from app.exports import bibtex_entry
 from app.search.query import replace_word
-from app.search.searcher import SearchResult
+from app.search.results import SearchResult
 from app.search.synonyms import SYNONYM_GROUPS
 from app.topics import load_taxonomy
 from app.trends import MAX_TERMS, compute_trends

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, replace
 from urllib.parse import urlencode
 
-from app.search.searcher import SearchRequest
+from app.search.results import SearchRequest
 
 _DEFAULTS = asdict(SearchRequest())
 

@@ -23,7 +23,8 @@ from app.config import PROJECT_ROOT, Settings
 from app.db import get_engine
 from app.ingest.load import ingest_paths
 from app.search.index import build_index
-from app.search.searcher import PaperSearch, SearchRequest
+from app.search.results import SearchRequest
+from app.search.searcher import PaperSearch
 
 JUDGMENTS = Path(__file__).with_name("judgments.json")
 

@@ -30,7 +30,8 @@ from app.ingest.load import ingest_paths
 from app.search import proximity
 from app.search import query as query_module
 from app.search.index import build_index
-from app.search.searcher import PaperSearch, SearchRequest
+from app.search.results import SearchRequest
+from app.search.searcher import PaperSearch
 from bench.load import CORPUS
 from bench.relevance.evaluate import ndcg
 from bench.run import build_fts5

@@ -11,7 +11,8 @@ from app.config import get_settings
 from app.db import catalog_version, session_scope
 from app.search.index import read_index_stamp
 from app.search.parallel_build import ParallelIndexBuild
-from app.search.searcher import PaperSearch, SearchRequest
+from app.search.results import SearchRequest
+from app.search.searcher import PaperSearch
 from tests.conftest import SEEDS
 from tests.postgres import sqlite_run
 

@@ -4,7 +4,8 @@ from app.enrich import retopic_all
 from app.ingest.load import ingest_paths
 from app.search import index as search_index
 from app.search.index import VERSION_FILE, read_index_stamp, read_index_version, sync_index
-from app.search.searcher import PaperSearch, SearchRequest
+from app.search.results import SearchRequest
+from app.search.searcher import PaperSearch
 from tests.conftest import Catalog, write_list
 
 

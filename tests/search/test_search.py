@@ -7,7 +7,8 @@ from sqlmodel import select
 
 from app.models import Paper
 from app.search.index import read_index_version
-from app.search.searcher import PaperSearch, SearchRequest, SearchResult
+from app.search.results import SearchRequest, SearchResult
+from app.search.searcher import PaperSearch
 from tests.conftest import Catalog, write_list
 
 

@@ -9,7 +9,8 @@ from sqlalchemy import text
 
 from app.ingest.load import ingest_paths
 from app.search.index import VERSION_FILE, sync_index
-from app.search.searcher import PaperSearch, SearchRequest
+from app.search.results import SearchRequest
+from app.search.searcher import PaperSearch
 from app.search.vocabulary import Vocabulary, paper_words, read_counts
 from tests.conftest import Catalog, write_list
 

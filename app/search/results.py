@@ -1,0 +1,65 @@
+"""What a search is asked (the request, its query and filters) and what it answers."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+PER_PAGE = 20
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    q: str = ""
+    series: str = ""
+    venue: str = ""
+    year: int | None = None
+    topic: str = ""
+    status: str = ""
+    has: str = ""  # "code" keeps papers that link code
+    sort: str = "relevance"  # or "venue"
+    page: int = 1
+
+    def filters(self) -> dict[str, object]:
+        """The facet filters in effect, by facet name."""
+        values = {"series": self.series, "venue": self.venue, "year": self.year,
+                  "topic": self.topic, "status": self.status, "has": self.has}
+        return {name: value for name, value in values.items() if value}
+
+
+@dataclass
+class SearchHit:
+    id: str
+    score: float
+    snippet: str  # HTML: escaped text with <mark> around matched terms
+    partial: bool = False  # matches most of the query's parts, not all
+    missing: list[str] = field(default_factory=list)  # the parts it lacks, as typed
+
+
+@dataclass
+class SearchResult:
+    request: SearchRequest
+    query: str
+    total: int = 0
+    hits: list[SearchHit] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    corrected: str | None = None  # "did you mean" query text
+    showing_corrected: bool = False  # the hits are for `corrected`, the query had none
+    facets: dict[str, list[tuple[object, int]]] = field(default_factory=dict)
+    # Words that acronyms learned from the catalog expanded: (word as typed, its meanings).
+    expansions: list[tuple[str, list[str]]] = field(default_factory=list)
+    # Where the exact matches end before the page does: papers with most of the query's
+    # parts. Not counted in `total` or the facets, not exported.
+    partial: list[SearchHit] = field(default_factory=list)
+
+    @property
+    def page(self) -> int:
+        return self.request.page
+
+    @property
+    def pages(self) -> int:
+        return max(1, math.ceil(self.total / PER_PAGE))
+
+    @property
+    def message(self) -> str | None:
+        return " ".join(self.notes) or None
