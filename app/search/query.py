@@ -11,10 +11,10 @@ with a note saying so. Queries are bounded in length, terms, nesting and prefix 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from copy import copy
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 from whoosh.query import (
     And,
@@ -29,9 +29,14 @@ from whoosh.query import (
 )
 
 from app.ids import slugify
-from app.search.acronyms import Meaning, learned_groups
 from app.search.analysis import analyze, surface_forms, word_analyzer
-from app.search.synonyms import SYNONYM_GROUPS
+from app.search.expand import (
+    Synonyms,
+    SynonymTable,
+    expand_synonyms,
+    synonym_table,
+    text_query,
+)
 
 MAX_QUERY_CHARS = 500
 MAX_TERMS = 32
@@ -123,66 +128,6 @@ def replace_word(text: str, word: str, replacement: str) -> str:
     """The query text with the first whole occurrence of `word` replaced."""
     return re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", lambda _: replacement, text,
                   count=1)
-
-
-@lru_cache(maxsize=1)
-def synonym_table() -> dict[tuple[str, ...], tuple[tuple[str, ...], ...]]:
-    """Analyzed expression → the analyzed expressions of its whole group."""
-    table: dict[tuple[str, ...], tuple[tuple[str, ...], ...]] = {}
-    for group in SYNONYM_GROUPS:
-        forms = tuple(dict.fromkeys(analyze(expression) for expression in group))
-        for form in forms:
-            table[form] = forms
-    return table
-
-
-# How much more a match in the headline (the title, when there is one) counts than the same
-# match in the abstract, on top of the headline field's own boost: measured on ICLR keyword
-# judgments (bench/relevance/keywords.py, docs/search.md).
-HEADLINE_BOOST = 0.5
-
-
-def text_query(tokens: tuple[str, ...]) -> Query:
-    """Match analyzed tokens in headline or abstract: a term, or a phrase for several."""
-    if len(tokens) == 1:
-        return Or([Term("headline", tokens[0], boost=HEADLINE_BOOST), Term("text", tokens[0])])
-    return Or([Phrase("headline", list(tokens), boost=HEADLINE_BOOST),
-               Phrase("text", list(tokens))])
-
-
-SynonymTable = dict[tuple[str, ...], tuple[tuple[str, ...], ...]]
-
-
-def expand_synonyms(table: SynonymTable, tokens: tuple[str, ...]) -> Query:
-    """The tokens, or any form of their group in the table."""
-    forms = table.get(tokens)
-    if forms is None:
-        return text_query(tokens)
-    return Or([text_query(form) for form in forms])
-
-
-@dataclass(frozen=True)
-class Synonyms:
-    """The hand-written groups and, where they say nothing, the acronyms learned from the
-    catalog (`acronyms.py`)."""
-
-    table: SynonymTable
-    meanings: dict[tuple[str, ...], list[str]]  # a learned acronym → its long forms
-
-    @classmethod
-    def of(cls, meanings: Iterable[Meaning] = ()) -> Synonyms:
-        hand = synonym_table()
-        meanings = list(meanings)
-        learned = learned_groups(meanings, set(hand))
-        by_acronym: dict[tuple[str, ...], list[str]] = {}
-        for meaning in meanings:
-            acronym = analyze(meaning.acronym)
-            if acronym in learned:
-                by_acronym.setdefault(acronym, []).append(meaning.long_form)
-        return cls({**learned, **hand}, by_acronym)
-
-    def expand(self, tokens: tuple[str, ...]) -> Query:
-        return expand_synonyms(self.table, tokens)
 
 
 @dataclass

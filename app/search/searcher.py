@@ -25,6 +25,7 @@ from app.cache import ComputedOnce
 from app.search import proximity, similar
 from app.search.acronyms import AcronymCounts, Meaning
 from app.search.analysis import analyze
+from app.search.expand import Synonyms
 from app.search.facets import FacetColumn, FacetFilter, as_array, as_mask, read_facet_columns
 from app.search.index import VERSION_FILE
 from app.search.lengths import SegmentLengthBM25F
@@ -38,7 +39,6 @@ from app.search.query import (
     TEXT_FIELDS,
     ParsedQuery,
     QueryParser,
-    Synonyms,
     matching_query,
     replace_word,
 )

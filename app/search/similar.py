@@ -15,9 +15,9 @@ import numpy as np
 from whoosh.searching import Searcher
 
 from app.search.analysis import analyze, surface_forms
+from app.search.expand import HEADLINE_BOOST
 from app.search.facets import FacetColumn
 from app.search.matches import Leaf, best_scores, bm25_sums, top_by_terms
-from app.search.query import HEADLINE_BOOST
 
 RELATED_PAPERS = 5
 SAME_TOPIC_BOOST = 1.3

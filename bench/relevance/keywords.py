@@ -27,8 +27,7 @@ from sqlmodel import Session
 from app.config import Settings
 from app.db import get_engine
 from app.ingest.load import ingest_paths
-from app.search import proximity
-from app.search import query as query_module
+from app.search import expand, proximity
 from app.search.index import build_index
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
@@ -83,7 +82,7 @@ def mean(rows: list[tuple[float, float, float]]) -> tuple[float, float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=150)
-    parser.add_argument("--headline-boosts", default=str(query_module.HEADLINE_BOOST))
+    parser.add_argument("--headline-boosts", default=str(expand.HEADLINE_BOOST))
     parser.add_argument("--proximity-weights", default=str(proximity.WEIGHT))
     args = parser.parse_args()
     rows = iclr_rows()
@@ -105,7 +104,7 @@ def main() -> None:
             results[name] = mean(per_query)
         for boost in (float(b) for b in args.headline_boosts.split(",")):
             for weight in (float(w) for w in args.proximity_weights.split(",")):
-                query_module.HEADLINE_BOOST, proximity.WEIGHT = boost, weight
+                expand.HEADLINE_BOOST, proximity.WEIGHT = boost, weight
                 search = PaperSearch(settings.index_path, result_cache=0)
                 per_query = []
                 for keyword, relevant in queries:
