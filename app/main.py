@@ -11,18 +11,16 @@ from anyio import to_thread
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
-from sqlmodel import Session
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
 from app.config import Settings, get_settings
-from app.db import catalog_version, get_engine, paper_total
-from app.search.index import read_index_version
+from app.db import get_engine
 from app.search.keeper import IndexKeeper
 from app.search.searcher import PaperSearch
-from app.web import api, discovery, downloads, pages, saved
+from app.web import api, discovery, downloads, health, pages, saved
 from app.web.assets import STATIC_DIR, Assets
-from app.web.middleware import DropNul, SecurityHeaders
+from app.web.middleware import DropNul, HeadAsGet, SecurityHeaders
 from app.web.pagecache import MIN_GZIP_BYTES, PageCache
 from app.web.render import error_response
 
@@ -62,40 +60,37 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.keeper = keeper
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     get_engine(settings.database_url)  # creates a fresh catalog; refuses an outdated schema
+    _add_middlewares(app, settings, search)
+    _add_routes(app, settings)
+    _add_error_handlers(app)
+    return app
 
+
+def _add_middlewares(app: FastAPI, settings: Settings, search: PaperSearch) -> None:
     # Plain ASGI middlewares, the last added outermost: every response, cached pages too, gets
     # the security headers. (Starlette's BaseHTTPMiddleware cost as much per request as the
     # whole hello-world endpoint.) Gzip inside the page cache, which compresses its pages
-    # once itself: JSON, exports (streamed) and static files.
+    # once itself: JSON, exports (streamed) and static files. HEAD becomes GET first, so a
+    # cached page answers it too.
     app.add_middleware(GZipMiddleware, minimum_size=MIN_GZIP_BYTES, compresslevel=6)
     app.add_middleware(PageCache, settings=settings, search=search)
     app.add_middleware(DropNul)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(HeadAsGet)
 
+
+def _add_routes(app: FastAPI, settings: Settings) -> None:
     app.mount("/static", Assets(directory=STATIC_DIR), name="static")
     app.include_router(downloads.router)  # first: /venues/x.csv before /venues/{slug}
-    app.include_router(pages.router)
-    app.include_router(api.router)
-    app.include_router(saved.router)
-    app.include_router(discovery.router)
-
-    @app.get("/healthz", tags=["api"])
-    def healthz(response: Response) -> dict[str, object]:
-        """"ok" once this node can answer searches; "starting" (503) while it builds its index."""
-        with Session(get_engine(settings.database_url)) as session:
-            status = {"catalog_version": catalog_version(session),
-                      "index_version": read_index_version(settings.index_path),
-                      "index": keeper.state}
-            if not keeper.ready(session):
-                response.status_code = 503
-                return {"status": "starting", **status}
-            return {"status": "ok", "papers": paper_total(session), **status}
-
+    for module in (pages, api, saved, discovery, health):
+        app.include_router(module.router)
     if settings.bench_endpoint:
         @app.get("/bench/hello", include_in_schema=False)
         def hello() -> dict[str, str]:
             return {"hello": "world"}
 
+
+def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
         return error_response(request, error.status_code, str(error.detail))
@@ -111,5 +106,3 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def server_error(request: Request, _error: Exception) -> Response:
         # Never show a stack trace or a file path: the log has them.
         return error_response(request, 500, "Something went wrong on our side.")
-
-    return app

@@ -1,4 +1,5 @@
-"""Plain ASGI middlewares: security headers on every response, NUL characters kept out."""
+"""Plain ASGI middlewares: security headers on every response, NUL characters kept out, HEAD
+answered as GET."""
 
 from __future__ import annotations
 
@@ -69,3 +70,25 @@ class DropNul:
                 return
             scope["query_string"] = NUL_ESCAPE.sub(b"", scope["query_string"])
         await self.app(scope, receive, send)
+
+
+class HeadAsGet:
+    """HEAD answered as GET without the body, for every page, twin and export: link
+    checkers, uptime monitors and `curl -I` ask with it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
