@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from app.db import catalog_version
+from app.db import batched, catalog_version
 from app.models import Paper, PaperAuthor, Venue
 from app.topics import Topic
 
@@ -82,10 +82,39 @@ def get_paper(session: Session, paper_id: str) -> Paper | None:
     return session.get(Paper, paper_id)
 
 
+def paper_venue(session: Session, paper: Paper) -> Venue:
+    venue = session.get(Venue, paper.venue_slug)
+    assert venue is not None  # a paper always belongs to a stored venue (foreign key)
+    return venue
+
+
 def papers_by_id(session: Session, ids: list[str]) -> dict[str, Paper]:
     if not ids:
         return {}
     return {p.id: p for p in session.exec(select(Paper).where(col(Paper.id).in_(ids)))}
+
+
+PaperRows = Iterator[tuple[Paper, Venue]]
+EXPORT_BATCH = 500  # rows read at a time by an export: a 50,000-paper venue is never held
+
+
+def stream_papers(session: Session, conditions: list[Any], order: list[Any],
+                  limit: int | None = None) -> PaperRows:
+    """The papers that meet the conditions, in order, with their venues, a batch at a time."""
+    venues = venues_by_slug(session)
+    statement = select(Paper).where(*conditions).order_by(*order).limit(limit)
+    for paper in session.exec(statement.execution_options(yield_per=EXPORT_BATCH)):
+        yield paper, venues[paper.venue_slug]
+
+
+def stream_papers_by_id(session: Session, ids: list[str]) -> PaperRows:
+    """The papers of `ids` the catalog holds, in that order, with their venues."""
+    venues = venues_by_slug(session)
+    for batch in batched(ids, EXPORT_BATCH):
+        papers = papers_by_id(session, list(batch))
+        for paper_id in batch:
+            if paper_id in papers:
+                yield papers[paper_id], venues[papers[paper_id].venue_slug]
 
 
 def venues_by_slug(session: Session) -> dict[str, Venue]:
@@ -245,7 +274,13 @@ def year_totals(session: Session) -> dict[int, int]:
 # --- authors -----------------------------------------------------------------------------------
 
 
-def author_papers(session: Session, slug: str) -> tuple[str, list[Paper]]:
+@dataclass(frozen=True)
+class AuthorPapers:
+    name: str  # as most often written
+    papers: list[Paper]  # newest venue first
+
+
+def author_papers(session: Session, slug: str) -> AuthorPapers:
     """An author's name as most often written, and their papers (newest venue first)."""
     rows = session.exec(
         select(PaperAuthor.name, Paper).join(Paper, col(Paper.id) == PaperAuthor.paper_id)
@@ -254,10 +289,10 @@ def author_papers(session: Session, slug: str) -> tuple[str, list[Paper]]:
         .order_by(col(Venue.year).desc(), Venue.name, Paper.ordinal)
     ).all()
     if not rows:
-        return "", []
+        return AuthorPapers("", [])
     name = Counter(name for name, _ in rows).most_common(1)[0][0]
     papers = {paper.id: paper for _, paper in rows}  # one author twice on a paper: once
-    return name, list(papers.values())
+    return AuthorPapers(name, list(papers.values()))
 
 
 # --- completions -------------------------------------------------------------------------------

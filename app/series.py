@@ -104,6 +104,12 @@ def get_series(session: Session, slug: str) -> Series | None:
     return next((s for s in list_series(session) if s.slug == slug), None)
 
 
+def series_of(session: Session, edition: Venue) -> Series:
+    found = get_series(session, edition.series_slug)
+    assert found is not None  # every edition belongs to its series
+    return found
+
+
 def series_detail(session: Session, series: Series) -> SeriesDetail:
     def compute() -> SeriesDetail:
         counts = edition_topic_counts(session)

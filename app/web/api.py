@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
 from app import catalog, series
@@ -13,7 +13,19 @@ from app.search.query import MAX_QUERY_CHARS
 from app.search.results import PER_PAGE
 from app.topics import load_taxonomy
 from app.trends import compute_trends
-from app.web.deps import ListFilterDep, PageDep, SearchDep, SearchRequestDep, SessionDep, run_search
+from app.web.deps import (
+    AuthorDep,
+    ListFilterDep,
+    PageDep,
+    PaperDep,
+    SearchDep,
+    SearchRequestDep,
+    SeriesDep,
+    SessionDep,
+    TopicDep,
+    VenueDep,
+)
+from app.web.results import run_search
 
 router = APIRouter(prefix="/api", tags=["api"])
 SUGGESTIONS = 8
@@ -64,11 +76,8 @@ def series_list(request: Request, session: SessionDep) -> dict[str, Any]:
 
 
 @router.get("/series/{slug}", name="api_series_detail")
-def series_detail(request: Request, slug: str, session: SessionDep) -> dict[str, Any]:
+def series_detail(request: Request, found: SeriesDep, session: SessionDep) -> dict[str, Any]:
     """One series: its editions, and per year its papers and their topics."""
-    found = series.get_series(session, slug)
-    if found is None:
-        raise HTTPException(404, f"There is no series called “{slug}”.")
     detail = series.series_detail(session, found)
     return {**series_json(request, found),
             "years": [{"year": y.year, "papers": y.papers, "topics": y.topics}
@@ -78,11 +87,8 @@ def series_detail(request: Request, slug: str, session: SessionDep) -> dict[str,
 
 @router.get("/venues/{slug}/papers", name="api_venue_papers")
 def venue_papers(
-    request: Request, slug: str, session: SessionDep, page: PageDep = 1
+    request: Request, venue: VenueDep, session: SessionDep, page: PageDep = 1
 ) -> dict[str, Any]:
-    venue = catalog.get_venue(session, slug)
-    if venue is None:
-        raise HTTPException(404, f"There is no venue called “{slug}”.")
     listing = catalog.venue_papers(session, venue, page)
     return {
         "venue": venue_json(request, venue), "page": listing.page, "pages": listing.pages,
@@ -92,23 +98,15 @@ def venue_papers(
 
 
 @router.get("/papers/{paper_id}", name="api_paper")
-def paper(request: Request, paper_id: str, session: SessionDep) -> dict[str, Any]:
-    found = catalog.get_paper(session, paper_id)
-    if found is None:
-        raise HTTPException(404, f"There is no paper with the ID “{paper_id}”.")
-    venue = catalog.get_venue(session, found.venue_slug)
-    assert venue is not None  # a paper always belongs to a stored venue (foreign key)
-    return paper_json(request, found, venue)
+def paper(request: Request, found: PaperDep, session: SessionDep) -> dict[str, Any]:
+    return paper_json(request, found, catalog.paper_venue(session, found))
 
 
 @router.get("/authors/{slug}", name="api_author")
-def author(request: Request, slug: str, session: SessionDep) -> dict[str, Any]:
-    name, papers = catalog.author_papers(session, slug)
-    if not papers:
-        raise HTTPException(404, f"There is no author called “{slug}”.")
+def author(request: Request, slug: str, found: AuthorDep, session: SessionDep) -> dict[str, Any]:
     venues = catalog.venues_by_slug(session)
-    return {"name": name, "slug": slug,
-            "papers": [paper_json(request, p, venues[p.venue_slug]) for p in papers]}
+    return {"name": found.name, "slug": slug,
+            "papers": [paper_json(request, p, venues[p.venue_slug]) for p in found.papers]}
 
 
 @router.get("/topics", name="api_topics")
@@ -125,11 +123,9 @@ def topics(request: Request, session: SessionDep) -> dict[str, Any]:
 
 @router.get("/topics/{slug}/papers", name="api_topic_papers")
 def topic_papers(
-    request: Request, slug: str, session: SessionDep, where: ListFilterDep, page: PageDep = 1,
+    request: Request, topic: TopicDep, session: SessionDep, where: ListFilterDep,
+    page: PageDep = 1,
 ) -> dict[str, Any]:
-    topic = load_taxonomy().by_slug().get(slug)
-    if topic is None:
-        raise HTTPException(404, f"There is no topic called “{slug}”.")
     listing = catalog.topic_papers(session, topic, page, where)
     venues = catalog.venues_by_slug(session)
     return {

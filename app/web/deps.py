@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Annotated, Literal
 
-from fastapi import Depends, Query, Request
+from fastapi import Depends, HTTPException, Query, Request
 from sqlmodel import Session
 
-from app.catalog import ListFilter, papers_by_id
+from app import catalog
+from app.catalog import ListFilter
 from app.db import get_engine
 from app.ids import slugify
-from app.models import Paper
-from app.search.results import SearchRequest, SearchResult
+from app.models import Paper, Venue
+from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
+from app.series import Series, get_series
+from app.topics import Topic, load_taxonomy
 
 
 def get_session(request: Request) -> Iterator[Session]:
@@ -50,48 +52,60 @@ def list_filter(
 
 
 SessionDep = Annotated[Session, Depends(get_session)]
+
+
+# Lookups by the path's identifier: the route gets the object, or the request a 404.
+
+def _paper(paper_id: str, session: SessionDep) -> Paper:
+    found = catalog.get_paper(session, paper_id)
+    if found is None:
+        raise HTTPException(404, f"There is no paper with the ID “{paper_id}”.")
+    return found
+
+
+def _venue(slug: str, session: SessionDep) -> Venue:
+    found = catalog.get_venue(session, slug)
+    if found is None:
+        raise HTTPException(404, f"There is no venue called “{slug}”.")
+    return found
+
+
+def _edition_or_series(slug: str, session: SessionDep) -> Venue | Series:
+    """`/venues/{slug}` names an edition (neurips-2018) or a whole series (neurips)."""
+    found = catalog.get_venue(session, slug) or get_series(session, slug)
+    if found is None:
+        raise HTTPException(404, f"There is no venue called “{slug}”.")
+    return found
+
+
+def _series(slug: str, session: SessionDep) -> Series:
+    found = get_series(session, slug)
+    if found is None:
+        raise HTTPException(404, f"There is no series called “{slug}”.")
+    return found
+
+
+def topic_named(slug: str) -> Topic:
+    found = load_taxonomy().by_slug().get(slug)
+    if found is None:
+        raise HTTPException(404, f"There is no topic called “{slug}”.")
+    return found
+
+
+def _author(slug: str, session: SessionDep) -> catalog.AuthorPapers:
+    found = catalog.author_papers(session, slug)
+    if not found.papers:
+        raise HTTPException(404, f"There is no author called “{slug}”.")
+    return found
+
+
+PaperDep = Annotated[Paper, Depends(_paper)]
+VenueDep = Annotated[Venue, Depends(_venue)]
+SeriesDep = Annotated[Series, Depends(_series)]
+EditionOrSeriesDep = Annotated[Venue | Series, Depends(_edition_or_series)]
+TopicDep = Annotated[Topic, Depends(topic_named)]
+AuthorDep = Annotated[catalog.AuthorPapers, Depends(_author)]
 ListFilterDep = Annotated[ListFilter, Depends(list_filter)]
 SearchDep = Annotated[PaperSearch, Depends(get_search)]
 SearchRequestDep = Annotated[SearchRequest, Depends(search_request)]
 PageDep = Annotated[int, Query(ge=1, le=100_000, description="1-based page number")]
-
-
-class PaperLoader:
-    """Papers read once per request: the search layer asks for the plain text of the papers
-    it highlights or compares, and the page then shows the same papers."""
-
-    def __init__(self, session: Session) -> None:
-        self.session = session
-        self.loaded: dict[str, Paper] = {}
-
-    def papers(self, ids: list[str]) -> dict[str, Paper]:
-        missing = [pid for pid in ids if pid not in self.loaded]
-        if missing:
-            self.loaded.update(papers_by_id(self.session, missing))
-        return {pid: self.loaded[pid] for pid in ids if pid in self.loaded}
-
-    def texts(self, ids: list[str]) -> dict[str, str]:
-        return {pid: paper.plain for pid, paper in self.papers(ids).items()}
-
-
-def run_search(search: PaperSearch, session: Session,
-               request: SearchRequest) -> tuple[SearchResult, dict[str, Paper]]:
-    """The search result and its papers. A hit whose paper the database no longer holds (an
-    ingest committed, the index not yet updated) is left out rather than shown broken."""
-    loader = PaperLoader(session)
-    result = search.search(request, loader.texts)
-    papers = loader.papers([hit.id for hit in [*result.hits, *result.partial]])
-    shown = [hit for hit in result.hits if hit.id in papers]
-    partial = [hit for hit in result.partial if hit.id in papers]
-    if len(shown) < len(result.hits) or len(partial) < len(result.partial):
-        result = replace(result, hits=shown, partial=partial)
-    return result, papers
-
-
-def related_papers(search: PaperSearch, session: Session,
-                   paper: Paper) -> list[tuple[Paper, list[str]]]:
-    """The paper's most similar papers with the key terms they share."""
-    loader = PaperLoader(session)
-    related = search.related(paper.id, paper.plain, loader.texts)
-    papers = loader.papers([r.id for r in related])
-    return [(papers[r.id], r.shared_terms) for r in related if r.id in papers]

@@ -6,19 +6,19 @@ Rows stream from their own database session, a batch at a time.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Literal
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col
 
 from app import catalog
-from app.db import batched, get_engine
+from app.catalog import PaperRows
+from app.db import get_engine
 from app.exports import (
     MEDIA_TYPES,
     STREAMERS,
-    PaperRows,
     bibtex_entry,
     ris_record,
     stream_atom,
@@ -26,8 +26,16 @@ from app.exports import (
 from app.models import Paper, Venue
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
-from app.topics import load_taxonomy
-from app.web.deps import ListFilterDep, SearchDep, SearchRequestDep, SessionDep
+from app.topics import Topic
+from app.web.deps import (
+    ListFilterDep,
+    PaperDep,
+    SearchDep,
+    SearchRequestDep,
+    SessionDep,
+    TopicDep,
+    VenueDep,
+)
 from app.web.urls import search_query_string
 
 router = APIRouter(tags=["downloads"])
@@ -41,23 +49,15 @@ def paper_url_for(request: Request) -> Callable[[Paper], str]:
     return lambda paper: base + paper.id
 
 
-def _rows_from_query(request: Request, conditions: list[Any], order: list[Any],
-                     limit: int | None = None) -> Iterator[tuple[Paper, Venue]]:
+def _streamed(request: Request, rows: Callable[[Session], PaperRows]) -> PaperRows:
+    """Rows read from a database session of their own: a download streams on after the
+    request's session has closed."""
     with Session(get_engine(request.app.state.settings.database_url)) as session:
-        venues = catalog.venues_by_slug(session)
-        statement = select(Paper).where(*conditions).order_by(*order).limit(limit)
-        for paper in session.exec(statement.execution_options(yield_per=BATCH)):
-            yield paper, venues[paper.venue_slug]
+        yield from rows(session)
 
 
-def rows_from_ids(request: Request, ids: list[str]) -> Iterator[tuple[Paper, Venue]]:
-    with Session(get_engine(request.app.state.settings.database_url)) as session:
-        venues = catalog.venues_by_slug(session)
-        for batch in batched(ids, BATCH):
-            papers = catalog.papers_by_id(session, batch)
-            for paper_id in batch:
-                if paper_id in papers:
-                    yield papers[paper_id], venues[papers[paper_id].venue_slug]
+def rows_from_ids(request: Request, ids: list[str]) -> PaperRows:
+    return _streamed(request, lambda session: catalog.stream_papers_by_id(session, ids))
 
 
 def list_response(request: Request, rows: PaperRows, fmt: str, name: str, title: str,
@@ -72,31 +72,29 @@ def list_response(request: Request, rows: PaperRows, fmt: str, name: str, title:
         "Content-Disposition": f'{disposition}; filename="{name}.{fmt}"'})
 
 
-def venue_download(request: Request, session: Session, slug: str, fmt: str,
+def venue_download(request: Request, venue: Venue, fmt: str,
                    topic: str = "") -> StreamingResponse:
-    venue = catalog.get_venue(session, slug)
-    if venue is None:
-        raise HTTPException(404, f"There is no venue called “{slug}”.")
-    conditions = [Paper.venue_slug == slug] + ([Paper.topic == topic] if topic else [])
-    if fmt == "atom":
-        rows = _rows_from_query(request, conditions, [col(Paper.added_at).desc()], FEED_ENTRIES)
-    else:
-        rows = _rows_from_query(request, conditions, [Paper.ordinal])
-    page_url = str(request.url_for("venue", slug=slug))
-    return list_response(request, rows, fmt, slug, f"{venue.label}: new papers", page_url)
+    conditions = [Paper.venue_slug == venue.slug] + ([Paper.topic == topic] if topic else [])
+    newest = fmt == "atom"
+    rows = _streamed(request, lambda session: catalog.stream_papers(
+        session, conditions, [col(Paper.added_at).desc()] if newest else [Paper.ordinal],
+        FEED_ENTRIES if newest else None))
+    page_url = str(request.url_for("venue", slug=venue.slug))
+    return list_response(request, rows, fmt, venue.slug, f"{venue.label}: new papers",
+                         page_url)
 
 
-def topic_download(request: Request, slug: str, fmt: str,
+def topic_download(request: Request, topic: Topic, fmt: str,
                    where: catalog.ListFilter) -> StreamingResponse:
-    topic = load_taxonomy().by_slug().get(slug)
-    if topic is None:
-        raise HTTPException(404, f"There is no topic called “{slug}”.")
     conditions = catalog.topic_conditions(topic, where)
-    order = ([col(Paper.added_at).desc()] if fmt == "atom"
-             else [Paper.venue_slug, Paper.ordinal])
-    rows = _rows_from_query(request, conditions, order, FEED_ENTRIES if fmt == "atom" else None)
-    page_url = str(request.url_for("topic", slug=slug))
-    return list_response(request, rows, fmt, slug, f"{topic.name}: new papers", page_url)
+    newest = fmt == "atom"
+    rows = _streamed(request, lambda session: catalog.stream_papers(
+        session, conditions,
+        [col(Paper.added_at).desc()] if newest else [Paper.venue_slug, Paper.ordinal],
+        FEED_ENTRIES if newest else None))
+    page_url = str(request.url_for("topic", slug=topic.slug))
+    return list_response(request, rows, fmt, topic.slug, f"{topic.name}: new papers",
+                         page_url)
 
 
 def search_download(request: Request, search: PaperSearch, query: SearchRequest,
@@ -109,28 +107,24 @@ def search_download(request: Request, search: PaperSearch, query: SearchRequest,
 
 
 @router.get("/papers/{paper_id}.{fmt}", name="paper_citation")
-def paper_citation(request: Request, paper_id: str, fmt: Literal["bib", "ris"],
+def paper_citation(request: Request, paper: PaperDep, fmt: Literal["bib", "ris"],
                    session: SessionDep) -> Response:
     """One paper's BibTeX entry or RIS record."""
-    paper = catalog.get_paper(session, paper_id)
-    if paper is None:
-        raise HTTPException(404, f"There is no paper with the ID “{paper_id}”.")
-    venue = catalog.get_venue(session, paper.venue_slug)
-    assert venue is not None  # foreign key
+    venue = catalog.paper_venue(session, paper)
     cite = bibtex_entry if fmt == "bib" else ris_record
     return Response(cite(paper, venue, paper_url_for(request)(paper)), media_type=MEDIA_TYPES[fmt])
 
 
 @router.get("/venues/{slug}.{fmt}", name="venue_download")
-def venue_twin(request: Request, slug: str, fmt: ListFormat, session: SessionDep,
+def venue_twin(request: Request, venue: VenueDep, fmt: ListFormat,
                topic: str = "") -> StreamingResponse:
-    return venue_download(request, session, slug, fmt, topic)
+    return venue_download(request, venue, fmt, topic)
 
 
 @router.get("/topics/{slug}.{fmt}", name="topic_download")
-def topic_twin(request: Request, slug: str, fmt: ListFormat,
+def topic_twin(request: Request, topic: TopicDep, fmt: ListFormat,
                where: ListFilterDep) -> StreamingResponse:
-    return topic_download(request, slug, fmt, where)
+    return topic_download(request, topic, fmt, where)
 
 
 @router.get("/search.{fmt}", name="search_download")

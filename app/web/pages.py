@@ -17,16 +17,20 @@ from app.topics import load_taxonomy
 from app.trends import MAX_TERMS, compute_trends
 from app.web import charts, downloads, facets
 from app.web.deps import (
+    AuthorDep,
+    EditionOrSeriesDep,
     ListFilterDep,
     PageDep,
+    PaperDep,
     SearchDep,
     SearchRequestDep,
     SessionDep,
-    related_papers,
-    run_search,
+    TopicDep,
+    topic_named,
 )
 from app.web.downloads import ListFormat
 from app.web.render import render, topic_name
+from app.web.results import related_papers, run_search
 from app.web.urls import search_query_string
 
 router = APIRouter(default_response_class=HTMLResponse)
@@ -57,22 +61,23 @@ def venues(request: Request, session: SessionDep) -> HTMLResponse:
 
 @router.get("/venues/{slug}")
 def venue(
-    request: Request, slug: str, session: SessionDep, page: PageDep = 1, topic: str = "",
-    format: ListFormat | None = None,
+    request: Request, found: EditionOrSeriesDep, session: SessionDep, page: PageDep = 1,
+    topic: str = "", format: ListFormat | None = None,
 ) -> Response:
+    if isinstance(found, series.Series):
+        if format:
+            raise HTTPException(404, f"{found.name} downloads by edition, e.g. "
+                                     f"/venues/{found.editions[-1].slug}.{format}")
+        return _series_page(request, session, found)
     if format:
-        return downloads.venue_download(request, session, slug, format, topic)
-    found = catalog.get_venue(session, slug)
-    if found is None:
-        return _series_page(request, session, slug)
+        return downloads.venue_download(request, found, format, topic)
+    if topic:
+        topic_named(topic)  # a 404 for a topic that does not exist
     topics = load_taxonomy().by_slug()
-    if topic and topic not in topics:
-        raise HTTPException(404, f"There is no topic called “{topic}”.")
-    landscape = catalog.venue_landscape(session, slug)
+    landscape = catalog.venue_landscape(session, found.slug)
     listing = (catalog.venue_topic_papers(session, found, topic, page) if topic
                else catalog.venue_papers(session, found, page))
-    edition_series = series.get_series(session, found.series_slug)
-    assert edition_series is not None  # every edition belongs to its series
+    edition_series = series.series_of(session, found)
     return render(
         request, "venue.html", listing=listing, topics=topics, topic=topic,
         series=edition_series, neighbours=edition_series.neighbours(found.slug),
@@ -82,10 +87,7 @@ def venue(
     )
 
 
-def _series_page(request: Request, session: Session, slug: str) -> HTMLResponse:
-    found = series.get_series(session, slug)
-    if found is None:
-        raise HTTPException(404, f"There is no venue called “{slug}”.")
+def _series_page(request: Request, session: Session, found: series.Series) -> HTMLResponse:
     detail = series.series_detail(session, found)
     years = found.years
     papers_chart = charts.column_chart(
@@ -102,11 +104,8 @@ def _series_page(request: Request, session: Session, slug: str) -> HTMLResponse:
 
 
 @router.get("/authors/{slug}")
-def author(request: Request, slug: str, session: SessionDep) -> HTMLResponse:
-    name, papers = catalog.author_papers(session, slug)
-    if not papers:
-        raise HTTPException(404, f"There is no author called “{slug}”.")
-    return render(request, "author.html", author=name, papers=papers,
+def author(request: Request, found: AuthorDep, session: SessionDep) -> HTMLResponse:
+    return render(request, "author.html", author=found.name, papers=found.papers,
                   venues=catalog.venues_by_slug(session))
 
 
@@ -126,14 +125,12 @@ def topics(
 
 @router.get("/topics/{slug}")
 def topic(
-    request: Request, slug: str, session: SessionDep, where: ListFilterDep, page: PageDep = 1,
-    format: ListFormat | None = None,
+    request: Request, found: TopicDep, session: SessionDep, where: ListFilterDep,
+    page: PageDep = 1, format: ListFormat | None = None,
 ) -> Response:
     if format:
-        return downloads.topic_download(request, slug, format, where)
-    found = load_taxonomy().by_slug().get(slug)
-    if found is None:
-        raise HTTPException(404, f"There is no topic called “{slug}”.")
+        return downloads.topic_download(request, found, format, where)
+    slug = found.slug
     years = catalog.topic_year_counts(session, slug)
     share_chart = charts.line_chart(
         f"{found.name}: share of each year's papers", [year for year, _, _ in years],
@@ -149,14 +146,9 @@ def topic(
 
 
 @router.get("/papers/{paper_id}")
-def paper(
-    request: Request, paper_id: str, session: SessionDep, search: SearchDep
-) -> HTMLResponse:
-    found = catalog.get_paper(session, paper_id)
-    if found is None:
-        raise HTTPException(404, f"There is no paper with the ID “{paper_id}”.")
-    venue = catalog.get_venue(session, found.venue_slug)
-    assert venue is not None  # foreign key
+def paper(request: Request, found: PaperDep, session: SessionDep,
+          search: SearchDep) -> HTMLResponse:
+    venue = catalog.paper_venue(session, found)
     related = related_papers(search, session, found)
     page_url = downloads.paper_url_for(request)(found)
     return render(request, "paper.html", paper=found, venue=venue, related=related,

@@ -17,15 +17,13 @@ from app import catalog, series
 from app.exports import bibtex_entry
 from app.ids import MAX_LISTED, parse_paper_ids
 from app.models import Paper
-from app.search.searcher import PaperSearch
-from app.search.similar import Recommendation
-from app.web.deps import PaperLoader, SearchDep, SessionDep
+from app.web.deps import SearchDep, SessionDep
 from app.web.downloads import list_response, paper_url_for, rows_from_ids
 from app.web.render import render
+from app.web.results import RECOMMENDED, recommend
 
 router = APIRouter()
 SavedFormat = Literal["csv", "json", "bib", "ris"]
-RECOMMENDED = 20
 IdsParam = Annotated[str, Query(description=f"Comma-separated paper IDs, at most {MAX_LISTED}")]
 
 
@@ -50,15 +48,6 @@ def _parsed(session: Session, ids: str) -> SavedList:
         return saved_list(session, ids)
     except ValueError as error:
         raise HTTPException(400, str(error)) from None
-
-
-def recommend(search: PaperSearch, session: Session, listed: list[str], series_slug: str = "",
-              year: int | None = None,
-              limit: int = RECOMMENDED) -> list[tuple[Paper, Recommendation]]:
-    loader = PaperLoader(session)
-    found = search.recommend(listed, loader.texts, series_slug, year, limit)
-    papers = loader.papers([r.id for r in found])
-    return [(papers[r.id], r) for r in found if r.id in papers]
 
 
 @router.get("/saved", response_class=HTMLResponse)

@@ -1,0 +1,67 @@
+"""Search results, related papers and recommendations joined with their papers from the
+database, read once per request."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sqlmodel import Session
+
+from app.catalog import papers_by_id
+from app.models import Paper
+from app.search.results import SearchRequest, SearchResult
+from app.search.searcher import PaperSearch
+from app.search.similar import Recommendation
+
+RECOMMENDED = 20
+
+
+class PaperLoader:
+    """Papers read once per request: the search layer asks for the plain text of the papers
+    it highlights or compares, and the page then shows the same papers."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.loaded: dict[str, Paper] = {}
+
+    def papers(self, ids: list[str]) -> dict[str, Paper]:
+        missing = [pid for pid in ids if pid not in self.loaded]
+        if missing:
+            self.loaded.update(papers_by_id(self.session, missing))
+        return {pid: self.loaded[pid] for pid in ids if pid in self.loaded}
+
+    def texts(self, ids: list[str]) -> dict[str, str]:
+        return {pid: paper.plain for pid, paper in self.papers(ids).items()}
+
+
+def run_search(search: PaperSearch, session: Session,
+               request: SearchRequest) -> tuple[SearchResult, dict[str, Paper]]:
+    """The search result and its papers. A hit whose paper the database no longer holds (an
+    ingest committed, the index not yet updated) is left out rather than shown broken."""
+    loader = PaperLoader(session)
+    result = search.search(request, loader.texts)
+    papers = loader.papers([hit.id for hit in [*result.hits, *result.partial]])
+    shown = [hit for hit in result.hits if hit.id in papers]
+    partial = [hit for hit in result.partial if hit.id in papers]
+    if len(shown) < len(result.hits) or len(partial) < len(result.partial):
+        result = replace(result, hits=shown, partial=partial)
+    return result, papers
+
+
+def related_papers(search: PaperSearch, session: Session,
+                   paper: Paper) -> list[tuple[Paper, list[str]]]:
+    """The paper's most similar papers with the key terms they share."""
+    loader = PaperLoader(session)
+    related = search.related(paper.id, paper.plain, loader.texts)
+    papers = loader.papers([r.id for r in related])
+    return [(papers[r.id], r.shared_terms) for r in related if r.id in papers]
+
+
+def recommend(search: PaperSearch, session: Session, listed: list[str], series_slug: str = "",
+              year: int | None = None,
+              limit: int = RECOMMENDED) -> list[tuple[Paper, Recommendation]]:
+    """The papers most like the listed ones as a whole, with what the search found of each."""
+    loader = PaperLoader(session)
+    found = search.recommend(listed, loader.texts, series_slug, year, limit)
+    papers = loader.papers([r.id for r in found])
+    return [(papers[r.id], r) for r in found if r.id in papers]
