@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -15,6 +14,7 @@ from sqlmodel import Session, col, select
 
 from app.db import batched, catalog_version
 from app.models import Paper, PaperAuthor, Venue
+from app.paging import Page
 from app.topics import Topic
 
 T = TypeVar("T")
@@ -40,17 +40,6 @@ def memoized(session: Session, key: tuple[Any, ...], compute: Callable[[], T]) -
     return _memo[full_key]
 
 
-@dataclass
-class PaperPage:
-    venue: Venue
-    page: int
-    papers: list[Paper]
-
-    @property
-    def pages(self) -> int:
-        return max(1, math.ceil(self.venue.paper_count / VENUE_PAGE_SIZE))
-
-
 def list_venues(session: Session) -> list[Venue]:
     """Every edition, newest first; read once per catalog version (every page asks)."""
     def load() -> list[Venue]:
@@ -66,7 +55,7 @@ def get_venue(session: Session, slug: str) -> Venue | None:
     return session.get(Venue, slug)
 
 
-def venue_papers(session: Session, venue: Venue, page: int) -> PaperPage:
+def venue_papers(session: Session, venue: Venue, page: int) -> Page[Paper]:
     """One page of a venue's papers, by ordinal range so deep pages cost what page 1 does."""
     start = (max(page, 1) - 1) * VENUE_PAGE_SIZE
     papers = session.exec(
@@ -75,7 +64,7 @@ def venue_papers(session: Session, venue: Venue, page: int) -> PaperPage:
         .where(Paper.ordinal >= start, Paper.ordinal < start + VENUE_PAGE_SIZE)
         .order_by(Paper.ordinal)
     ).all()
-    return PaperPage(venue=venue, page=max(page, 1), papers=list(papers))
+    return Page(list(papers), max(page, 1), venue.paper_count, VENUE_PAGE_SIZE)
 
 
 def get_paper(session: Session, paper_id: str) -> Paper | None:
@@ -141,18 +130,6 @@ def venue_landscape(session: Session, slug: str) -> Landscape:
     ))
 
 
-@dataclass
-class TopicListing:
-    topic: Topic
-    page: int
-    total: int
-    papers: list[Paper]
-
-    @property
-    def pages(self) -> int:
-        return max(1, math.ceil(self.total / VENUE_PAGE_SIZE))
-
-
 def edition_topic_counts(session: Session) -> dict[str, Counter[str]]:
     """Papers per edition and topic, {edition slug: {topic slug: count}}: one grouped query
     per catalog version, from which topic, series and year counts are summed."""
@@ -215,7 +192,7 @@ class ListFilter:
 
 
 def topic_papers(session: Session, topic: Topic, page: int,
-                 where: ListFilter = ListFilter()) -> TopicListing:
+                 where: ListFilter = ListFilter()) -> Page[Paper]:
     conditions = topic_conditions(topic, where)
     counts = edition_topic_counts(session)
     total = sum(counts.get(venue.slug, Counter()).get(topic.slug, 0)
@@ -223,7 +200,7 @@ def topic_papers(session: Session, topic: Topic, page: int,
     papers = session.exec(select(Paper).where(*conditions)
                           .order_by(Paper.venue_slug, Paper.ordinal)
                           .offset((page - 1) * VENUE_PAGE_SIZE).limit(VENUE_PAGE_SIZE)).all()
-    return TopicListing(topic, page, total, list(papers))
+    return Page(list(papers), page, total, VENUE_PAGE_SIZE)
 
 
 def topic_conditions(topic: Topic, where: ListFilter = ListFilter()) -> list[Any]:
@@ -240,13 +217,14 @@ def topic_conditions(topic: Topic, where: ListFilter = ListFilter()) -> list[Any
     return conditions
 
 
-def venue_topic_papers(session: Session, venue: Venue, topic: str, page: int) -> PaperPage:
+def venue_topic_papers(session: Session, venue: Venue, topic: str, page: int) -> Page[Paper]:
     """One page of a venue's papers on one topic (the index on venue, topic, ordinal)."""
     papers = session.exec(select(Paper).where(Paper.venue_slug == venue.slug,
                                               Paper.topic == topic)
                           .order_by(Paper.ordinal)
                           .offset((page - 1) * VENUE_PAGE_SIZE).limit(VENUE_PAGE_SIZE)).all()
-    return PaperPage(venue=venue, page=page, papers=list(papers))
+    total = edition_topic_counts(session).get(venue.slug, Counter()).get(topic, 0)
+    return Page(list(papers), page, total, VENUE_PAGE_SIZE)
 
 
 def topic_keyphrases(session: Session, topic: str) -> list[tuple[str, int]]:

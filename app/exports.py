@@ -1,4 +1,5 @@
-"""Papers out of the catalog: BibTeX, CSV, JSON and Atom, streamed a batch at a time.
+"""Papers out of the catalog: BibTeX, RIS, CSV, JSON and Atom, streamed a batch at a time.
+JSON records are the API's paper shape (`outputs.PaperOut`); CSV has its columns.
 
 Every exporter takes an iterable of (paper, venue) pairs and yields text chunks, so a
 50,000-paper venue streams from the database to the client without being held in memory.
@@ -8,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 from xml.sax.saxutils import escape as xml_escape
 
 from app.models import Paper, Venue
+from app.outputs import PaperOut
 
 PaperRows = Iterable[tuple[Paper, Venue]]
 MEDIA_TYPES = {
@@ -27,9 +28,8 @@ MEDIA_TYPES = {
     "ris": "application/x-research-info-systems; charset=utf-8",
 }
 CSV_FIELDS = ["id", "venue", "venue_slug", "year", "status", "title", "headline", "authors",
-              "topic",
-              "keyphrases",
-              "code_urls", "source_file", "source_line", "url", "abstract"]
+              "topic", "keyphrases", "code_urls", "source_file", "source_line", "url",
+              "abstract"]
 _BIBTEX_SPECIAL = re.compile(r"([&%$#_{}])")
 _STOP_WORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "we", "this", "how"}
 
@@ -80,17 +80,6 @@ def coins(paper: Paper, venue: Venue) -> str:
     return urlencode(fields)
 
 
-def paper_record(paper: Paper, venue: Venue, url: str) -> dict[str, object]:
-    return {
-        "id": paper.id, "venue": venue.label, "venue_slug": venue.slug, "year": venue.year,
-        "status": paper.status, "title": paper_title(paper), "headline": paper.headline,
-        "authors": paper.author_list, "topic": paper.topic,
-        "keyphrases": paper.keyphrase_list, "code_urls": paper.code_links,
-        "source_file": paper.source_file, "source_line": paper.source_line, "url": url,
-        "abstract": paper.abstract,
-    }
-
-
 UrlFor = Callable[[Paper], str]
 
 
@@ -99,10 +88,10 @@ def stream_csv(rows: PaperRows, url_for: UrlFor) -> Iterator[str]:
     writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS)
     writer.writeheader()
     for count, (paper, venue) in enumerate(rows, start=1):
-        record = paper_record(paper, venue, url_for(paper))
-        record["keyphrases"] = "; ".join(paper.keyphrase_list)
-        record["authors"] = "; ".join(paper.author_list)
-        record["code_urls"] = " ".join(paper.code_links)
+        record = PaperOut.of(paper, venue, url_for(paper)).model_dump(include=set(CSV_FIELDS))
+        for name in ("keyphrases", "authors"):
+            record[name] = "; ".join(record[name])
+        record["code_urls"] = " ".join(record["code_urls"])
         writer.writerow(record)
         if count % 200 == 0:
             yield buffer.getvalue()
@@ -115,7 +104,7 @@ def stream_json(rows: PaperRows, url_for: UrlFor) -> Iterator[str]:
     yield "["
     for count, (paper, venue) in enumerate(rows):
         prefix = ",\n" if count else "\n"
-        yield prefix + json.dumps(paper_record(paper, venue, url_for(paper)), ensure_ascii=False)
+        yield prefix + PaperOut.of(paper, venue, url_for(paper)).model_dump_json()
     yield "\n]\n"
 
 

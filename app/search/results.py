@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+
+from app.paging import Page
 
 PER_PAGE = 20
 
@@ -57,8 +58,12 @@ class SearchResult:
         return self.request.page
 
     @property
+    def paging(self) -> Page[SearchHit]:
+        return Page(self.hits, self.request.page, self.total, PER_PAGE)
+
+    @property
     def pages(self) -> int:
-        return max(1, math.ceil(self.total / PER_PAGE))
+        return self.paging.pages
 
     @property
     def message(self) -> str | None:

@@ -2,13 +2,43 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
+from sqlmodel import Session
 
 from app import catalog, series
+from app.exports import bibtex_entry
 from app.models import Paper, Venue
+from app.outputs import (
+    AuthorOut,
+    EditionOut,
+    ErrorOut,
+    Expansion,
+    FacetValue,
+    PaperDetailOut,
+    PaperOut,
+    PhraseCount,
+    RelatedOut,
+    SearchHitOut,
+    SearchOut,
+    SeriesDetailOut,
+    SeriesListOut,
+    SeriesOut,
+    SeriesYearOut,
+    SuggestOut,
+    TopicOut,
+    TopicPapersOut,
+    TopicRef,
+    TopicsOut,
+    TrendLineOut,
+    TrendsOut,
+    VenueOut,
+    VenuePapersOut,
+    VenuesOut,
+)
 from app.search.query import MAX_QUERY_CHARS
 from app.search.results import PER_PAGE
 from app.topics import load_taxonomy
@@ -24,158 +54,179 @@ from app.web.deps import (
     SessionDep,
     TopicDep,
     VenueDep,
+    topic_named,
 )
-from app.web.results import run_search
+from app.web.results import related_papers, run_search
 
-router = APIRouter(prefix="/api", tags=["api"])
+ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorOut, "description": "A parameter is malformed or out of range"},
+    404: {"model": ErrorOut, "description": "Nothing has this identifier"},
+}
+router = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)
 SUGGESTIONS = 8
 
 
-def venue_json(request: Request, venue: Venue) -> dict[str, Any]:
-    return {
-        "slug": venue.slug, "name": venue.name, "year": venue.year, "label": venue.label,
-        "paper_count": venue.paper_count,
-        "url": str(request.url_for("venue", slug=venue.slug)),
-    }
+def page_url(request: Request) -> Callable[[Paper], str]:
+    base = str(request.url_for("paper", paper_id="x"))[:-1]
+    return lambda paper: base + paper.id
 
 
-def paper_json(request: Request, paper: Paper, venue: Venue) -> dict[str, Any]:
-    return {
-        "id": paper.id, "venue": venue.label, "venue_slug": venue.slug,
-        "series": venue.series_slug, "year": venue.year, "status": paper.status or None,
-        "headline": paper.headline, "abstract": paper.abstract,
-        "title": paper.title or None, "authors": paper.author_list,
-        "source_url": paper.url or None, "keywords": paper.keyword_list,
-        "topic": paper.topic,
-        "topics": [{"slug": slug, "score": score} for slug, score in paper.topic_list],
-        "keyphrases": paper.keyphrase_list, "code_urls": paper.code_links,
-        "source_file": paper.source_file, "source_line": paper.source_line,
-        "url": str(request.url_for("paper", paper_id=paper.id)),
-    }
+def venue_out(request: Request, venue: Venue) -> VenueOut:
+    return VenueOut(slug=venue.slug, name=venue.name, year=venue.year, label=venue.label,
+                    paper_count=venue.paper_count,
+                    url=str(request.url_for("venue", slug=venue.slug)))
+
+
+def papers_out(request: Request, session: Session, papers: list[Paper]) -> list[PaperOut]:
+    venues = catalog.venues_by_slug(session)
+    url_for = page_url(request)
+    return [PaperOut.of(p, venues[p.venue_slug], url_for(p)) for p in papers]
 
 
 @router.get("/venues", name="api_venues")
-def venues(request: Request, session: SessionDep) -> dict[str, Any]:
-    return {"venues": [venue_json(request, v) for v in catalog.list_venues(session)]}
+def venues(request: Request, session: SessionDep) -> VenuesOut:
+    """Every edition, newest first."""
+    return VenuesOut(venues=[venue_out(request, v) for v in catalog.list_venues(session)])
 
 
-def series_json(request: Request, found: series.Series) -> dict[str, Any]:
-    return {
-        "slug": found.slug, "name": found.name, "papers": found.papers,
-        "url": str(request.url_for("venue", slug=found.slug)),
-        "editions": [{"slug": e.slug, "year": e.year, "papers": e.papers,
-                      "url": str(request.url_for("venue", slug=e.slug))}
-                     for e in found.editions],
-    }
+def series_out(request: Request, found: series.Series) -> SeriesOut:
+    return SeriesOut(
+        slug=found.slug, name=found.name, papers=found.papers,
+        url=str(request.url_for("venue", slug=found.slug)),
+        editions=[EditionOut(slug=e.slug, year=e.year, papers=e.papers,
+                             url=str(request.url_for("venue", slug=e.slug)))
+                  for e in found.editions])
 
 
 @router.get("/series", name="api_series")
-def series_list(request: Request, session: SessionDep) -> dict[str, Any]:
+def series_list(request: Request, session: SessionDep) -> SeriesListOut:
     """Every conference series with its editions (oldest first)."""
-    return {"series": [series_json(request, s) for s in series.list_series(session)]}
+    return SeriesListOut(series=[series_out(request, s) for s in series.list_series(session)])
 
 
 @router.get("/series/{slug}", name="api_series_detail")
-def series_detail(request: Request, found: SeriesDep, session: SessionDep) -> dict[str, Any]:
+def series_detail(request: Request, found: SeriesDep, session: SessionDep) -> SeriesDetailOut:
     """One series: its editions, and per year its papers and their topics."""
     detail = series.series_detail(session, found)
-    return {**series_json(request, found),
-            "years": [{"year": y.year, "papers": y.papers, "topics": y.topics}
-                      for y in detail.years],
-            "keyphrases": [{"phrase": phrase, "papers": n} for phrase, n in detail.keyphrases]}
+    return SeriesDetailOut(
+        **series_out(request, found).model_dump(),
+        years=[SeriesYearOut(year=y.year, papers=y.papers, topics=dict(y.topics))
+               for y in detail.years],
+        keyphrases=[PhraseCount(phrase=phrase, papers=n) for phrase, n in detail.keyphrases])
 
 
 @router.get("/venues/{slug}/papers", name="api_venue_papers")
 def venue_papers(
-    request: Request, venue: VenueDep, session: SessionDep, page: PageDep = 1
-) -> dict[str, Any]:
-    listing = catalog.venue_papers(session, venue, page)
-    return {
-        "venue": venue_json(request, venue), "page": listing.page, "pages": listing.pages,
-        "per_page": catalog.VENUE_PAGE_SIZE,
-        "papers": [paper_json(request, p, venue) for p in listing.papers],
-    }
+    request: Request, venue: VenueDep, session: SessionDep, page: PageDep = 1,
+    topic: Annotated[str, Query(description="Only papers of this topic (slug)")] = "",
+) -> VenuePapersOut:
+    """One page of an edition's papers in list order, optionally of one topic."""
+    if topic:
+        topic_named(topic)  # a 404 for a topic that does not exist
+    listing = (catalog.venue_topic_papers(session, venue, topic, page) if topic
+               else catalog.venue_papers(session, venue, page))
+    return VenuePapersOut(
+        venue=venue_out(request, venue), topic=topic or None, page=listing.number,
+        pages=listing.pages, per_page=listing.per_page, total=listing.total,
+        papers=papers_out(request, session, listing.items))
 
 
 @router.get("/papers/{paper_id}", name="api_paper")
-def paper(request: Request, found: PaperDep, session: SessionDep) -> dict[str, Any]:
-    return paper_json(request, found, catalog.paper_venue(session, found))
+def paper(request: Request, found: PaperDep, session: SessionDep,
+          search: SearchDep) -> PaperDetailOut:
+    """A paper, its related papers (with the key terms they share) and its BibTeX entry."""
+    venue = catalog.paper_venue(session, found)
+    venues = catalog.venues_by_slug(session)
+    url_for = page_url(request)
+    related = [RelatedOut(id=other.id, headline=other.headline,
+                          venue=venues[other.venue_slug].label, url=url_for(other),
+                          shares=shared)
+               for other, shared in related_papers(search, session, found)]
+    return PaperDetailOut(**PaperOut.of(found, venue, url_for(found)).model_dump(),
+                          related=related, bibtex=bibtex_entry(found, venue, url_for(found)))
 
 
 @router.get("/authors/{slug}", name="api_author")
-def author(request: Request, slug: str, found: AuthorDep, session: SessionDep) -> dict[str, Any]:
-    venues = catalog.venues_by_slug(session)
-    return {"name": found.name, "slug": slug,
-            "papers": [paper_json(request, p, venues[p.venue_slug]) for p in found.papers]}
+def author(request: Request, slug: str, found: AuthorDep, session: SessionDep) -> AuthorOut:
+    """An author's papers, newest first."""
+    return AuthorOut(name=found.name, slug=slug,
+                     papers=papers_out(request, session, found.papers))
 
 
 @router.get("/topics", name="api_topics")
-def topics(request: Request, session: SessionDep) -> dict[str, Any]:
+def topics(request: Request, session: SessionDep) -> TopicsOut:
+    """Every topic with its papers per edition."""
     counts = catalog.topic_venue_counts(session)
-    return {"topics": [
-        {"slug": t.slug, "name": t.name, "description": t.description,
-         "paper_count": sum(counts.get(t.slug, {}).values()),
-         "papers_per_venue": counts.get(t.slug, {}),
-         "url": str(request.url_for("topic", slug=t.slug))}
-        for t in load_taxonomy().topics
-    ]}
+    return TopicsOut(topics=[
+        TopicOut(slug=t.slug, name=t.name, description=t.description,
+                 paper_count=sum(counts.get(t.slug, {}).values()),
+                 papers_per_venue=counts.get(t.slug, {}),
+                 url=str(request.url_for("topic", slug=t.slug)))
+        for t in load_taxonomy().topics])
 
 
 @router.get("/topics/{slug}/papers", name="api_topic_papers")
 def topic_papers(
     request: Request, topic: TopicDep, session: SessionDep, where: ListFilterDep,
     page: PageDep = 1,
-) -> dict[str, Any]:
+) -> TopicPapersOut:
+    """One page of a topic's papers, optionally of one edition, series or year."""
     listing = catalog.topic_papers(session, topic, page, where)
-    venues = catalog.venues_by_slug(session)
-    return {
-        "topic": {"slug": topic.slug, "name": topic.name}, "venue": where.venue or None,
-        "series": where.series or None, "year": where.year, "page": listing.page,
-        "pages": listing.pages, "total": listing.total,
-        "papers": [paper_json(request, p, venues[p.venue_slug]) for p in listing.papers],
-    }
+    return TopicPapersOut(
+        topic=TopicRef(slug=topic.slug, name=topic.name), venue=where.venue or None,
+        series=where.series or None, year=where.year, page=listing.number,
+        pages=listing.pages, total=listing.total,
+        papers=papers_out(request, session, listing.items))
 
 
 @router.get("/search", name="api_search")
 def search(
     request: Request, session: SessionDep, search: SearchDep, query: SearchRequestDep
-) -> dict[str, Any]:
+) -> SearchOut:
+    """Ranked papers for a query and filters, with facet counts; see /help/search."""
     result, papers = run_search(search, session, query)
     venues = catalog.venues_by_slug(session)
+    url_for = page_url(request)
     hits = []
     for hit in [*result.hits, *result.partial]:
-        paper = papers[hit.id]
-        hits.append({**paper_json(request, paper, venues[paper.venue_slug]),
-                     "score": round(hit.score, 4), "snippet": hit.snippet,
-                     "partial": hit.partial, "missing": hit.missing})
-    return {
-        "query": result.query, "filters": query.filters(), "sort": query.sort,
-        "page": result.page, "pages": result.pages, "per_page": PER_PAGE,
-        "total": result.total, "message": result.message,
-        "corrected_query": result.corrected, "showing_corrected": result.showing_corrected,
-        "partial_hits": len(result.partial),
-        "expanded": [{"word": word, "also_matched": meanings}
-                     for word, meanings in result.expansions],
-        "facets": {name: [{"value": value, "count": count} for value, count in counts]
-                   for name, counts in result.facets.items()},
-        "hits": hits,
-    }
+        found = papers[hit.id]
+        hits.append(SearchHitOut(
+            **PaperOut.of(found, venues[found.venue_slug], url_for(found)).model_dump(),
+            score=round(hit.score, 4), snippet=hit.snippet, partial=hit.partial,
+            missing=hit.missing))
+    return SearchOut(
+        query=result.query, filters=query.filters(), sort=query.sort, page=result.page,
+        pages=result.pages, per_page=PER_PAGE, total=result.total, message=result.message,
+        corrected_query=result.corrected, showing_corrected=result.showing_corrected,
+        partial_hits=len(result.partial),
+        expanded=[Expansion(word=word, also_matched=meanings)
+                  for word, meanings in result.expansions],
+        facets={name: [FacetValue(value=value, count=count) for value, count in counts]
+                for name, counts in result.facets.items()},
+        hits=hits)
 
 
 @router.get("/trends", name="api_trends")
 def trends(
     session: SessionDep, search: SearchDep,
     q: Annotated[list[str], Query(description="Up to 6 queries")] = [],  # noqa: B006
-) -> dict[str, Any]:
+) -> TrendsOut:
     """Papers matching each query per year, and their share of that year's papers."""
     found = compute_trends(search, session, q)
-    return {"years": found.years, "totals": found.totals, "notes": found.notes,
-            "terms": [{"q": line.q, "counts": line.counts,
-                       "shares": [round(share, 6) for share in line.shares],
-                       "total": line.total, "note": line.note} for line in found.terms]}
+    return TrendsOut(years=found.years, totals=found.totals, notes=found.notes, terms=[
+        TrendLineOut(q=line.q, counts=line.counts,
+                     shares=[round(share, 6) for share in line.shares], total=line.total,
+                     note=line.note) for line in found.terms])
 
 
-@router.get("/suggest", name="api_suggest")
+OPENSEARCH_SUGGESTIONS = {200: {"content": {"application/x-suggestions+json": {"schema": {
+    "type": "array", "description": "[query, [completions]] (format=opensearch)",
+    "minItems": 2, "maxItems": 2, "items": {"anyOf": [
+        {"type": "string"}, {"type": "array", "items": {"type": "string"}}]}}}}}}
+
+
+@router.get("/suggest", name="api_suggest", response_model=SuggestOut,
+            responses=OPENSEARCH_SUGGESTIONS)
 def suggest(session: SessionDep, search: SearchDep, q: str = "",
             format: Literal["json", "opensearch"] = "json") -> Any:
     """Up to 8 completions for the search box: frequent keyphrases that start with what was
@@ -187,4 +238,4 @@ def suggest(session: SessionDep, search: SearchDep, q: str = "",
     suggestions = list(dict.fromkeys(phrases + words))[:SUGGESTIONS]
     if format == "opensearch":
         return JSONResponse([q, suggestions], media_type="application/x-suggestions+json")
-    return {"query": q, "suggestions": suggestions}
+    return SuggestOut(query=q, suggestions=suggestions)

@@ -79,10 +79,9 @@ def venue(
                else catalog.venue_papers(session, found, page))
     edition_series = series.series_of(session, found)
     return render(
-        request, "venue.html", listing=listing, topics=topics, topic=topic,
+        request, "venue.html", venue=found, listing=listing, topics=topics, topic=topic,
         series=edition_series, neighbours=edition_series.neighbours(found.slug),
         topic_counts=landscape.topic_counts,
-        filtered_total=dict(landscape.topic_counts).get(topic, 0),
         keyphrases=landscape.keyphrases, with_code=landscape.with_code,
     )
 
@@ -136,7 +135,8 @@ def topic(
         f"{found.name}: share of each year's papers", [year for year, _, _ in years],
         [(found.name, [n / total if total else 0 for _, n, total in years])])
     return render(
-        request, "topic.html", listing=catalog.topic_papers(session, found, page, where),
+        request, "topic.html", topic=found,
+        listing=catalog.topic_papers(session, found, page, where),
         where=where, venues=catalog.venues_by_slug(session),
         series_names={s.slug: s.name for s in series.list_series(session)},
         series_shares=series.topic_series_shares(session, slug),

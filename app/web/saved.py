@@ -7,7 +7,7 @@ them; `/api/recommendations` is its JSON twin for the recommendations.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
@@ -17,6 +17,8 @@ from app import catalog, series
 from app.exports import bibtex_entry
 from app.ids import MAX_LISTED, parse_paper_ids
 from app.models import Paper
+from app.outputs import RecommendationOut, RecommendationsOut
+from app.web.api import ERRORS
 from app.web.deps import SearchDep, SessionDep
 from app.web.downloads import list_response, paper_url_for, rows_from_ids
 from app.web.render import render
@@ -80,26 +82,28 @@ def saved_download(request: Request, fmt: SavedFormat, session: SessionDep,
                          "Reading list", str(request.url_for("saved_page")))
 
 
-@router.get("/api/recommendations", name="api_recommendations", tags=["api"])
+ID_LIST = r"^[0-9a-fA-F]{16}(,[0-9a-fA-F]{16})*$"
+
+
+@router.get("/api/recommendations", name="api_recommendations", tags=["api"],
+            responses=ERRORS)
 def recommendations(
-    request: Request, session: SessionDep, search: SearchDep, ids: IdsParam,
+    request: Request, session: SessionDep, search: SearchDep,
+    ids: Annotated[str, Query(description=f"Comma-separated paper IDs, 1 to {MAX_LISTED}",
+                              pattern=ID_LIST, max_length=MAX_LISTED * 17 - 1)],
     series_slug: Annotated[str, Query(alias="series", description="Series slug")] = "",
     year: Annotated[int | None, Query(ge=1900, le=2100)] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = RECOMMENDED,
-) -> dict[str, Any]:
+) -> RecommendationsOut:
     """The papers most like the listed ones taken together, none of them listed, best first,
     each with the list's words it shares. Unknown IDs are reported and ignored."""
     listed = _parsed(session, ids)
-    if not listed.ids and not listed.unknown:
-        raise HTTPException(400, "Give the IDs of the papers in the list: ?ids=ID1,ID2,…")
     venues = catalog.venues_by_slug(session)
-    papers = []
-    for paper, found in recommend(search, session, listed.ids, series_slug, year, limit):
-        venue = venues[paper.venue_slug]
-        papers.append({
-            "id": paper.id, "title": paper.title or None, "headline": paper.headline,
-            "venue": venue.label, "venue_slug": venue.slug, "year": venue.year,
-            "score": found.score, "shares": found.shares,
-            "url": str(request.url_for("paper", paper_id=paper.id)),
-        })
-    return {"ids": listed.ids, "unknown": listed.unknown, "papers": papers}
+    url_for = paper_url_for(request)
+    return RecommendationsOut(ids=listed.ids, unknown=listed.unknown, papers=[
+        RecommendationOut(
+            id=paper.id, title=paper.title or None, headline=paper.headline,
+            venue=venues[paper.venue_slug].label, venue_slug=paper.venue_slug,
+            year=venues[paper.venue_slug].year, score=found.score, shares=found.shares,
+            url=url_for(paper))
+        for paper, found in recommend(search, session, listed.ids, series_slug, year, limit)])

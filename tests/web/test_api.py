@@ -21,9 +21,34 @@ def test_api_venue_papers_pages(client: TestClient):
 def test_api_paper_returns_the_raw_abstract(client: TestClient):
     paper = client.get("/api/venues/icml-2026/papers").json()["papers"][0]
     again = client.get(f"/api/papers/{paper['id']}").json()
-    assert again == paper
+    assert {k: v for k, v in again.items() if k not in ("related", "bibtex")} == paper
     assert "$k$-parity" in again["abstract"]
     assert client.get(again["url"]).status_code == 200
+
+
+def test_api_paper_carries_what_its_page_shows(client: TestClient):
+    paper = client.get("/api/venues/icml-2026/papers").json()["papers"][0]
+    detail = client.get(f"/api/papers/{paper['id']}").json()
+    page = client.get(f"/papers/{paper['id']}").text
+    assert detail["bibtex"] == client.get(f"/papers/{paper['id']}.bib").text
+    assert 1 <= len(detail["related"]) <= 5
+    for related in detail["related"]:
+        assert f'href="/papers/{related["id"]}"' in page
+        assert related["url"].endswith(f"/papers/{related['id']}") and related["venue"]
+    assert any(r["shares"] for r in detail["related"])
+
+
+def test_api_venue_papers_take_a_topic_like_their_page(client: TestClient):
+    venue = client.get("/api/venues/icml-2026/papers").json()
+    topic = venue["papers"][0]["topic"]
+    body = client.get("/api/venues/icml-2026/papers", params={"topic": topic}).json()
+    assert body["topic"] == topic and body["papers"]
+    assert all(p["topic"] == topic for p in body["papers"])
+    assert body["total"] == len(body["papers"]) < venue["total"]
+    page = client.get("/venues/icml-2026", params={"topic": topic}).text
+    assert f"{body['total']} paper" in page
+    assert client.get("/api/venues/icml-2026/papers",
+                      params={"topic": "no-such-topic"}).status_code == 404
 
 
 def test_api_search_returns_hits_with_snippets(client: TestClient):

@@ -1,0 +1,237 @@
+"""The JSON shapes the catalog gives out, one model per thing: the API's twins of the pages and
+the JSON exports build papers the same way, and /docs shows every shape."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from app.models import Paper, Venue
+
+
+class ErrorOut(BaseModel):
+    error: str  # what was wrong, in a sentence
+    status: int
+
+
+class TopicScore(BaseModel):
+    slug: str
+    score: float
+
+
+class PaperOut(BaseModel):
+    id: str
+    venue: str  # the edition's label, e.g. "NeurIPS 2018"
+    venue_slug: str
+    series: str
+    year: int
+    status: str | None  # oral, spotlight, poster… when the source says
+    headline: str  # the title when there is one, else the abstract's first sentence
+    title: str | None  # the title as the source gives it (list files have none)
+    abstract: str  # as written in the source, with its TeX and markdown
+    authors: list[str]
+    source_url: str | None  # the paper's page at its source
+    keywords: list[str]  # the authors' keywords, when the source has them
+    topic: str
+    topics: list[TopicScore]
+    keyphrases: list[str]
+    code_urls: list[str]
+    source_file: str
+    source_line: int
+    url: str  # the paper's page in this catalog
+
+    @classmethod
+    def of(cls, paper: Paper, venue: Venue, url: str) -> PaperOut:
+        return cls(
+            id=paper.id, venue=venue.label, venue_slug=venue.slug, series=venue.series_slug,
+            year=venue.year, status=paper.status or None, headline=paper.headline,
+            title=paper.title or None, abstract=paper.abstract, authors=paper.author_list,
+            source_url=paper.url or None, keywords=paper.keyword_list, topic=paper.topic,
+            topics=[TopicScore(slug=slug, score=score) for slug, score in paper.topic_list],
+            keyphrases=paper.keyphrase_list, code_urls=paper.code_links,
+            source_file=paper.source_file, source_line=paper.source_line, url=url)
+
+
+class RelatedOut(BaseModel):
+    id: str
+    headline: str
+    venue: str
+    url: str
+    shares: list[str]  # the key terms of the paper it shares
+
+
+class PaperDetailOut(PaperOut):
+    related: list[RelatedOut]
+    bibtex: str
+
+
+class VenueOut(BaseModel):
+    slug: str
+    name: str
+    year: int
+    label: str
+    paper_count: int
+    url: str
+
+
+class VenuesOut(BaseModel):
+    venues: list[VenueOut]
+
+
+class VenuePapersOut(BaseModel):
+    venue: VenueOut
+    topic: str | None
+    page: int
+    pages: int
+    per_page: int
+    total: int
+    papers: list[PaperOut]
+
+
+class EditionOut(BaseModel):
+    slug: str
+    year: int
+    papers: int
+    url: str
+
+
+class SeriesOut(BaseModel):
+    slug: str
+    name: str
+    papers: int
+    url: str
+    editions: list[EditionOut]
+
+
+class SeriesListOut(BaseModel):
+    series: list[SeriesOut]
+
+
+class SeriesYearOut(BaseModel):
+    year: int
+    papers: int
+    topics: dict[str, int]
+
+
+class PhraseCount(BaseModel):
+    phrase: str
+    papers: int
+
+
+class SeriesDetailOut(SeriesOut):
+    years: list[SeriesYearOut]
+    keyphrases: list[PhraseCount]
+
+
+class AuthorOut(BaseModel):
+    name: str
+    slug: str
+    papers: list[PaperOut]
+
+
+class TopicOut(BaseModel):
+    slug: str
+    name: str
+    description: str
+    paper_count: int
+    papers_per_venue: dict[str, int]
+    url: str
+
+
+class TopicsOut(BaseModel):
+    topics: list[TopicOut]
+
+
+class TopicRef(BaseModel):
+    slug: str
+    name: str
+
+
+class TopicPapersOut(BaseModel):
+    topic: TopicRef
+    venue: str | None
+    series: str | None
+    year: int | None
+    page: int
+    pages: int
+    total: int
+    papers: list[PaperOut]
+
+
+class SearchHitOut(PaperOut):
+    score: float
+    snippet: str  # HTML: escaped text with <mark> around the matched words
+    partial: bool  # has most of the query's parts, not all
+    missing: list[str]  # the parts it lacks, as typed
+
+
+class FacetValue(BaseModel):
+    value: str | int
+    count: int
+
+
+class Expansion(BaseModel):
+    word: str
+    also_matched: list[str]
+
+
+class SearchOut(BaseModel):
+    query: str
+    filters: dict[str, str | int]
+    sort: str
+    page: int
+    pages: int
+    per_page: int
+    total: int
+    message: str | None
+    corrected_query: str | None
+    showing_corrected: bool
+    partial_hits: int
+    expanded: list[Expansion]
+    facets: dict[str, list[FacetValue]]
+    hits: list[SearchHitOut]
+
+
+class TrendLineOut(BaseModel):
+    q: str
+    counts: list[int]
+    shares: list[float]
+    total: int
+    note: str | None
+
+
+class TrendsOut(BaseModel):
+    years: list[int]
+    totals: list[int]
+    notes: list[str]
+    terms: list[TrendLineOut]
+
+
+class SuggestOut(BaseModel):
+    query: str
+    suggestions: list[str]
+
+
+class RecommendationOut(BaseModel):
+    id: str
+    title: str | None
+    headline: str
+    venue: str
+    venue_slug: str
+    year: int
+    score: float
+    shares: list[str]  # the list's words this paper uses
+    url: str
+
+
+class RecommendationsOut(BaseModel):
+    ids: list[str]  # the listed IDs the catalog holds, in order
+    unknown: list[str]  # listed IDs it does not hold (ignored)
+    papers: list[RecommendationOut]
+
+
+class HealthOut(BaseModel):
+    status: str  # "ok" or "starting"
+    papers: int | None = None
+    catalog_version: int
+    index_version: int | None
+    index: str
