@@ -161,7 +161,7 @@ def test_deep_venue_pages_follow_file_order_after_removals(fresh: Catalog, tmp_p
     expected = [f"Paper {i}." for i in range(130) if i % 7]
     with fresh.session() as session:
         venue = get_venue(session, "big-2026")
-        pages = [venue_papers(session, venue, n).papers for n in (1, 2, 3, 4)]
+        pages = [venue_papers(session, venue, n).items for n in (1, 2, 3, 4)]
     assert [p.abstract for page in pages for p in page] == expected
     assert [p.ordinal for p in pages[2]] == list(range(100, len(expected)))
     assert pages[3] == []
