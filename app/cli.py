@@ -174,5 +174,5 @@ def main() -> None:
         raise SystemExit(2) from None
 
 
-if __name__ == "__main__":  # how servers run `update-index` (app/search/keeper.py)
+if __name__ == "__main__":
     main()

@@ -2,8 +2,8 @@
 
 Every node (and every worker process on a node) runs one in a background thread. It asks the
 database for the catalog version every few seconds, two primary-key reads, and when an ingest
-from anywhere has moved it on, runs `catalog update-index` to apply the change log to the
-local index (or rebuild it). PaperSearch notices the new index generation and swaps it in;
+from anywhere has moved it on, applies the change log to the local index (or rebuilds
+it). PaperSearch notices the new index generation and swaps it in;
 requests meanwhile keep being answered from the previous one. Workers sharing an index
 directory take turns through the index lock: whoever holds it updates the index for all.
 
@@ -17,10 +17,10 @@ written in the server's own thread: the child's start-up alone (imports) costs ~
 from __future__ import annotations
 
 import logging
-import os
-import subprocess
-import sys
+import multiprocessing
 import threading
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 
 from sqlmodel import Session
 
@@ -40,7 +40,7 @@ class IndexKeeper:
         self.state = "not checked yet"
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._child: subprocess.Popen[str] | None = None
+        self._child: BaseProcess | None = None
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="index-keeper", daemon=True)
@@ -78,21 +78,29 @@ class IndexKeeper:
         return state
 
     def _update(self) -> str:
-        env = {**os.environ, "CATALOG_DATA_DIR": str(self.settings.data_dir),
-               "CATALOG_DATABASE_URL": self.settings.database_url}
-        self._child = subprocess.Popen([sys.executable, "-m", "app.cli", "update-index"],
-                                       env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       text=True)
+        """The update run by `_sync_in_child` in a process of its own; its outcome."""
+        context = multiprocessing.get_context("spawn")  # no inherited connection or lock
+        outcome, sender = context.Pipe(duplex=False)
+        self._child = child = context.Process(target=_sync_in_child, args=(self.settings, sender),
+                                              name="index-update", daemon=True)
         try:
-            output, errors = self._child.communicate()
+            child.start()
+            sender.close()
+            try:
+                return str(outcome.recv())
+            except EOFError:  # it died without an answer (killed, out of memory)
+                child.join()
+                raise RuntimeError(f"the index update exited with {child.exitcode}") from None
         finally:
+            child.join()
             self._child = None
-        lines = output.strip().splitlines()
-        if not lines:
-            raise RuntimeError(f"catalog update-index failed: {errors.strip()[-500:]}")
-        return lines[-1]
 
     def ready(self, session: Session) -> bool:
         """Whether this node has an index of this catalog to answer from (maybe a bit behind)."""
         stamp = read_index_stamp(self.settings.index_path)
         return stamp is not None and stamp.catalog == catalog_id(session)
+
+
+def _sync_in_child(settings: Settings, outcome: Connection) -> None:
+    with Session(get_engine(settings.database_url)) as session:
+        outcome.send(sync_index(settings, session, wait=False))

@@ -1,0 +1,40 @@
+"""The index keeper: small changes applied in the server, large ones in a child process it
+starts and whose answer it reads."""
+
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session
+
+from app.db import get_engine
+from app.ingest.load import ingest_paths
+from app.search import keeper as keeper_module
+from app.search.index import read_index_version
+from app.search.keeper import IndexKeeper
+from app.search.results import SearchRequest
+from app.search.searcher import PaperSearch
+from tests.conftest import Catalog, write_list
+
+
+def ingest_without_indexing(catalog: Catalog, path: Path) -> None:
+    with Session(get_engine(catalog.settings.database_url)) as session:
+        ingest_paths(session, [path])
+
+
+@pytest.mark.parametrize("in_process_changes", [2_000, -1])
+def test_the_keeper_brings_the_index_up_to_date(fresh: Catalog, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                in_process_changes: int):
+    monkeypatch.setattr(keeper_module, "IN_PROCESS_CHANGES", in_process_changes)
+    keeper = IndexKeeper(fresh.settings)
+    assert keeper.check() == "up to date"
+    before = read_index_version(fresh.settings.index_path)
+    ingest_without_indexing(fresh, write_list(tmp_path / "new.txt", "NEWCONF 2026 Papers",
+                                              "Quokkas learn tardigrade cryptobiosis."))
+    state = keeper.check()
+    assert state not in ("up to date", "busy") and not state.startswith("update failed")
+    assert read_index_version(fresh.settings.index_path) > before
+    hits = PaperSearch(fresh.settings.index_path).search(SearchRequest(q="cryptobiosis"),
+                                                         lambda ids: {}).hits
+    assert len(hits) == 1
+    assert keeper.check() == "up to date"
