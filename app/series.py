@@ -63,6 +63,7 @@ class Series:
 
 @dataclass(frozen=True)
 class YearCounts:
+    edition: str  # the edition's slug
     year: int
     papers: int
     topics: dict[str, int]  # topic slug → papers, largest first
@@ -113,7 +114,8 @@ def series_of(session: Session, edition: Venue) -> Series:
 def series_detail(session: Session, series: Series) -> SeriesDetail:
     def compute() -> SeriesDetail:
         counts = edition_topic_counts(session)
-        years = [YearCounts(e.year, e.papers, dict(counts.get(e.slug, Counter()).most_common()))
+        years = [YearCounts(e.slug, e.year, e.papers,
+                            dict(counts.get(e.slug, Counter()).most_common()))
                  for e in series.editions]
         slugs = [e.slug for e in series.editions]
         return SeriesDetail(series, years,

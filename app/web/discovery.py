@@ -20,6 +20,7 @@ from sqlmodel import Session
 from app import catalog, series
 from app.topics import load_taxonomy
 from app.web.deps import SessionDep
+from app.web.urls import paper_path, topic_path, venue_path
 
 router = APIRouter(tags=["discovery"])
 SITEMAP_URLS = 50_000
@@ -62,14 +63,14 @@ def robots(request: Request) -> str:
 def _site_pages() -> list[PageUrl]:
     fixed = ["/", "/venues", "/topics", "/help/search"]
     return [(path, None) for path in fixed] + [
-        (f"/topics/{topic.slug}", None) for topic in load_taxonomy().topics]
+        (topic_path(topic.slug), None) for topic in load_taxonomy().topics]
 
 
 def _series_pages(session: Session, found: series.Series) -> list[PageUrl]:
-    pages: list[PageUrl] = [(f"/venues/{found.slug}", None)]
-    pages += [(f"/venues/{edition.slug}", None) for edition in found.editions]
+    pages: list[PageUrl] = [(venue_path(found.slug), None)]
+    pages += [(venue_path(edition.slug), None) for edition in found.editions]
     papers = catalog.papers_added(session, [edition.slug for edition in found.editions])
-    return pages + [(f"/papers/{pid}", added) for pid, added in papers]
+    return pages + [(paper_path(pid), added) for pid, added in papers]
 
 
 def _urlset(base: str, pages: Iterable[PageUrl]) -> Iterator[str]:

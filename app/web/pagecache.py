@@ -24,9 +24,10 @@ from app.cache import BoundedCache
 from app.config import Settings
 from app.db import catalog_version, get_engine
 from app.search.searcher import PaperSearch
+from app.web.urls import PAGE_PREFIXES
 
-# HTML pages; their dotted twins (/venues/x.csv) and ?format= downloads stream, uncached.
-PAGE_PREFIXES = ("/venues", "/papers/", "/topics", "/authors/", "/search", "/trends")
+# HTML pages (urls.PAGE_PREFIXES); their dotted twins (/venues/x.csv) and ?format= downloads
+# stream, uncached.
 PAGES = 512
 # Bytes of pages kept (their gzipped copies add about a fifth): 512 pages of up to 512 KB
 # could otherwise hold 256 MB of a worker's memory.

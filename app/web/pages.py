@@ -31,7 +31,7 @@ from app.web.deps import (
 from app.web.downloads import ListFormat
 from app.web.render import render, topic_name
 from app.web.results import related_papers, run_search
-from app.web.urls import search_query_string
+from app.web.urls import search_query_string, topic_path, venue_path
 
 router = APIRouter(default_response_class=HTMLResponse)
 
@@ -67,7 +67,7 @@ def venue(
     if isinstance(found, series.Series):
         if format:
             raise HTTPException(404, f"{found.name} downloads by edition, e.g. "
-                                     f"/venues/{found.editions[-1].slug}.{format}")
+                                     f"{venue_path(found.editions[-1].slug)}.{format}")
         return _series_page(request, session, found)
     if format:
         return downloads.venue_download(request, found, format, topic)
@@ -91,11 +91,11 @@ def _series_page(request: Request, session: Session, found: series.Series) -> HT
     years = found.years
     papers_chart = charts.column_chart(
         f"Papers per year at {found.name}",
-        [(e.year, e.papers, f"/venues/{e.slug}") for e in found.editions])
+        [(e.year, e.papers, venue_path(e.slug)) for e in found.editions])
     topics = [slug for slug, _ in detail.topic_totals]
     topic_chart = charts.heatmap(
         f"Topics of {found.name} by year, as a share of each year's papers", years,
-        [(topic_name(topic), f"/topics/{topic}?series={found.slug}#papers",
+        [(topic_name(topic), topic_path(topic, series=found.slug) + "#papers",
           [y.topics.get(topic, 0) / y.papers if y.papers else 0 for y in detail.years],
           [y.topics.get(topic, 0) for y in detail.years]) for topic in topics])
     return render(request, "series.html", detail=detail, series=found,

@@ -13,6 +13,7 @@ from app.exports import coins, paper_title
 from app.ids import author_slug
 from app.topics import load_taxonomy
 from app.web.assets import static_url
+from app.web.urls import author_path, paper_path, topic_path, venue_path
 
 templates = Jinja2Templates(directory=str(PROJECT_ROOT / "templates"))
 
@@ -27,6 +28,8 @@ templates.env.globals["author_slug"] = author_slug
 templates.env.globals["static_url"] = static_url
 templates.env.globals["coins"] = coins
 templates.env.globals["paper_title"] = paper_title
+for path in (paper_path, venue_path, topic_path, author_path):
+    templates.env.globals[path.__name__] = path
 
 
 def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:

@@ -1,13 +1,41 @@
-"""Search URLs: the whole result-list state lives in the query string, so lists are shareable."""
+"""Where things live: the paths of papers, venues (editions and series), topics and authors,
+and search URLs, whose whole result-list state lives in the query string so lists are
+shareable. Templates, charts, the sitemap and the page cache build paths only here."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, replace
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from app.search.results import SearchRequest
 
+PAPERS, VENUES, TOPICS, AUTHORS, SEARCH, TRENDS = (
+    "/papers", "/venues", "/topics", "/authors", "/search", "/trends")
+# The HTML pages (rendered once per catalog version by the page cache), by path prefix.
+PAGE_PREFIXES = (VENUES, PAPERS + "/", TOPICS, AUTHORS + "/", SEARCH, TRENDS)
 _DEFAULTS = asdict(SearchRequest())
+
+
+def _path(base: str, name: str, params: dict[str, object]) -> str:
+    query = urlencode({k: v for k, v in params.items() if v not in (None, "")})
+    return f"{base}/{quote(name, safe='')}" + (f"?{query}" if query else "")
+
+
+def paper_path(paper_id: str) -> str:
+    return _path(PAPERS, paper_id, {})
+
+
+def venue_path(slug: str, **params: object) -> str:
+    """An edition's page (neurips-2018) or a series' (neurips)."""
+    return _path(VENUES, slug, params)
+
+
+def topic_path(slug: str, **params: object) -> str:
+    return _path(TOPICS, slug, params)
+
+
+def author_path(slug: str) -> str:
+    return _path(AUTHORS, slug, {})
 
 
 def search_query_string(request: SearchRequest, **changes: object) -> str:
