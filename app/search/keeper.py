@@ -49,8 +49,8 @@ class IndexKeeper:
     def stop(self) -> None:
         self._stop.set()
         child = self._child
-        if child is not None:  # an interrupted build leaves the live index as it was
-            child.terminate()
+        if child is not None and child.is_alive():  # an interrupted build leaves the live
+            child.terminate()  # index as it was
         if self._thread is not None:
             self._thread.join(timeout=10)
 
@@ -81,10 +81,11 @@ class IndexKeeper:
         """The update run by `_sync_in_child` in a process of its own; its outcome."""
         context = multiprocessing.get_context("spawn")  # no inherited connection or lock
         outcome, sender = context.Pipe(duplex=False)
-        self._child = child = context.Process(target=_sync_in_child, args=(self.settings, sender),
-                                              name="index-update", daemon=True)
+        child = context.Process(target=_sync_in_child, args=(self.settings, sender),
+                                name="index-update", daemon=True)
+        child.start()
+        self._child = child
         try:
-            child.start()
             sender.close()
             try:
                 return str(outcome.recv())

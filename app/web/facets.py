@@ -1,4 +1,5 @@
-"""The search page's sidebar: facet values with their labels, links and selected state.
+"""The search page's filters: facet values with their labels, links and selected state, and
+the chips of the filters in effect.
 
 At 88,000 papers a query matches papers of ~60 editions; the sidebar shows conferences
 first (the ten largest, the rest behind "show all"), years as a compact histogram, and
@@ -75,6 +76,21 @@ def sidebar(result: SearchResult, label: Callable[[str, object], str]) -> list[F
                        chosen.get(name) == value)
             for value, count in counts]))
     return facets
+
+
+@dataclass(frozen=True)
+class Chip:
+    """A filter in effect, shown above the results with a link that removes it."""
+
+    name: str
+    text: str  # "series: NeurIPS", "Has code"
+    remove_url: str
+
+
+def chips(request: SearchRequest, label: Callable[[str, object], str]) -> list[Chip]:
+    return [Chip(name, label(name, value) if name == "has" else f"{name}: {label(name, value)}",
+                 _url(request, name, value, selected=True))
+            for name, value in request.filters().items()]
 
 
 def year_histogram(result: SearchResult) -> list[YearBar]:

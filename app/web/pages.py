@@ -169,7 +169,7 @@ def search(
                             {slug: v.label for slug, v in venues.items()})
     return render(request, "search.html", result=result, papers=papers,
                   venues=venues, url_with=search_query_string,
-                  facet_label=label, sidebar=facets.sidebar(result, label),
+                  chips=facets.chips(query, label), sidebar=facets.sidebar(result, label),
                   alone=lambda text, word: replace_word(text, word, f'"{word}"'),
                   years=facets.year_histogram(result),
                   year_chart=_year_share_chart(session, result))
