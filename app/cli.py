@@ -25,7 +25,8 @@ cli = typer.Typer(help="A browsable catalog of ML conference paper abstracts.",
 @cli.command()
 def ingest(
     paths: Annotated[list[Path] | None, typer.Argument(
-        help="List files, or directories of them (*.txt). Default: the seeds directory.")] = None,
+        help="List files, JSON Lines or CSV exports (also .gz), or directories of them. "
+        "Default: the seeds directory.")] = None,
 ) -> None:
     """Load conference list files into the catalog and bring the search index up to date.
 
