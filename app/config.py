@@ -21,8 +21,7 @@ class Settings:
     # How often a server asks the database whether an ingest changed the catalog.
     poll_seconds: float = 2.0
     # Threads per worker for requests. Few: they share one GIL, and every thread more waits
-    # for it after each SQLite row and file read (16 readers on one worker at L: 40 threads
-    # 31.5 req/s, p95 1.2 s; 4 threads 38 req/s, p95 0.69 s).
+    # for it after each SQLite row and file read (measured in docs/performance.md).
     threads: int = 4
 
     @property

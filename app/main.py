@@ -30,8 +30,7 @@ MALLOC_ARENAS = 2
 
 def limit_malloc_arenas() -> None:
     """glibc gives each request thread a malloc arena of its own and keeps what was freed in
-    it: at L, a worker's private memory after the readers load was 274 MB with the default
-    and 235 MB with two arenas, at the same throughput (docs/performance.md)."""
+    it: two arenas hold less memory at the same throughput (docs/performance.md)."""
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         libc.mallopt(M_ARENA_MAX, MALLOC_ARENAS)

@@ -8,10 +8,10 @@ requests meanwhile keep being answered from the previous one. Workers sharing an
 directory take turns through the index lock: whoever holds it updates the index for all.
 
 A rebuild, or a large catch-up, runs in a child process, not in the server: building an index
-holds the GIL for seconds at a time (uvicorn's supervisor then took a worker for hung and
-restarted it, so a large index never finished building) and grows the heap by the writer's
-posting pool (the server kept 670 MB after building S). A few thousand changed papers are
-written in the server's own thread: the child's start-up alone (imports) costs ~2 s.
+holds the GIL for seconds at a time (uvicorn's supervisor then took a worker for hung) and
+grows the heap by the writer's posting pool, which the server would keep. A few thousand
+changed papers are written in the server's own thread: the child's start-up costs more.
+(Measurements: docs/performance.md.)
 """
 
 from __future__ import annotations

@@ -198,8 +198,8 @@ Leaf = tuple[str, object, float, "set[int] | None"]
 def top_by_terms(searcher: Searcher, fieldname: str, weighted_terms: list[tuple[str, float]],
                  limit: int) -> list[tuple[int, float]]:
     """The `limit` best documents for weighted terms (any of them), scored as Whoosh's BM25F
-    scores an Or of the terms, over whole posting lists: for the 20 terms of "more like
-    this", Whoosh's matchers took 0.3-3 s at L."""
+    scores an Or of the terms, over whole posting lists (Whoosh's matchers were orders of
+    magnitude slower for a related-papers query: docs/performance.md)."""
     leaves: list[Leaf] = [(fieldname, text, boost, None) for text, boost in weighted_terms]
     return best_scores(bm25_sums(searcher, leaves, None), limit)
 

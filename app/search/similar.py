@@ -24,8 +24,7 @@ SAME_TOPIC_BOOST = 1.3
 SHARED_SHOWN = 6
 LIST_TERMS = 40
 # A term's weight in a list's profile grows with the square of the number of listed papers
-# using it: what the papers have in common is the list's theme (bench/recommend.py: P@10 on
-# ICLR keyword lists 0.17 with a plain centroid, 0.21 with the count, 0.22 squared).
+# using it: what the papers have in common is the list's theme (measured: docs/search.md).
 AGREEMENT_POWER = 2
 # Words in more than this share of the papers rank recommendations (leaving them out of the
 # profile cost P@10) but say nothing as the words a paper shares ("learning", "also").
