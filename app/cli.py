@@ -16,6 +16,7 @@ from app.schema import CatalogSchemaError, upgrade
 from app.search.acronyms import AcronymCounts
 from app.search.index import IndexStamp, build_index, paper_document, sync_index
 from app.search.parallel_build import ParallelIndexBuild
+from app.topics import use_taxonomy
 
 PARALLEL_BUILD_BYTES = 2_000_000  # about 1,500 abstracts
 cli = typer.Typer(help="A browsable catalog of ML conference paper abstracts.",
@@ -165,6 +166,12 @@ def serve(
     # Each worker process builds its own app from the same environment.
     uvicorn.run("app.main:create_app", factory=True, host=host, port=port, workers=workers,
                 log_level="info")
+
+
+@cli.callback()
+def configure() -> None:
+    """A browsable catalog of ML conference paper abstracts."""
+    use_taxonomy(get_settings().topics_file)
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ from app.config import Settings, get_settings
 from app.db import get_engine
 from app.search.keeper import IndexKeeper
 from app.search.searcher import PaperSearch
+from app.topics import use_taxonomy
 from app.web import api, discovery, downloads, health, pages, saved
 from app.web.assets import STATIC_DIR, Assets
 from app.web.middleware import DropNul, HeadAsGet, SecurityHeaders
@@ -41,6 +42,7 @@ def limit_malloc_arenas() -> None:
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     limit_malloc_arenas()
+    use_taxonomy(settings.topics_file)
     search = PaperSearch(settings.index_path)
     keeper = IndexKeeper(settings)
 

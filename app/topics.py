@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -46,10 +45,21 @@ class Taxonomy:
         return next((topic for topic in self.topics if topic.slug == slug), None)
 
 
+_taxonomy_file = Settings.topics_file
+
+
+def use_taxonomy(path: Path) -> None:
+    """Take topics from this file from now on (the settings' `topics_file`): the CLI and the
+    app call it once at start, as every page asks `load_taxonomy` for topic names."""
+    global _taxonomy_file
+    if path != _taxonomy_file:
+        _taxonomy_file = path
+        reload_taxonomy()
+
+
 def load_taxonomy() -> Taxonomy:
-    """The taxonomy in CATALOG_TOPICS_FILE (default app/topics.json)."""
-    # Called for every topic name a page shows: the variable is read, not the whole settings.
-    return _read_taxonomy(Path(os.environ.get("CATALOG_TOPICS_FILE", Settings.topics_file)))
+    """The taxonomy in use (app/topics.json unless the settings name another file)."""
+    return _read_taxonomy(_taxonomy_file)
 
 
 @lru_cache(maxsize=4)
