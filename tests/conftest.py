@@ -20,6 +20,7 @@ from sqlmodel import Session
 
 from app.config import PROJECT_ROOT, Settings
 from app.db import get_engine
+from app.ingest.listfile import ParsedList, parse_list_bytes
 from app.ingest.load import IngestReport, ingest_paths
 from app.main import create_app
 from app.search.index import build_index
@@ -119,3 +120,7 @@ def write_list(path: Path, header: str, *abstracts: str, newline: str = "\n") ->
     path.write_text(newline.join([header, "", *(f"{a}{newline}" for a in abstracts)]),
                     encoding="utf-8", newline="")
     return path
+
+
+def parse_list_file(path: Path) -> ParsedList:
+    return parse_list_bytes(path, path.read_bytes())

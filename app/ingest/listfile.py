@@ -51,12 +51,9 @@ class ParsedList:
     row_errors: list[ListFileError] = field(default_factory=list)
 
 
-def parse_list_file(path: Path) -> ParsedList:
-    """Parse one list file, or raise ListFileError naming the file, the line and the problem."""
-    return parse_list_bytes(path, path.read_bytes())
-
-
 def parse_list_bytes(path: Path, data: bytes) -> ParsedList:
+    """Parse one list file's bytes, or raise ListFileError naming the file, the line and the
+    problem."""
     text = decode_text(path, data)
     lines = _LINE_END.split(text)
     header_index = next((i for i, line in enumerate(lines) if line.strip()), None)

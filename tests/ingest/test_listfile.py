@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from app.ingest.listfile import ListFileError, parse_list_bytes, parse_list_file
-from tests.conftest import SEEDS
+from app.ingest.listfile import ListFileError, parse_list_bytes
+from tests.conftest import SEEDS, parse_list_file
 
 
 def parse(data: bytes):

@@ -2,10 +2,9 @@ import re
 
 import pytest
 
-from app.ingest.listfile import parse_list_file
 from app.ingest.mathml import tex_to_mathml
 from app.ingest.normalize import normalize_abstract, split_math
-from tests.conftest import SEEDS
+from tests.conftest import SEEDS, parse_list_file
 
 
 def seed_math() -> list[str]:

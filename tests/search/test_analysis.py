@@ -1,7 +1,6 @@
 import pytest
 from whoosh.formats import Positions
 
-from app.ingest.listfile import parse_list_file
 from app.search.analysis import (
     AnalyzedPositions,
     _stemming_chain,
@@ -10,7 +9,7 @@ from app.search.analysis import (
     catalog_analyzer,
     word_analyzer,
 )
-from tests.conftest import SEEDS
+from tests.conftest import SEEDS, parse_list_file
 
 TRICKY = "The in-context weak-to-strong ℓ1 α-entmax naïve Q₈ behaviour optimise a the 8.8% e.g."
 
