@@ -21,7 +21,7 @@ from app.search.searcher import PaperSearch
 from app.topics import use_taxonomy
 from app.web import api, discovery, downloads, health, pages, saved
 from app.web.assets import STATIC_DIR, Assets
-from app.web.middleware import DropNul, HeadAsGet, SecurityHeaders
+from app.web.middleware import SECURITY_HEADERS, DropNul, HeadAsGet, SecurityHeaders
 from app.web.pagecache import MIN_GZIP_BYTES, PageCache
 from app.web.render import error_response
 
@@ -105,5 +105,8 @@ def _add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def server_error(request: Request, _error: Exception) -> Response:
-        # Never show a stack trace or a file path: the log has them.
-        return error_response(request, 500, "Something went wrong on our side.")
+        # Never show a stack trace or a file path: the log has them. Starlette answers this
+        # outside every middleware, so the security headers are added here.
+        response = error_response(request, 500, "Something went wrong on our side.")
+        response.headers.update(SECURITY_HEADERS)
+        return response

@@ -2,9 +2,12 @@
 
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
+from app import catalog as catalog_module
 from app.main import create_app
+from app.web import pages as pages_module
 from tests.conftest import Catalog, write_list
 
 
@@ -37,3 +40,68 @@ def test_an_ingest_changes_the_page_at_once(fresh: Catalog, tmp_path: Path):
         after = client.get("/venues/iclr-2026", headers={"If-None-Match": before.headers["etag"]})
         assert after.status_code == 200 and "Quokkas" in after.text
         assert after.headers["etag"] != before.headers["etag"]
+
+
+def counted_renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The templates the page routes render from now on, in order."""
+    rendered: list[str] = []
+    real = pages_module.render
+
+    def counting(request, name, status_code=200, **context):  # type: ignore[no-untyped-def]
+        rendered.append(name)
+        return real(request, name, status_code=status_code, **context)
+
+    monkeypatch.setattr(pages_module, "render", counting)
+    return rendered
+
+
+def test_two_gets_render_once_and_hosts_never_share_a_page(fresh: Catalog,
+                                                           monkeypatch: pytest.MonkeyPatch):
+    rendered = counted_renders(monkeypatch)
+    with TestClient(create_app(fresh.settings)) as client:
+        paper = client.get("/api/venues/icml-2026/papers").json()["papers"][0]
+        first = client.get(f"/papers/{paper['id']}")
+        again = client.get(f"/papers/{paper['id']}")
+        assert rendered == ["paper.html"] and again.text == first.text
+        mirror = client.get(f"/papers/{paper['id']}", headers={"host": "mirror.example"})
+        assert rendered == ["paper.html", "paper.html"]
+        assert f"http://mirror.example/papers/{paper['id']}" in mirror.text
+        assert "mirror.example" not in first.text
+        client.get(f"/papers/{paper['id']}", headers={"host": "mirror.example"})
+        assert len(rendered) == 2
+
+
+def test_security_headers_are_on_every_response_304s_too(client: TestClient):
+    page = client.get("/venues/icml-2026")
+    revalidated = client.get("/venues/icml-2026", headers={"If-None-Match": page.headers["etag"]})
+    assert revalidated.status_code == 304
+    paper = client.get("/api/venues/icml-2026/papers").json()["papers"][0]["id"]
+    responses = [revalidated, page, client.get("/nowhere"), client.get("/api/nowhere"),
+                 client.get("/search", params={"year": "soon"}), client.get("/static/style.css"),
+                 client.get("/api/venues"), client.get("/venues/icml-2026.csv"),
+                 client.get(f"/papers/{paper}.bib"), client.get("/robots.txt"),
+                 client.get("/opensearch.xml"), client.get("/sitemap.xml"),
+                 client.head("/venues/icml-2026"), client.get("/healthz")]
+    for response in responses:
+        assert response.headers["x-frame-options"] == "DENY", response.url
+        assert response.headers["x-content-type-options"] == "nosniff", response.url
+        assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+
+
+def test_a_failing_dependency_is_a_500_without_a_trace_but_with_the_headers(
+        fresh: Catalog, monkeypatch: pytest.MonkeyPatch):
+    def broken(*args: object) -> object:
+        raise RuntimeError("connection to /srv/secret/catalog.db lost")
+
+    monkeypatch.setattr(catalog_module, "list_venues", broken)
+    monkeypatch.setattr(catalog_module, "venues_by_slug", broken)
+    with TestClient(create_app(fresh.settings), raise_server_exceptions=False) as client:
+        for url in ("/api/venues", "/search?q=diffusion"):
+            response = client.get(url)
+            assert response.status_code == 500, url
+            assert "Something went wrong" in response.text
+            for leak in ("secret", "Traceback", "RuntimeError", ".py"):
+                assert leak not in response.text, (url, leak)
+            assert response.headers["x-frame-options"] == "DENY"
+            assert "default-src 'self'" in response.headers["content-security-policy"]
+            assert "etag" not in response.headers  # an error page is never cached
