@@ -154,3 +154,42 @@ def test_no_serious_accessibility_violations(browser, server, path):
     serious = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
                for v in result["violations"] if v["impact"] in ("serious", "critical")]
     assert serious == [], serious
+
+
+ACTIVE_MARKUP = """() => {
+  const found = [];
+  for (const el of document.querySelectorAll('*')) {
+    for (const attr of el.attributes) {
+      if (attr.name.startsWith('on')) found.push(el.tagName + ' ' + attr.name);
+    }
+  }
+  const foreign = 'img, svg:not([role=group]):not([role=img]), iframe, object, embed';
+  for (const el of document.querySelectorAll(foreign)) {
+    found.push(el.tagName);
+  }
+  for (const a of document.querySelectorAll('a[href]')) {
+    const href = (a.getAttribute('href') || '').trim().toLowerCase();
+    if (href.startsWith('javascript:')) found.push('javascript: ' + href);
+  }
+  return found;
+}"""
+
+
+def test_hostile_pages_hold_nothing_active_even_without_csp(browser, server):
+    """With the CSP bypassed, only the escaping stands between an abstract and the reader."""
+    context = browser.new_context(base_url=server, bypass_csp=True)
+    page = context.new_page()
+    dialogs = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto("/venues/hostile-2026")
+    papers = [a.get_attribute("href") for a in page.locator("ol.papers a.headline").all()]
+    assert len(papers) >= 4
+    for path in ["/venues/hostile-2026", "/search?q=alert", "/search?q=images&venue=hostile-2026",
+                 *papers, "/saved?ids=" + ",".join(p.rsplit("/", 1)[1] for p in papers)]:
+        page.goto(path)
+        page.wait_for_load_state("load")
+        assert page.evaluate(ACTIVE_MARKUP) == [], path
+        for link in page.locator("a[href^='javascript:' i]").all():
+            link.click()
+    assert dialogs == []
+    context.close()

@@ -1,11 +1,17 @@
 import csv
 import io
 import json
+import re
+import time
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import bibtexparser
 import pytest
 from fastapi.testclient import TestClient
+
+from app.main import create_app
+from tests.conftest import Catalog, write_list
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 
@@ -101,3 +107,50 @@ def test_unknown_list_or_format(client: TestClient):
 
 def test_json_export_is_a_single_valid_document(client: TestClient):
     assert len(json.loads(client.get("/venues/neurips-2026.json").text)) == 36
+
+
+HOSTILE_TITLE = "50% {x}_y & #1: a ~study^ of $O(n)$"
+
+
+def test_bibtex_escapes_what_latex_would_read_and_keeps_its_key(fresh: Catalog, tmp_path: Path):
+    source = tmp_path / "tex.jsonl"
+    source.write_text(json.dumps({
+        "venue": "TEXCONF", "year": 2025, "title": HOSTILE_TITLE, "authors": ["A. B. C"],
+        "abstract": f"We write {HOSTILE_TITLE} in the abstract too, with 100% of cases."}) + "\n")
+    fresh.ingest(source)
+    with TestClient(create_app(fresh.settings)) as client:
+        paper = client.get("/api/venues/texconf-2025/papers").json()["papers"][0]
+        text = client.get(f"/papers/{paper['id']}.bib").text
+        (entry,) = bibtexparser.parse_string(text).entries
+        assert entry["title"] == (r"{50\% \{x\}\_y \& \#1: a \textasciitilde{}study"
+                                  r"\textasciicircum{} of \$O(n)\$}")
+        assert r"with 100\% of cases" in entry["abstract"]
+        assert not re.search(r"(?<!\\)[%&#_]", entry["title"] + entry["abstract"])
+        key = entry.key
+    fresh.ingest(source)  # unchanged: nothing happens
+    write_list(tmp_path / "more.txt", "TEXCONF 2025 Papers", "Another paper on kernels.")
+    fresh.ingest(tmp_path / "more.txt")
+    with TestClient(create_app(fresh.settings)) as client:
+        again = client.get(f"/papers/{paper['id']}.bib").text
+        assert bibtexparser.parse_string(again).entries[0].key == key == (
+            f"texconf202550{paper['id'][:4]}")  # venue, year, first word, ID
+
+
+def test_feeds_hold_the_newest_fifty_newest_first(fresh: Catalog, tmp_path: Path):
+    older = write_list(tmp_path / "older.txt", "FEEDCONF 2025 Papers",
+                       *(f"Older feedword study number {i} of sparse kernels." for i in range(40)))
+    fresh.ingest(older)
+    time.sleep(1.1)  # a later ingest, by the clock's whole seconds
+    newer = write_list(tmp_path / "newer.txt", "FEEDCONF 2025 Papers",
+                       *(f"Newer feedword study number {i} of sparse kernels." for i in range(40)))
+    fresh.ingest(newer)
+    with TestClient(create_app(fresh.settings)) as client:
+        for url in ("/search.atom?q=feedword", "/venues/feedconf-2025.atom"):
+            root = ET.fromstring(client.get(url).content)
+            entries = root.findall(f"{ATOM}entry")
+            assert len(entries) == 50, url
+            summaries = [e.find(f"{ATOM}summary").text for e in entries]
+            assert all(s.startswith("Newer") for s in summaries[:40])
+            assert all(s.startswith("Older") for s in summaries[40:])
+            updated = [e.find(f"{ATOM}updated").text for e in entries]
+            assert updated == sorted(updated, reverse=True)
