@@ -22,6 +22,7 @@ from sqlmodel import Session, col, select
 
 from app.db import batched, bump_catalog_version, catalog_version
 from app.enrich import add_keyphrases, topic_fields, update_word_stats
+from app.faults import pause_point
 from app.ids import author_slug, paper_id, venue_slug
 from app.ingest.listfile import ListFileError, ParsedList, RawAbstract, parse_list_bytes
 from app.ingest.normalize import normalize_abstract
@@ -138,6 +139,7 @@ def ingest_paths(
         for listing, digest in parsed:
             store.file(listing, digest)
         store.finish()
+        pause_point("ingest-commit")  # crash tests: every change made, none committed
         session.commit()
     except BaseException:
         session.rollback()

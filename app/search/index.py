@@ -30,6 +30,7 @@ from whoosh.writing import NO_MERGE, SegmentWriter
 
 from app.config import Settings
 from app.db import batched, catalog_id, catalog_version, full_rebuild_version
+from app.faults import pause_point
 from app.ids import slugify
 from app.models import CatalogChange, Paper, Venue
 from app.search import lengths  # noqa: F401  (decoded field lengths for the writer)
@@ -221,6 +222,7 @@ def _swap_live_index(link: Path, target: Path) -> None:
         shutil.rmtree(link)
     tmp_link = link.with_name(f".{link.name}.{uuid.uuid4().hex[:8]}")
     tmp_link.symlink_to(os.path.relpath(target, link.parent))
+    pause_point("index-swap")  # crash tests: the new index written, the old one still live
     os.replace(tmp_link, link)
     # Keep the directory just replaced (a server may still be reading it); drop older ones.
     keep = {target.resolve(), previous}

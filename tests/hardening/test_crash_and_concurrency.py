@@ -98,3 +98,49 @@ def test_reingest_and_reindex_while_serving(fresh: Catalog, tmp_path: Path):
         assert failures == []
         assert seen_totals <= {0, 400} and 400 in seen_totals  # old or new, never a part
         assert seen_counts <= {before, before + 400} and before + 400 in seen_counts
+
+
+def killed_at(catalog: Catalog, tmp_path: Path, point: str, *command: str) -> None:
+    """Run `catalog <command>` until it reaches the pause point, then kill -9 it there."""
+    marker = tmp_path / f"{point}.reached"
+    env = {**catalog.env(), "CATALOG_PAUSE_AT": point, "CATALOG_PAUSE_FILE": str(marker)}
+    process = subprocess.Popen([CATALOG, *command], env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not marker.exists():
+        assert process.poll() is None, f"catalog {command[0]} ended before {point}"
+        assert time.monotonic() < deadline, f"{point} never reached"
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+
+
+def test_kill_9_inside_the_write_transaction_leaves_the_catalog_as_it_was(
+        fresh: Catalog, tmp_path: Path):
+    big = synthetic_list(tmp_path / "big.txt", "KILL 2026", 1500, "quokka")
+    before = paper_count(fresh)
+    index_before = read_index_version(fresh.settings.index_path)
+    killed_at(fresh, tmp_path, "ingest-commit", "ingest", str(big))
+    assert paper_count(fresh) == before  # every change was made, none committed
+    assert read_index_version(fresh.settings.index_path) == index_before
+    again = subprocess.run([CATALOG, "ingest", str(big)], env=fresh.env(),
+                           capture_output=True, text=True)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert paper_count(fresh) == before + 1500
+
+
+def test_kill_9_during_the_index_swap_keeps_the_old_index_live_until_the_next_sync(
+        fresh: Catalog, tmp_path: Path):
+    index_before = read_index_version(fresh.settings.index_path)
+    live_before = fresh.settings.index_path.resolve()
+    killed_at(fresh, tmp_path, "index-swap", "reindex")
+    # The new index was written beside the live one; the live one is untouched and searches.
+    assert fresh.settings.index_path.resolve() == live_before
+    assert read_index_version(fresh.settings.index_path) == index_before
+    assert len(list((fresh.settings.data_dir / "indexes").iterdir())) == 2
+    with running_server(fresh.env()) as base:
+        assert httpx.get(f"{base}/api/search", params={"q": "diffusion"}).json()["total"] > 0
+    done = subprocess.run([CATALOG, "reindex"], env=fresh.env(), capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert fresh.settings.index_path.resolve() != live_before
+    assert len(list((fresh.settings.data_dir / "indexes").iterdir())) <= 2  # leftovers dropped
