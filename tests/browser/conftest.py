@@ -68,3 +68,16 @@ def page(browser, server):  # type: ignore[no-untyped-def]
 def screenshot(page, name: str) -> None:  # type: ignore[no-untyped-def]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def serious_violations(page) -> list[tuple[str, str, list[object]]]:  # type: ignore[no-untyped-def]
+    """axe-core's serious and critical findings on the page as it stands."""
+    page.evaluate(AXE.read_text())
+    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+    return [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+            for v in result["violations"] if v["impact"] in ("serious", "critical")]
+
+
+def fits_the_screen(page) -> bool:  # type: ignore[no-untyped-def]
+    return not page.evaluate("document.documentElement.scrollWidth > "
+                             "document.documentElement.clientWidth")

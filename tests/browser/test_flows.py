@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from tests.browser.conftest import AXE, screenshot
+from tests.browser.conftest import AXE, screenshot, serious_violations
 from tests.postgres import sqlite_run
 
 # Once per `make test`: these check what the browser does with the pages; the pages
@@ -148,11 +148,8 @@ def test_no_serious_accessibility_violations(browser, server, path):
         page.wait_for_load_state("load")
     else:
         page.goto(path)
-    page.evaluate(AXE.read_text())
-    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+    serious = serious_violations(page)
     context.close()
-    serious = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
-               for v in result["violations"] if v["impact"] in ("serious", "critical")]
     assert serious == [], serious
 
 

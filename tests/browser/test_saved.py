@@ -6,7 +6,7 @@ import re
 import bibtexparser
 import pytest
 
-from tests.browser.conftest import AXE, screenshot
+from tests.browser.conftest import AXE, fits_the_screen, screenshot, serious_violations
 from tests.postgres import sqlite_run
 
 pytestmark = sqlite_run
@@ -159,11 +159,8 @@ def test_saved_page_has_no_serious_accessibility_violations(browser, server):
     page.goto("/saved")
     page.wait_for_url(re.compile(r"/saved\?ids="))
     page.get_by_role("button", name="Clear list…").click()
-    page.evaluate(AXE.read_text())
-    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+    serious = serious_violations(page)
     context.close()
-    serious = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
-               for v in result["violations"] if v["impact"] in ("serious", "critical")]
     assert serious == [], serious
 
 
@@ -174,7 +171,6 @@ def test_saved_list_fits_a_phone(browser, server):
     save_from_search(page, "generalization", 3)
     page.goto("/saved")
     page.wait_for_url(re.compile(r"/saved\?ids="))
-    assert not page.evaluate("document.documentElement.scrollWidth > "
-                             "document.documentElement.clientWidth")
+    assert fits_the_screen(page)
     screenshot(page, "saved-390")
     context.close()
