@@ -50,7 +50,7 @@ from app.search.vocabulary import Vocabulary
 PREFIX_EXPANSIONS = 8  # the most frequent completions a `prefix*` stands for
 FACETS = ("series", "venue", "year", "topic", "status", "has")
 RELATED_CACHE = 4096
-RESULT_CACHE = 1024
+RESULT_CACHE = 256  # pages are in the page cache; these serve twins (docs/performance.md)
 NOT_READY = "Search is not ready yet: the index is being built. Try again shortly."
 
 
