@@ -33,7 +33,6 @@ from app.db import batched, catalog_id, catalog_version, full_rebuild_version
 from app.faults import pause_point
 from app.ids import slugify
 from app.models import CatalogChange, Paper, Venue
-from app.search import lengths  # noqa: F401  (decoded field lengths for the writer)
 from app.search.acronyms import AcronymCounts
 from app.search.analysis import (
     AnalyzedPositions,
@@ -41,7 +40,7 @@ from app.search.analysis import (
     catalog_analyzer,
     word_analyzer,
 )
-from app.search.arrays import write_arrays
+from app.search.arrays import use_decoded_lengths, write_arrays
 from app.search.vocabulary import paper_words, read_counts, write_vocabulary
 
 VERSION_FILE = "catalog_version"
@@ -144,6 +143,7 @@ def index_lock(settings: Settings, wait: bool = True) -> Iterator[bool]:
 
 
 def _writer(ix: whoosh_index.Index) -> SegmentWriter:
+    use_decoded_lengths()
     # compound=False: opening a compound segment copies it into memory; separate files don't.
     return ix.writer(limitmb=WRITER_MEMORY_MB, compound=False)
 

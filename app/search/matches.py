@@ -13,16 +13,14 @@ list at a time with numpy from the same arrays.
 from __future__ import annotations
 
 import numpy as np
-from whoosh.codec.whoosh3 import W3PerDocReader
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Phrase, Query, Term
 from whoosh.reading import IndexReader, SegmentReader
 from whoosh.scoring import BM25F
 from whoosh.searching import Searcher
 
 from app.cache import BoundedCache
-from app.search.arrays import decode_positions, decode_postings, field_arrays
+from app.search.arrays import decode_positions, decode_postings, field_arrays, segment_lengths
 from app.search.facets import as_mask
-from app.search.lengths import decoded_lengths
 
 Phrases = dict[tuple[str, tuple[str, ...]], set[int]]
 
@@ -270,10 +268,8 @@ def bm25_sums(searcher: Searcher, leaves: list[Leaf],
         where if docs is None else docs & where, total) for *_, where in leaves]
     for leaf, offset in searcher.leaf_searchers():
         reader = leaf.reader()
-        perdoc = getattr(reader, "_perdoc", None)
         for (fieldname, text, boost, _), counted in zip(leaves, counted_by_leaf, strict=True):
-            lengths = decoded_lengths(perdoc, fieldname) if isinstance(
-                perdoc, W3PerDocReader) else None
+            lengths = segment_lengths(reader, fieldname)
             average = searcher.avg_field_length(fieldname) or 1
             idf = searcher.idf(fieldname, text) * boost
             ids, weights, deleted = _postings(reader, fieldname, text)

@@ -25,10 +25,10 @@ from app.cache import ComputedOnce
 from app.search import proximity, similar
 from app.search.acronyms import AcronymCounts, Meaning
 from app.search.analysis import analyze
+from app.search.arrays import SegmentLengthBM25F, use_decoded_lengths
 from app.search.expand import Synonyms
 from app.search.facets import FacetColumn, FacetFilter, as_array, as_mask, read_facet_columns
 from app.search.index import VERSION_FILE
-from app.search.lengths import SegmentLengthBM25F
 from app.search.matches import (
     Phrases,
     match_scores,
@@ -125,6 +125,7 @@ class PaperSearch:
                 raise IndexUnavailable("the search index has not been built yet")
             if self._open is None or identity != self._open.identity:
                 # Threads still searching the previous version finish on their own searchers.
+                use_decoded_lengths()
                 index = whoosh_index.open_dir(identity[0])
                 with index.searcher() as searcher:
                     columns = read_facet_columns(searcher, FACETS)
