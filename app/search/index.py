@@ -46,7 +46,10 @@ from app.search.vocabulary import paper_words, read_counts, write_vocabulary
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
 INDEX_FORMAT = 16
-WRITER_MEMORY_MB = 2048
+# The writer's posting pool spills to disk beyond this. The final merge of a full build runs
+# every posting through it: at 2 GB a build of L peaked at 2.2 GB, at 1 GB at 1.4 GB for a
+# fifth more time (docs/performance.md).
+WRITER_MEMORY_MB = 1024
 # Text per segment while building: about 12,000 abstracts, 700 MB of postings in memory.
 BUILD_BATCH_CHARS = 14_000_000
 
