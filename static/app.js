@@ -147,7 +147,8 @@ document.querySelectorAll("button[data-copy]").forEach((button) => {
     document.querySelectorAll("button[data-remove]").forEach((b) => { b.hidden = false; });
   } else if (pageIds.length) {
     const addButton = document.getElementById("saved-add");
-    const missing = pageIds.filter((id) => !savedIds().includes(id));
+    const saved = new Set(savedIds());
+    const missing = pageIds.filter((id) => !saved.has(id));
     if (addButton && missing.length) {
       addButton.hidden = false;
       addButton.textContent = "Add these " + missing.length + " to my list";

@@ -16,7 +16,7 @@ from whoosh.searching import Searcher
 
 from app.search.analysis import analyze, surface_forms
 from app.search.expand import HEADLINE_BOOST
-from app.search.facets import FacetColumn
+from app.search.facets import FacetColumn, FacetFilter
 from app.search.matches import Leaf, best_scores, bm25_sums, top_by_terms
 
 RELATED_PAPERS = 5
@@ -84,26 +84,28 @@ def related_papers(searcher: Searcher, ids: list[str], topics: np.ndarray | None
             for other in found]
 
 
-def list_profile(searcher: Searcher, plains: list[str]) -> list[tuple[str, float]]:
+def list_profile(searcher: Searcher, plains: list[str]) -> list[tuple[str, float, int]]:
     """The list's weighted terms: the mean of its papers' unit TF-IDF vectors, each term's
-    weight raised by how many of the papers use it; the `LIST_TERMS` heaviest."""
+    weight raised by how many of the papers use it; the `LIST_TERMS` heaviest, each with its
+    document frequency."""
     total = searcher.doc_count_all() or 1
-    idf: dict[str, float] = {}
+    df: dict[str, int] = {}
     profile: Counter[str] = Counter()
     users: Counter[str] = Counter()
     for plain in plains:
         counts = Counter(term for term in analyze(plain) if _meaningful(term))
         for term in counts:
-            if term not in idf:
-                idf[term] = math.log(total / (1 + searcher.doc_frequency("text", term)))
-        vector = {term: (1 + math.log(n)) * idf[term] for term, n in counts.items()}
+            if term not in df:
+                df[term] = searcher.doc_frequency("text", term)
+        vector = {term: (1 + math.log(n)) * math.log(total / (1 + df[term]))
+                  for term, n in counts.items()}
         norm = math.sqrt(sum(x * x for x in vector.values())) or 1.0
         for term, x in vector.items():
             profile[term] += x / norm / len(plains)
         users.update(vector.keys())  # papers using each term, not their weights
     weighted = Counter({term: weight * users[term] ** AGREEMENT_POWER
                         for term, weight in profile.items() if weight > 0})
-    return weighted.most_common(LIST_TERMS)
+    return [(term, weight, df[term]) for term, weight in weighted.most_common(LIST_TERMS)]
 
 
 def recommendations(searcher: Searcher, ids: list[str], columns: dict[str, FacetColumn],
@@ -117,21 +119,17 @@ def recommendations(searcher: Searcher, ids: list[str], columns: dict[str, Facet
     plains = [plain for plain in texts(listed).values() if plain]
     if not listed_docs or not plains:
         return []
-    mask = None
-    for name, value in filters.items():
-        if value not in ("", None):
-            matches = columns[name].codes == columns[name].code(value)
-            mask = matches if mask is None else mask & matches
     profile = list_profile(searcher, plains)
     if not profile:
         return []
-    leaves: list[Leaf] = [("text", term, weight, None) for term, weight in profile]
-    leaves += [("headline", term, weight * HEADLINE_BOOST, None) for term, weight in profile]
+    leaves: list[Leaf] = [("text", term, weight, None) for term, weight, _ in profile]
+    leaves += [("headline", term, weight * HEADLINE_BOOST, None) for term, weight, _ in profile]
     docs, scores = bm25_sums(searcher, leaves, None)
-    keep = ~np.isin(docs, np.asarray(listed_docs, dtype=np.int64))
-    if mask is not None:
-        keep &= mask[docs]
-    best = best_scores((docs[keep], scores), limit)
+    docs = docs[~np.isin(docs, np.asarray(listed_docs, dtype=np.int64))]
+    chosen = {name: value for name, value in filters.items() if value not in ("", None)}
+    if chosen:
+        docs = FacetFilter(columns, chosen, docs).allowed()
+    best = best_scores((docs, scores), limit)
     found = [ids[doc] for doc, _ in best]
     other_texts = texts(found)
     surface: dict[str, str] = {}
@@ -139,7 +137,7 @@ def recommendations(searcher: Searcher, ids: list[str], columns: dict[str, Facet
         for stem, word in surface_forms(plain).items():
             surface.setdefault(stem, word)
     common = COMMON_SHARE * searcher.doc_count_all()
-    terms = [term for term, _ in profile if searcher.doc_frequency("text", term) <= common]
+    terms = [term for term, _, df in profile if df <= common]
     return [Recommendation(paper, round(score, 4),
                            _shared(terms, surface, other_texts.get(paper, "")))
             for paper, (_, score) in zip(found, best, strict=True)]

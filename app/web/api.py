@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
@@ -57,6 +56,7 @@ from app.web.deps import (
     topic_named,
 )
 from app.web.results import related_papers, run_search
+from app.web.urls import paper_url_for
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorOut, "description": "A parameter is malformed or out of range"},
@@ -64,11 +64,6 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 router = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)
 SUGGESTIONS = 8
-
-
-def page_url(request: Request) -> Callable[[Paper], str]:
-    base = str(request.url_for("paper", paper_id="x"))[:-1]
-    return lambda paper: base + paper.id
 
 
 def venue_out(request: Request, venue: Venue) -> VenueOut:
@@ -79,7 +74,7 @@ def venue_out(request: Request, venue: Venue) -> VenueOut:
 
 def papers_out(request: Request, session: Session, papers: list[Paper]) -> list[PaperOut]:
     venues = catalog.venues_by_slug(session)
-    url_for = page_url(request)
+    url_for = paper_url_for(request)
     return [PaperOut.of(p, venues[p.venue_slug], url_for(p)) for p in papers]
 
 
@@ -137,7 +132,7 @@ def paper(request: Request, found: PaperDep, session: SessionDep,
     """A paper, its related papers (with the key terms they share) and its BibTeX entry."""
     venue = catalog.paper_venue(session, found)
     venues = catalog.venues_by_slug(session)
-    url_for = page_url(request)
+    url_for = paper_url_for(request)
     related = [RelatedOut(id=other.id, headline=other.headline,
                           venue=venues[other.venue_slug].label, url=url_for(other),
                           shares=shared)
@@ -186,7 +181,7 @@ def search(
     """Ranked papers for a query and filters, with facet counts; see /help/search."""
     result, papers = run_search(search, session, query)
     venues = catalog.venues_by_slug(session)
-    url_for = page_url(request)
+    url_for = paper_url_for(request)
     hits = []
     for hit in [*result.hits, *result.partial]:
         found = papers[hit.id]

@@ -36,17 +36,11 @@ from app.web.deps import (
     TopicDep,
     VenueDep,
 )
-from app.web.urls import search_query_string
+from app.web.urls import paper_url_for, search_query_string
 
 router = APIRouter(tags=["downloads"])
 ListFormat = Literal["csv", "json", "bib", "ris", "atom"]
 FEED_ENTRIES = 50
-BATCH = 500
-
-
-def paper_url_for(request: Request) -> Callable[[Paper], str]:
-    base = str(request.url_for("paper", paper_id="x"))[:-1]
-    return lambda paper: base + paper.id
 
 
 def _streamed(request: Request, rows: Callable[[Session], PaperRows]) -> PaperRows:

@@ -31,7 +31,7 @@ from app.web.deps import (
 from app.web.downloads import ListFormat
 from app.web.render import render, topic_name
 from app.web.results import related_papers, run_search
-from app.web.urls import search_query_string, topic_path, venue_path
+from app.web.urls import paper_url_for, search_query_string, topic_path, venue_path
 
 router = APIRouter(default_response_class=HTMLResponse)
 
@@ -150,7 +150,7 @@ def paper(request: Request, found: PaperDep, session: SessionDep,
           search: SearchDep) -> HTMLResponse:
     venue = catalog.paper_venue(session, found)
     related = related_papers(search, session, found)
-    page_url = downloads.paper_url_for(request)(found)
+    page_url = paper_url_for(request)(found)
     return render(request, "paper.html", paper=found, venue=venue, related=related,
                   venues=catalog.venues_by_slug(session), page_url=page_url,
                   bibtex=bibtex_entry(found, venue, page_url))

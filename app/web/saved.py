@@ -20,9 +20,10 @@ from app.models import Paper
 from app.outputs import RecommendationOut, RecommendationsOut
 from app.web.api import ERRORS
 from app.web.deps import SearchDep, SessionDep
-from app.web.downloads import list_response, paper_url_for, rows_from_ids
+from app.web.downloads import list_response, rows_from_ids
 from app.web.render import render
 from app.web.results import RECOMMENDED, recommend
+from app.web.urls import paper_url_for
 
 router = APIRouter()
 SavedFormat = Literal["csv", "json", "bib", "ris"]
@@ -68,7 +69,7 @@ def saved_page(request: Request, session: SessionDep, search: SearchDep, ids: Id
         request, "saved.html", listed=listed, venues=venues,
         recommended=recommend(search, session, listed.ids, series_slug, year),
         all_series=all_series, chosen_series=series_slug, chosen_year=year,
-        years=sorted({e.year for s in all_series for e in s.editions}, reverse=True),
+        years=sorted(catalog.year_totals(session), reverse=True),
         bibtex="\n".join(bibtex_entry(p, venues[p.venue_slug], url_for(p))
                          for p in listed.papers),
     )

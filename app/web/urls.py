@@ -4,9 +4,13 @@ shareable. Templates, charts, the sitemap and the page cache build paths only he
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from urllib.parse import quote, urlencode
 
+from starlette.requests import Request
+
+from app.models import Paper
 from app.search.results import SearchRequest
 
 PAPERS, VENUES, TOPICS, AUTHORS, SEARCH, TRENDS = (
@@ -36,6 +40,13 @@ def topic_path(slug: str, **params: object) -> str:
 
 def author_path(slug: str) -> str:
     return _path(AUTHORS, slug, {})
+
+
+def paper_url_for(request: Request) -> Callable[[Paper], str]:
+    """Absolute URLs of paper pages at the address the request came to (exports, citation
+    tags and JSON carry them)."""
+    base = str(request.url_for("paper", paper_id="x"))[:-1]
+    return lambda paper: base + paper.id
 
 
 def search_query_string(request: SearchRequest, **changes: object) -> str:
