@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC
+from functools import partial
 from pathlib import Path
 
 from sqlalchemy import distinct, func
@@ -40,18 +41,19 @@ from app.search.analysis import (
     catalog_analyzer,
     word_analyzer,
 )
-from app.search.arrays import use_decoded_lengths, write_arrays
+from app.search.arrays import save_field, write_arrays
+from app.search.codec import BulkSegmentWriter, use_decoded_lengths
 from app.search.vocabulary import paper_words, read_counts, write_vocabulary
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
 INDEX_FORMAT = 16
-# The writer's posting pool spills to disk beyond this. The final merge of a full build runs
-# every posting through it: at 2 GB a build of L peaked at 2.2 GB, at 1 GB at 1.4 GB for a
-# fifth more time (docs/performance.md).
+# Whoosh's posting pool (incremental updates, and merging a build of several segments) spills
+# to disk beyond this: at 2 GB a merge of L peaked at 2.2 GB, at 1 GB at 1.4 GB.
 WRITER_MEMORY_MB = 1024
-# Text per segment while building: about 12,000 abstracts, 700 MB of postings in memory.
-BUILD_BATCH_CHARS = 14_000_000
+# Text per segment of a full build, whose postings are held in arrays until it is written:
+# about twice L (~100 M characters) in one segment, so a build of L needs no merge.
+BUILD_SEGMENT_CHARS = 200_000_000
 
 
 def _positional(analyzer: CachedAnalyzer, field_boost: float = 1.0) -> TEXT:
@@ -180,8 +182,8 @@ class IndexBuild:
         self.directory = indexes / f"build-{uuid.uuid4().hex[:8]}"
         self.directory.mkdir()
         self.index = whoosh_index.create_in(str(self.directory), build_schema())
-        self.writer = _writer(self.index)
-        self.count = self.batch_chars = 0
+        self.writer = self._segment_writer()
+        self.count = self.segment_chars = self.segments = 0
         self.words: Counter[str] = Counter()
         self.acronyms = AcronymCounts()
 
@@ -191,18 +193,23 @@ class IndexBuild:
         self.words.update(paper_words(text))
         self.acronyms.add(text)
         self.count += 1
-        self.batch_chars += len(text)
-        if self.batch_chars >= BUILD_BATCH_CHARS:
-            self.batch_chars = 0
-            # A segment per batch keeps the posting pool in memory (spilling it to disk and
-            # merging the runs back tripled build time) without holding the whole corpus.
+        self.segment_chars += len(text)
+        if self.segment_chars >= BUILD_SEGMENT_CHARS:  # bounds the memory of the arrays
+            self.segment_chars = 0
             self.writer.commit(mergetype=NO_MERGE)
-            self.writer = _writer(self.index)
+            self.segments += 1
+            self.writer = self._segment_writer()
+
+    def _segment_writer(self) -> BulkSegmentWriter:
+        use_decoded_lengths()
+        return BulkSegmentWriter(self.index, partial(save_field, self.directory))
 
     def finish(self, stamp: IndexStamp) -> int:
         """Commit, record what the index reflects and make it the live index."""
-        # One segment: with one per batch (8 at L), searches were ~40 % slower (measured).
-        self.writer.commit(optimize=True)
+        self.writer.commit(mergetype=NO_MERGE)
+        if self.segments:
+            # One segment: with one per batch (8 at L), searches were ~40 % slower (measured).
+            _writer(self.index).commit(optimize=True)
         self.index.close()
         write_arrays(self.directory)
         write_vocabulary(self.directory, self.words)

@@ -19,7 +19,8 @@ from whoosh.scoring import BM25F
 from whoosh.searching import Searcher
 
 from app.cache import BoundedCache
-from app.search.arrays import decode_positions, decode_postings, field_arrays, segment_lengths
+from app.search.arrays import field_arrays
+from app.search.codec import decode_positions, decode_postings, segment_lengths
 from app.search.facets import as_mask
 
 Phrases = dict[tuple[str, tuple[str, ...]], set[int]]

@@ -25,7 +25,7 @@ from app.cache import ComputedOnce
 from app.search import proximity, similar
 from app.search.acronyms import AcronymCounts, Meaning
 from app.search.analysis import analyze
-from app.search.arrays import SegmentLengthBM25F, use_decoded_lengths
+from app.search.codec import SegmentLengthBM25F, use_decoded_lengths
 from app.search.expand import Synonyms
 from app.search.facets import FacetColumn, FacetFilter, as_array, as_mask, read_facet_columns
 from app.search.index import VERSION_FILE

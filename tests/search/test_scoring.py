@@ -7,7 +7,7 @@ from whoosh import index as whoosh_index
 from whoosh.scoring import BM25F
 
 from app.ingest.load import ingest_paths
-from app.search.arrays import SegmentLengthBM25F
+from app.search.codec import SegmentLengthBM25F
 from app.search.index import sync_index
 from app.search.query import QueryParser
 from tests.conftest import Catalog, write_list

@@ -1,0 +1,103 @@
+"""A new segment's postings, collected document by document and sorted in bulk.
+
+Whoosh's writer sends every posting through a pool of Python tuples that it sorts, spills to
+disk and merges back (most of the time and memory of a full build, profiled). Here a field's
+postings are appended to flat arrays as documents arrive (a term number, a document number,
+a weight and the positions or the encoded value) and put in Whoosh's order (term bytes, then
+document) by one stable numpy sort when the segment is written. The sorted form is the
+layout of the posting arrays beside the index (app/search/arrays.py).
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+from itertools import chain
+
+import numpy as np
+
+
+@dataclass
+class FieldPostings:
+    """One field's postings in index order: term i's postings are ids[starts[i]:starts[i+1]]
+    (ascending), posting k's positions are positions[bounds[k]:bounds[k+1]] (positional
+    fields) and its encoded value values[k] (other fields)."""
+
+    terms: list[bytes]
+    starts: np.ndarray  # int64, one more entry than terms
+    ids: np.ndarray  # uint32
+    weights: np.ndarray  # float32
+    bounds: np.ndarray | None = None  # int64, one more entry than postings
+    positions: np.ndarray | None = None  # int32
+    values: list[bytes] | None = None
+
+    def term_range(self, i: int) -> tuple[int, int]:
+        return int(self.starts[i]), int(self.starts[i + 1])
+
+
+class FieldCollector:
+    """A field's postings in arrival order. Documents arrive in ascending order."""
+
+    def __init__(self, positional: bool, boost: float = 1.0) -> None:
+        self.positional = positional
+        self.boost = boost
+        # a term's number: by its text (positional fields) or bytes (others, e.g. numbers)
+        self.vocabulary: dict[str | bytes, int] = {}
+        self.terms = array("I")
+        self.docs = array("I")
+        self.freqs = array("I")  # positional fields: how many positions each posting has
+        self.positions = array("i")
+        self.weights = array("d")  # other fields: each posting's weight, as Whoosh gives it
+        self.values: list[bytes] = []
+
+    def add_positions(self, doc: int, positions: dict[str, list[int]]) -> None:
+        vocabulary = self.vocabulary
+        number = vocabulary.setdefault
+        self.terms.extend([number(text, len(vocabulary)) for text in positions])
+        self.freqs.extend(map(len, positions.values()))
+        self.positions.extend(chain.from_iterable(positions.values()))
+        self.docs.extend([doc] * len(positions))
+
+    def add_value(self, doc: int, term: bytes, weight: float, value: bytes) -> None:
+        number = self.vocabulary.setdefault(term, len(self.vocabulary))
+        self.terms.append(number)
+        self.docs.append(doc)
+        self.weights.append(weight)
+        self.values.append(value)
+
+    def __len__(self) -> int:
+        return len(self.docs)
+
+    def sorted(self) -> FieldPostings:
+        """The postings in index order (term bytes, then document)."""
+        numbers = ({text.encode("utf-8"): n for text, n in self.vocabulary.items()}
+                   if self.positional else self.vocabulary)
+        terms = sorted(numbers)  # Whoosh's order: by the terms' bytes
+        rank = np.empty(len(terms), dtype=np.int64)
+        rank[[numbers[term] for term in terms]] = np.arange(len(terms))
+        keys = rank[np.frombuffer(self.terms, dtype=np.uint32)] if self.terms else rank[:0]
+        order = np.argsort(keys, kind="stable")  # a term's documents stay ascending
+        starts = np.zeros(len(terms) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(keys, minlength=len(terms)), out=starts[1:])
+        ids = as_numpy(self.docs, np.uint32)[order]
+        if not self.positional:
+            values = self.values
+            return FieldPostings(terms, starts, ids,
+                                 as_numpy(self.weights, np.float64)[order].astype(np.float32),
+                                 values=[values[k] for k in order.tolist()])
+        freqs = as_numpy(self.freqs, np.uint32).astype(np.int64)
+        # Whoosh weighs a posting by its count of positions times the field's boost.
+        weights = (freqs[order] * self.boost).astype(np.float32)
+        first = np.cumsum(freqs) - freqs  # where each posting's positions start, as arrived
+        bounds = np.zeros(len(order) + 1, dtype=np.int64)
+        np.cumsum(freqs[order], out=bounds[1:])
+        # Position j of sorted posting k comes from first[order[k]] + (j - bounds[k]).
+        shift = np.repeat(first[order] - bounds[:-1], freqs[order])
+        gather = shift + np.arange(int(bounds[-1]), dtype=np.int64)
+        return FieldPostings(terms, starts, ids, weights, bounds,
+                             as_numpy(self.positions, np.int32)[gather])
+
+
+def as_numpy(values: array, dtype: type) -> np.ndarray:
+    """The array's items viewed as numpy's (an empty array too)."""
+    return np.frombuffer(values, dtype=dtype) if len(values) else np.zeros(0, dtype=dtype)

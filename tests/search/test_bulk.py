@@ -1,0 +1,136 @@
+"""A full build writes its segment in bulk: the very files Whoosh's own writer writes, for the
+seeds and for documents at the edges of the formats."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sqlmodel import select
+from whoosh import index as whoosh_index
+from whoosh.fields import TEXT, Schema
+from whoosh.formats import Positions
+
+from app.models import Paper, Venue
+from app.search import index as index_module
+from app.search.codec import BulkSegmentWriter, encode_positions, use_decoded_lengths
+from app.search.index import _writer, build_index, build_schema, paper_document
+from app.search.results import SearchRequest
+from app.search.searcher import PaperSearch
+from tests.conftest import Catalog
+from tests.search.test_arrays import _check_every_term
+
+
+def _segment_files(directory: Path) -> dict[str, bytes]:
+    """The segment's files by their kind (`pst`, `trm`, `text_len.col`, ...): segment IDs
+    are random, the contents are what is compared."""
+    files = {}
+    for path in directory.iterdir():
+        if path.name.startswith("MAIN_") and "." in path.name:
+            files[path.name.split(".", 1)[1]] = path.read_bytes()
+    return files
+
+
+def _write_both(documents: list[dict[str, object]], root: Path) -> tuple[dict, dict]:
+    use_decoded_lengths()
+    (root / "whoosh").mkdir()
+    (root / "bulk").mkdir()
+    ix = whoosh_index.create_in(str(root / "whoosh"), build_schema())
+    writer = _writer(ix)
+    for document in documents:
+        writer.add_document(**document)
+    writer.commit()
+    ix = whoosh_index.create_in(str(root / "bulk"), build_schema())
+    seen: list[str] = []
+    bulk = BulkSegmentWriter(ix, lambda segment, name, postings: seen.append(name))
+    for document in documents:
+        bulk.add_document(**document)
+    bulk.commit()
+    assert {"headline", "text"} <= set(seen)
+    return _segment_files(root / "whoosh"), _segment_files(root / "bulk")
+
+
+def _documents(*catalogs: Catalog) -> list[dict[str, object]]:
+    documents = []
+    for catalog in catalogs:
+        with catalog.session() as session:
+            venues = {venue.slug: venue for venue in session.exec(select(Venue))}
+            documents.extend(paper_document(paper, venues[paper.venue_slug])
+                             for paper in session.exec(select(Paper).order_by(Paper.id)))
+    return documents
+
+
+def test_bulk_segment_files_are_whoosh_own_for_the_catalogs(seeded: Catalog,
+                                                           multiseries: Catalog,
+                                                           tmp_path: Path):
+    documents = _documents(seeded, multiseries)
+    assert len(documents) > 500  # common words fill several posting blocks of 128
+    whoosh_files, bulk_files = _write_both(documents, tmp_path)
+    assert {"pst", "trm", "_stored.col", "_text_len.col"} <= set(whoosh_files)
+    assert bulk_files.keys() == whoosh_files.keys()
+    for kind, content in whoosh_files.items():
+        assert bulk_files[kind] == content, kind
+
+
+def test_bulk_segment_files_are_whoosh_own_at_the_edges(seeded: Catalog, tmp_path: Path):
+    base = _documents(seeded)[0]
+    far = " ".join(["filler"] * 300)  # position deltas beyond one byte
+    farther = " ".join(["padding"] * 70_000)  # and beyond two bytes
+    edges = [
+        "wombat " * 1500,  # more positions than pickle writes in one batch
+        f"quokka {far} quokka {farther} quokka",
+        "Ünïcödé naïve Straße 東京 résumé — ∀x∈ℝ",
+        "",  # a paper whose text has no terms
+    ]
+    documents = [{**base, "id": f"edge-{i}", "text": text, "headline": text[:40],
+                  "author": "" if i % 2 else "Ada Lovelace ; Émile Borel",
+                  "has": "code" if i % 2 else "", "year": 1987 + 40 * i}
+                 for i, text in enumerate(edges)]
+    whoosh_files, bulk_files = _write_both(documents, tmp_path)
+    assert bulk_files.keys() == whoosh_files.keys()
+    for kind, content in whoosh_files.items():
+        assert bulk_files[kind] == content, kind
+
+
+def test_positions_are_encoded_as_whoosh_encodes_them():
+    draw = random.Random(7)
+    lists = [sorted(draw.sample(range(limit), count))
+             for limit, count in [(10, 1), (300, 5), (70_000, 40), (3_000_000, 9), (1000, 1000)]
+             for _ in range(20)]
+    bounds = np.cumsum([0, *map(len, lists)])
+    buffer, offsets = encode_positions(bounds, np.array([p for ps in lists for p in ps]))
+    encode = Positions().encode
+    assert [buffer[offsets[k]:offsets[k + 1]] for k in range(len(lists))] == [
+        encode(positions) for positions in lists]
+
+
+def test_a_build_larger_than_one_segment_is_merged_into_one(seeded: Catalog, monkeypatch,
+                                                            tmp_path: Path):
+    monkeypatch.setattr(index_module, "BUILD_SEGMENT_CHARS", 20_000)
+    merges = []
+    monkeypatch.setattr(index_module, "_writer", lambda ix: merges.append(ix) or _writer(ix))
+    settings = replace(seeded.settings, data_dir=tmp_path / "data")
+    with seeded.session() as session:
+        count = build_index(settings, session)
+    assert len(merges) == 1  # segments of 20,000 characters were written, then merged
+    directory = settings.index_path.resolve()
+    with whoosh_index.open_dir(str(directory)).reader() as reader:
+        assert reader.doc_count() == count
+        assert len(list(reader.leaf_readers())) == 1
+    assert _check_every_term(directory) > 1000
+    merged = PaperSearch(settings.index_path, check_interval=0, result_cache=0)
+    single = PaperSearch(seeded.settings.index_path, check_interval=0, result_cache=0)
+    for query in ["learning", '"large language models"', "diffusion -image", "graph*"]:
+        request = SearchRequest(q=query)
+        assert [hit.id for hit in merged.search(request, lambda ids: {}).hits] == [
+            hit.id for hit in single.search(request, lambda ids: {}).hits], query
+
+
+def test_fields_the_bulk_writer_cannot_write_are_refused(tmp_path: Path):
+    ix = whoosh_index.create_in(str(tmp_path), Schema(body=TEXT(vector=True)))
+    with pytest.raises(ValueError, match="body"):
+        BulkSegmentWriter(ix, lambda *args: None)
+    ix.writer().cancel()  # the refusal left the index unlocked
