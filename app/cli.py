@@ -14,7 +14,7 @@ from app.enrich import retopic_all
 from app.ingest.load import IngestReport, expand_paths, ingest_paths
 from app.schema import CatalogSchemaError, upgrade
 from app.search.acronyms import AcronymCounts
-from app.search.index import IndexStamp, build_index, paper_document, sync_index
+from app.search.index import IndexStamp, build_index, sync_index
 from app.search.parallel_build import ParallelIndexBuild
 from app.topics import use_taxonomy
 
@@ -40,10 +40,8 @@ def ingest(
     with session_scope(settings.database_url) as session:
         build = _parallel_build(settings, session, paths)
         try:
-            report = ingest_paths(
-                session, paths, progress=lambda line: typer.echo(f"  {line}"),
-                on_paper=(lambda paper, venue: build.add(paper_document(paper, venue)))
-                if build else None)
+            report = ingest_paths(session, paths, sink=build,
+                                  progress=lambda line: typer.echo(f"  {line}"))
         except BaseException:
             if build:
                 build.abort()

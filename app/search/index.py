@@ -184,6 +184,7 @@ class IndexBuild:
         self.index = whoosh_index.create_in(str(self.directory), build_schema())
         self.writer = self._segment_writer()
         self.count = self.segment_chars = self.segments = 0
+        self.written = False
         self.words: Counter[str] = Counter()
         self.acronyms = AcronymCounts()
 
@@ -204,8 +205,8 @@ class IndexBuild:
         use_decoded_lengths()
         return BulkSegmentWriter(self.index, partial(save_field, self.directory))
 
-    def finish(self, stamp: IndexStamp) -> int:
-        """Commit, record what the index reflects and make it the live index."""
+    def write(self) -> None:
+        """Write the index's files (not yet live); no document is added after this."""
         self.writer.commit(mergetype=NO_MERGE)
         if self.segments:
             # One segment: with one per batch (8 at L), searches were ~40 % slower (measured).
@@ -214,14 +215,21 @@ class IndexBuild:
         write_arrays(self.directory)
         write_vocabulary(self.directory, self.words)
         self.acronyms.write(self.directory)
+        self.written = True
+
+    def finish(self, stamp: IndexStamp) -> int:
+        """Record what the index reflects and make it the live index (written first if not
+        yet)."""
+        if not self.written:
+            self.write()
         _write_stamp(self.directory, stamp)
         _swap_live_index(self.settings.index_path, self.directory)
         return self.count
 
     def abort(self) -> None:
         """Discard the new index (the live one stays)."""
-        with suppress(Exception):  # a writer that failed half-way may not cancel cleanly
-            self.writer.cancel()
+        with suppress(Exception):  # a writer that failed half-way (or was committed) may not
+            self.writer.cancel()  # cancel cleanly
         self.index.close()
         shutil.rmtree(self.directory, ignore_errors=True)
 

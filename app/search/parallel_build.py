@@ -1,11 +1,12 @@
 """A full index build in a second process, fed while an ingest stores the papers.
 
 The first ingest into an empty catalog is the largest one (every paper is new), and it had two
-halves that each kept one core busy: parsing, normalizing and storing (about 1.5 ms a paper),
-then indexing (about 2.5 ms). Here the ingest hands each new paper's document to a child
-process as soon as it is normalized; the child indexes while the parent goes on, and swaps its
-index in only after the parent's transaction has committed and the paper counts agree. On
-any failure the child's index is discarded and the usual build from the database runs.
+halves that each kept one core busy: parsing, normalizing and storing, then indexing. Here
+the ingest hands each new paper's document to a child process as soon as it is normalized;
+the child indexes while the parent goes on, writes the index's files once the last paper is
+sent (while the parent computes keyphrases and inserts), and swaps its index in only after
+the parent's transaction has committed and the paper counts agree. On any failure the
+child's index is discarded and the usual build from the database runs.
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ import multiprocessing
 from multiprocessing.connection import Connection
 
 from app.config import Settings
-from app.search.index import IndexBuild, IndexStamp, index_lock
+from app.models import Paper, Venue
+from app.search.index import IndexBuild, IndexStamp, index_lock, paper_document
 
 BATCH = 256  # documents per message: few messages, and the child is never starved
 
 
 class ParallelIndexBuild:
-    """The parent's end: `add` documents, then `finish` after committing (or `abort`)."""
+    """The parent's end: `add` papers, `seal` after the last one, then `finish` after
+    committing (or `abort`)."""
 
     def __init__(self, settings: Settings) -> None:
         # spawn, not fork: the child inherits no database connection or lock of the parent.
@@ -33,11 +36,17 @@ class ParallelIndexBuild:
         self._batch: list[dict[str, object]] = []
         self._failed = False
 
-    def add(self, document: dict[str, object]) -> None:
-        self._batch.append(document)
+    def add(self, paper: Paper, venue: Venue) -> None:
+        self._batch.append(paper_document(paper, venue))
         if len(self._batch) >= BATCH:
             self._send("add", self._batch)
             self._batch = []
+
+    def seal(self) -> None:
+        """No more papers: the child writes its index now (it is not live yet)."""
+        self._send("add", self._batch)
+        self._batch = []
+        self._send("write", None)
 
     def finish(self, stamp: IndexStamp, papers: int) -> int | None:
         """Swap the child's index in when it holds `papers` documents; returns how many it
@@ -76,6 +85,8 @@ def _build_from_pipe(settings: Settings, pipe: Connection) -> None:
                 if kind == "add":
                     for document in payload:
                         build.add(document)
+                elif kind == "write":
+                    build.write()
                 elif kind == "finish":
                     stamp, papers = payload
                     if build.count != papers:
