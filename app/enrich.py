@@ -13,7 +13,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from app.db import batched, paper_total, require_full_rebuild
-from app.keyphrases import document_frequencies, extract_keyphrases
+from app.keyphrases import KeyphraseExtractor, document_frequencies
 from app.models import Paper, WordStat
 from app.topics import TopicScorer, default_scorer, reload_taxonomy
 
@@ -45,9 +45,9 @@ def add_keyphrases(session: Session, rows: list[dict[str, object]]) -> None:
     if not rows:
         return
     word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
-    documents = paper_total(session) + len(rows)
+    extract = KeyphraseExtractor(word_df, paper_total(session) + len(rows)).extract
     for row in rows:
-        row["keyphrases"] = "\n".join(extract_keyphrases(str(row["plain"]), word_df, documents))
+        row["keyphrases"] = "\n".join(extract(str(row["plain"])))
 
 
 def rebuild_word_stats(session: Session) -> None:
@@ -63,12 +63,12 @@ def retopic_all(session: Session) -> int:
     scorer = default_scorer()
     rebuild_word_stats(session)
     word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
-    documents = paper_total(session)
+    extract = KeyphraseExtractor(word_df, paper_total(session)).extract
     count = 0
     for paper in session.exec(select(Paper).execution_options(yield_per=2000)).all():
         for name, value in topic_fields(scorer, paper.headline, paper.plain).items():
             setattr(paper, name, value)
-        paper.keyphrases = "\n".join(extract_keyphrases(paper.plain, word_df, documents))
+        paper.keyphrases = "\n".join(extract(paper.plain))
         session.add(paper)
         count += 1
     require_full_rebuild(session)

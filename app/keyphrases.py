@@ -37,22 +37,46 @@ include includes theoretical empirical code available often strong stronger now 
 """.split())
 
 
+_PHRASE_WORDS: dict[str, str] = {}  # token → its form in a phrase; "" when it ends phrases
+_PHRASE_WORDS_LIMIT = 500_000
+
+
+def _phrase_word(token: str) -> str:
+    lowered = token.lower()
+    # Adverbs ("fundamentally", "nearly") end phrases as stop words do.
+    if (lowered in STOP or not token[0].isalpha() or len(token) < 2
+            or lowered.endswith("ly")):
+        return ""
+    return lowered
+
+
 def candidate_phrases(text: str) -> Counter[str]:
     """Candidate phrases (lowercased) with their counts in one text."""
-    counts: Counter[str] = Counter()
+    known = _PHRASE_WORDS  # tokens recur across abstracts: each is classified once
+    if len(known) > _PHRASE_WORDS_LIMIT:
+        known.clear()
+    phrases: list[str] = []
     run: list[str] = []
-    for token in [*_WORD.findall(text), "."]:
-        lowered = token.lower()
-        # Adverbs ("fundamentally", "nearly") end phrases as stop words do.
-        if (lowered in STOP or not token[0].isalpha() or len(token) < 2
-                or lowered.endswith("ly")):
-            for n in (1, 2, 3):
-                for i in range(len(run) - n + 1):
-                    counts[" ".join(run[i : i + n])] += 1
+    for token in _WORD.findall(text):
+        word = known.get(token)
+        if word is None:
+            word = known[token] = _phrase_word(token)
+        if word:
+            run.append(word)
+        elif run:
+            _add_runs(phrases, run)
             run = []
-        else:
-            run.append(lowered)
-    return counts
+    _add_runs(phrases, run)
+    return Counter(phrases)
+
+
+def _add_runs(phrases: list[str], run: list[str]) -> None:
+    """The run's words, pairs and triples of consecutive words."""
+    phrases.extend(run)
+    if len(run) > 1:
+        phrases.extend(map(" ".join, zip(run, run[1:], strict=False)))
+        if len(run) > 2:
+            phrases.extend(map(" ".join, zip(run, run[1:], run[2:], strict=False)))
 
 
 def content_words(text: str) -> set[str]:
@@ -60,25 +84,37 @@ def content_words(text: str) -> set[str]:
             if w[0].isalpha() and w not in STOP and len(w) > 1}
 
 
-def extract_keyphrases(text: str, word_df: dict[str, int], documents: int,
-                       limit: int = KEYPHRASES_PER_PAPER) -> list[str]:
-    """The best `limit` candidates; a phrase inside a better one is not repeated."""
-    def idf(word: str) -> float:
-        return math.log((documents + 1) / (word_df.get(word, 0) + 1)) + 1
+class KeyphraseExtractor:
+    """Keyphrases against word document frequencies (`word_df`, out of `documents`)."""
 
-    scored = []
-    for phrase, count in candidate_phrases(text).items():
-        words = phrase.split()
-        mean_idf = sum(idf(w) for w in words) / len(words)
-        scored.append((count * mean_idf * (1 + 0.6 * (len(words) - 1)), phrase))
-    chosen: list[str] = []
-    for _, phrase in sorted(scored, key=lambda pair: (-pair[0], pair[1])):
-        if any(phrase in other or other in phrase for other in chosen):
-            continue
-        chosen.append(phrase)
-        if len(chosen) == limit:
-            break
-    return chosen
+    def __init__(self, word_df: dict[str, int], documents: int) -> None:
+        self.word_df = word_df
+        self.documents = documents
+        self.idfs: dict[str, float] = {}  # computed once per word: most recur in every paper
+
+    def _idf(self, word: str) -> float:
+        idf = self.idfs.get(word)
+        if idf is None:
+            idf = self.idfs[word] = math.log(
+                (self.documents + 1) / (self.word_df.get(word, 0) + 1)) + 1
+        return idf
+
+    def extract(self, text: str, limit: int = KEYPHRASES_PER_PAPER) -> list[str]:
+        """The best `limit` candidates; a phrase inside a better one is not repeated."""
+        idf = self._idf
+        scored = []
+        for phrase, count in candidate_phrases(text).items():
+            words = phrase.split()
+            mean_idf = sum(map(idf, words)) / len(words)
+            scored.append((-count * mean_idf * (1 + 0.6 * (len(words) - 1)), phrase))
+        chosen: list[str] = []
+        for _, phrase in sorted(scored):
+            if any(phrase in other or other in phrase for other in chosen):
+                continue
+            chosen.append(phrase)
+            if len(chosen) == limit:
+                break
+        return chosen
 
 
 def document_frequencies(texts: Iterable[str]) -> Counter[str]:
