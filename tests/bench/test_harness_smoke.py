@@ -17,6 +17,8 @@ def test_harness_runs_on_500_abstracts(capsys):
     assert search["whoosh"]["all"]["n"] == search["fts5"]["all"]["n"] > 100
     http = report["http"]
     assert set(http["pages"]) >= {"hello (baseline)", "/", "/papers/{id}"}
+    assert http["paper_page_first_ms"]["n"] >= 2
+    assert report["ingest_jsonl"]["stored"] == ingest["stored"]
     assert all(page["errors"] == 0 for page in http["pages"].values())
     assert http["pages"]["hello (baseline)"]["requests"] > 0
     assert set(http["browsing"]) >= {"/", "/venues/{series}", "/topics", "/trends?q=..."}
