@@ -161,9 +161,15 @@ def serve(
     settings = get_settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     get_engine(settings.database_url)  # fail now, with the reason, on a database we cannot use
+    from app.serving import serve_workers
+
     # Each worker process builds its own app from the same environment.
-    uvicorn.run("app.main:create_app", factory=True, host=host, port=port, workers=workers,
-                log_level="info")
+    app, options = "app.main:create_app", {"factory": True, "host": host, "port": port,
+                                           "log_level": "info"}
+    if workers == 1:
+        uvicorn.run(app, **options)
+    else:
+        serve_workers(uvicorn.Config(app, workers=workers, **options), workers)
 
 
 @cli.callback()

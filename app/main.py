@@ -44,7 +44,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     limit_malloc_arenas()
     use_taxonomy(settings.topics_file)
     search = PaperSearch(settings.index_path)
-    keeper = IndexKeeper(settings)
+    keeper = IndexKeeper(settings, after_check=search.warm)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

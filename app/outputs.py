@@ -235,3 +235,4 @@ class HealthOut(BaseModel):
     catalog_version: int
     index_version: int | None
     index: str
+    worker: int  # the answering worker's process ID (several serve one node)

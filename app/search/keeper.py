@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import threading
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
@@ -35,8 +36,10 @@ log = logging.getLogger("uvicorn.error.index")
 
 
 class IndexKeeper:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings,
+                 after_check: Callable[[], None] = lambda: None) -> None:
         self.settings = settings
+        self.after_check = after_check  # e.g. open the index it may have just updated
         self.state = "not checked yet"
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -57,6 +60,7 @@ class IndexKeeper:
     def _run(self) -> None:
         while not self._stop.is_set():
             self.check()
+            self.after_check()
             self._stop.wait(self.settings.poll_seconds)
 
     def check(self) -> str:

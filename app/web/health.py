@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from fastapi import APIRouter, Request, Response
 
 from app.db import catalog_version, paper_total
@@ -19,7 +21,7 @@ def healthz(request: Request, response: Response, session: SessionDep) -> Health
     keeper = request.app.state.keeper
     status = HealthOut(status="ok", catalog_version=catalog_version(session),
                        index_version=read_index_version(request.app.state.settings.index_path),
-                       index=keeper.state)
+                       index=keeper.state, worker=os.getpid())
     if not keeper.ready(session):
         response.status_code = 503
         return status.model_copy(update={"status": "starting"})

@@ -11,12 +11,19 @@ import numpy as np
 import pytest
 from sqlmodel import select
 from whoosh import index as whoosh_index
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN
 from whoosh.fields import TEXT, Schema
 from whoosh.formats import Positions
+from whoosh.util.numeric import byte_to_length, length_to_byte
 
 from app.models import Paper, Venue
 from app.search import index as index_module
-from app.search.codec import BulkSegmentWriter, encode_positions, use_decoded_lengths
+from app.search.codec import (
+    BulkSegmentWriter,
+    encode_positions,
+    segment_lengths,
+    use_decoded_lengths,
+)
 from app.search.index import _writer, build_index, build_schema, paper_document
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
@@ -93,6 +100,25 @@ def test_bulk_segment_files_are_whoosh_own_at_the_edges(seeded: Catalog, tmp_pat
     assert bulk_files.keys() == whoosh_files.keys()
     for kind, content in whoosh_files.items():
         assert bulk_files[kind] == content, kind
+
+
+def test_field_lengths_decode_as_whoosh_reads_them(seeded: Catalog, tmp_path: Path):
+    base = _documents(seeded)[0]
+    texts = ["long text " * 300, "short", "", ""]  # the last papers have no text length
+    ix = whoosh_index.create_in(str(tmp_path), build_schema())
+    writer = BulkSegmentWriter(ix, lambda *args: None)
+    for i, text in enumerate(texts):
+        writer.add_document(**{**base, "id": f"p{i}", "text": text, "author": ""})
+    writer.commit()
+    with ix.reader() as reader:
+        perdoc = reader._perdoc
+        for field in ("headline", "text", "author"):
+            column = perdoc._cached_reader(f"_{field}_len", LENGTHS_COLUMN)
+            expected = None if column is None else [byte_to_length(b) for b in column]
+            decoded = segment_lengths(reader, field)
+            assert (None if decoded is None else list(decoded)) == expected, field
+        assert list(segment_lengths(reader, "text")) == [byte_to_length(length_to_byte(n))
+                                                          for n in (600, 1, 0, 0)]
 
 
 def test_positions_are_encoded_as_whoosh_encodes_them():

@@ -1,6 +1,8 @@
 """The index keeper: small changes applied in the server, large ones in a child process it
 starts and whose answer it reads."""
 
+import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,26 @@ from tests.conftest import Catalog, write_list
 def ingest_without_indexing(catalog: Catalog, path: Path) -> None:
     with Session(get_engine(catalog.settings.database_url)) as session:
         ingest_paths(session, [path])
+
+
+def test_the_keeper_opens_the_index_it_updated_before_any_search(fresh: Catalog,
+                                                                 tmp_path: Path):
+    search = PaperSearch(fresh.settings.index_path, check_interval=0)
+    keeper = IndexKeeper(replace(fresh.settings, poll_seconds=0.05), after_check=search.warm)
+    keeper.start()
+    try:
+        deadline = time.monotonic() + 30
+        while search.opened() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        first = search.opened()
+        assert first is not None and first == search.index_identity()
+        ingest_without_indexing(fresh, write_list(tmp_path / "new.txt", "NEWCONF 2026 Papers",
+                                                  "Quokkas learn tardigrade cryptobiosis."))
+        while search.opened() in (None, first) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert search.opened() == search.index_identity() != first
+    finally:
+        keeper.stop()
 
 
 @pytest.mark.parametrize("in_process_changes", [2_000, -1])

@@ -1,0 +1,92 @@
+"""`catalog serve --workers N`: each worker listens on a socket of its own, so connections that
+arrive at once are spread over the workers; a worker that dies is replaced."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections import Counter
+
+import httpx
+
+from tests.conftest import Catalog
+from tests.servers import CATALOG, running_server
+
+
+def _worker_answering(base: str) -> int | None:
+    """The worker that answers on a new connection (None while it is starting)."""
+    with httpx.Client(base_url=base, timeout=10) as client:
+        response = client.get("/healthz")
+        return response.json()["worker"] if response.status_code == 200 else None
+
+
+def _all_workers(base: str, count: int, timeout: float = 60) -> set[int]:
+    seen: set[int] = set()
+    deadline = time.monotonic() + timeout
+    while len(seen) < count and time.monotonic() < deadline:
+        worker = _worker_answering(base)
+        if worker is not None:
+            seen.add(worker)
+    assert len(seen) == count, seen
+    return seen
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def _ask_healthz(connection: socket.socket, host: str) -> int:
+    """The worker that answers /healthz on an open connection (kept alive)."""
+    connection.sendall(f"GET /healthz HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    response = b""
+    while b"\r\n\r\n" not in response or not response.rstrip().endswith(b"}"):
+        response += connection.recv(65536)
+    return json.loads(response.split(b"\r\n\r\n", 1)[1])["worker"]
+
+
+def test_connections_arriving_at_once_are_spread_over_the_workers(fresh: Catalog):
+    with running_server(fresh.env(), 60, "--workers", "2") as base:
+        workers = _all_workers(base, 2)
+        host = base.removeprefix("http://")
+        address = host.split(":")[0], int(host.split(":")[1])
+        # Sixteen keep-alive clients connect in a burst, as a load generator does: with one
+        # shared socket, the first worker to wake took all sixteen in most runs.
+        connections = [socket.create_connection(address) for _ in range(16)]
+        try:
+            answered = [_ask_healthz(connection, host) for connection in connections]
+            # A connection stays with its worker.
+            assert [_ask_healthz(connection, host) for connection in connections] == answered
+        finally:
+            for connection in connections:
+                connection.close()
+        served = Counter(answered)
+        assert set(served) == workers and min(served.values()) >= 2, served
+    assert all(_gone(pid) for pid in workers)  # stopping the server stopped its workers
+
+
+def test_a_worker_that_dies_is_replaced(fresh: Catalog):
+    with running_server(fresh.env(), 60, "--workers", "2") as base:
+        first, second = sorted(_all_workers(base, 2))
+        os.kill(first, signal.SIGKILL)
+        now = _all_workers(base, 2)
+        assert second in now and first not in now
+        assert httpx.get(f"{base}/api/search", params={"q": "diffusion"}).json()["total"] > 0
+
+
+def test_a_port_in_use_is_an_error_not_a_shared_port(fresh: Catalog):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run([CATALOG, "serve", "--port", str(port), "--workers", "2"],
+                                env=fresh.env(), capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert "Address already in use" in result.stdout + result.stderr
