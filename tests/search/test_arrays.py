@@ -25,7 +25,7 @@ def _check_every_term(directory: Path) -> int:
         for leaf, _ in reader.leaf_readers():
             for fieldname in FIELDS:
                 found = field_arrays(leaf, fieldname)
-                assert found is not None and isinstance(found.ids, np.memmap)
+                assert found is not None and isinstance(found.ids.base, np.memmap)  # mapped
                 for term in leaf.lexicon(fieldname):
                     ids, weights = found.postings(term.decode("utf-8"))
                     expected_ids, expected_weights = decode_postings(leaf, fieldname, term)
