@@ -60,7 +60,10 @@ class IndexKeeper:
     def _run(self) -> None:
         while not self._stop.is_set():
             self.check()
-            self.after_check()
+            try:
+                self.after_check()
+            except Exception:  # e.g. an index swapped out while opening: the next check retries
+                log.exception("after the index check")
             self._stop.wait(self.settings.poll_seconds)
 
     def check(self) -> str:

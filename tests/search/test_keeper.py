@@ -43,6 +43,24 @@ def test_the_keeper_opens_the_index_it_updated_before_any_search(fresh: Catalog,
         keeper.stop()
 
 
+def test_a_failure_after_the_check_does_not_stop_the_keeper(fresh: Catalog):
+    calls = []
+
+    def fail() -> None:
+        calls.append(1)
+        raise OSError("the index directory went away while it was opened")
+
+    keeper = IndexKeeper(replace(fresh.settings, poll_seconds=0.01), after_check=fail)
+    keeper.start()
+    try:
+        deadline = time.monotonic() + 30
+        while len(calls) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(calls) >= 3
+    finally:
+        keeper.stop()
+
+
 @pytest.mark.parametrize("in_process_changes", [2_000, -1])
 def test_the_keeper_brings_the_index_up_to_date(fresh: Catalog, tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch,
