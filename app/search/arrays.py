@@ -168,4 +168,3 @@ def field_arrays(reader: IndexReader, fieldname: str) -> FieldArrays | None:
             _opened.clear()
         _opened[key] = found
     return found
-

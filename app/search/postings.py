@@ -75,7 +75,7 @@ class FieldCollector:
         terms = sorted(numbers)  # Whoosh's order: by the terms' bytes
         rank = np.empty(len(terms), dtype=np.int64)
         rank[[numbers[term] for term in terms]] = np.arange(len(terms))
-        keys = rank[np.frombuffer(self.terms, dtype=np.uint32)] if self.terms else rank[:0]
+        keys = rank[as_numpy(self.terms, np.uint32)]
         order = np.argsort(keys, kind="stable")  # a term's documents stay ascending
         starts = np.zeros(len(terms) + 1, dtype=np.int64)
         np.cumsum(np.bincount(keys, minlength=len(terms)), out=starts[1:])
@@ -86,13 +86,14 @@ class FieldCollector:
                                  as_numpy(self.weights, np.float64)[order].astype(np.float32),
                                  values=[values[k] for k in order.tolist()])
         freqs = as_numpy(self.freqs, np.uint32).astype(np.int64)
-        # Whoosh weighs a posting by its count of positions times the field's boost.
-        weights = (freqs[order] * self.boost).astype(np.float32)
         first = np.cumsum(freqs) - freqs  # where each posting's positions start, as arrived
+        counts = freqs[order]  # each sorted posting's count of positions
+        # Whoosh weighs a posting by its count of positions times the field's boost.
+        weights = (counts * self.boost).astype(np.float32)
         bounds = np.zeros(len(order) + 1, dtype=np.int64)
-        np.cumsum(freqs[order], out=bounds[1:])
+        np.cumsum(counts, out=bounds[1:])
         # Position j of sorted posting k comes from first[order[k]] + (j - bounds[k]).
-        shift = np.repeat(first[order] - bounds[:-1], freqs[order])
+        shift = np.repeat(first[order] - bounds[:-1], counts)
         gather = shift + np.arange(int(bounds[-1]), dtype=np.int64)
         return FieldPostings(terms, starts, ids, weights, bounds,
                              as_numpy(self.positions, np.int32)[gather])
