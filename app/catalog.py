@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -274,38 +273,6 @@ def author_papers(session: Session, slug: str) -> AuthorPapers:
 
 
 # --- completions -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PhraseTable:
-    """Every keyphrase of the catalog with how many papers carry it, sorted for prefix lookup."""
-
-    phrases: list[str]
-    counts: list[int]
-
-    def completions(self, prefix: str, limit: int) -> list[str]:
-        prefix = " ".join(prefix.lower().split())
-        if len(prefix) < 2:
-            return []
-        start = bisect_left(self.phrases, prefix)
-        matches = []
-        for i in range(start, min(start + 2000, len(self.phrases))):
-            if not self.phrases[i].startswith(prefix):
-                break
-            matches.append((self.counts[i], self.phrases[i]))
-        matches.sort(key=lambda pair: (-pair[0], pair[1]))
-        return [phrase for count, phrase in matches[:limit] if count > 1 or len(matches) < limit]
-
-
-def phrase_table(session: Session) -> PhraseTable:
-    def build() -> PhraseTable:
-        counts: Counter[str] = Counter()
-        for keyphrases in session.exec(select(Paper.keyphrases)):
-            counts.update(k for k in keyphrases.split("\n") if " " in k)
-        phrases = sorted(counts)
-        return PhraseTable(phrases, [counts[p] for p in phrases])
-
-    return memoized(session, ("phrase-table",), build)
 
 
 def papers_added(session: Session, venue_slugs: list[str]) -> list[tuple[str, datetime]]:

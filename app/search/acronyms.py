@@ -18,12 +18,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.search.analysis import catalog_analyzer
+from app.search.analysis import acronym_form, catalog_analyzer
 
 ACRONYMS_FILE = "acronyms.tsv"
 MIN_PAPERS = 2  # a definition seen once may be a one-off coinage
 _IN_PARENTHESES = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{1,11})\)")
 _WORD = re.compile(r"[^\s()]+")
+_DEBRIS = re.compile(r"[*_`{}\[\]\\$\"“”‘’<>|~^#]")
 
 
 @dataclass(frozen=True)
@@ -42,10 +43,15 @@ def definitions(text: str) -> set[tuple[str, str]]:
             continue  # "(ours)", "(e.g)", "(Fig)" are not acronyms
         letters = [ch.lower() for ch in acronym if ch.isalnum()]
         before = _WORD.findall(text[: match.start()])[-(len(letters) + 4):]
-        long_form = _long_form(" ".join(before), letters)
+        long_form = _clean(_long_form(" ".join(before), letters) or "")
         if long_form and 2 <= len(re.split(r"[\s-]+", long_form)) <= len(letters) + 2:
-            found.add((acronym, long_form.lower().strip(" ,;:.-")))
+            found.add((acronym, long_form.lower()))
     return found
+
+
+def _clean(long_form: str) -> str:
+    """A long form without markup and punctuation debris: "mapping}" → "mapping"."""
+    return " ".join(_DEBRIS.sub(" ", long_form).split()).strip(" ,;:.-'/")
 
 
 def _singular(acronym: str) -> str:
@@ -123,7 +129,7 @@ def learned_groups(meanings: Iterable[Meaning], known: set[tuple[str, ...]]
     terms = catalog_analyzer().terms
     groups: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
     for meaning in meanings:
-        acronym, long_form = terms(meaning.acronym), terms(meaning.long_form)
+        acronym, long_form = acronym_form(meaning.acronym), terms(meaning.long_form)
         if not acronym or not long_form or acronym in known or long_form in known:
             continue
         groups.setdefault(acronym, [acronym]).append(long_form)

@@ -1,8 +1,14 @@
 """The text analyzer shared by indexing and querying.
 
 Tokens are lowercased, British spellings are mapped to American ones (so "generalisation" and
-"generalization" become one term) and then stemmed with Snowball English. Only a handful of
-stop words are dropped: "in" and "to" carry meaning in "in-context" and "weak-to-strong".
+"generalization" become one term) and inflections are folded: plurals, possessives and verb
+endings (networks → network, policies → policy, learned/learning → learn), never derivations
+(transformer ≠ transform, generative ≠ generation, positive ≠ position), which a stemmer such as
+Snowball folds together and which made counts and trends wrong (docs/search.md, "Words").
+Words in the dictionary take their lemma (LemmInflect's tables); others, mostly field jargon
+("finetuned", "autoencoders"), the inflectional steps of Porter's algorithm only. Acronyms as
+written ("LLMs", "LoRA", "AIS") only lose a plural s: AIS is not "ai". Only a handful of stop
+words are dropped: "in" and "to" carry meaning in "in-context" and "weak-to-strong".
 """
 
 from __future__ import annotations
@@ -11,18 +17,19 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from lemminflect import getAllLemmas
 from whoosh.analysis import (
     Analyzer,
     CharsetFilter,
     Filter,
     LowercaseFilter,
     RegexTokenizer,
-    StemFilter,
     StopFilter,
     Token,
     Tokenizer,
 )
 from whoosh.formats import Positions
+from whoosh.lang import porter2
 from whoosh.support.charset import accent_map
 
 STOP_WORDS = frozenset({"a", "an", "the", "of", "and", "or", "is", "are", "be", "by", "we",
@@ -101,11 +108,126 @@ class MathSymbolFilter(Filter):
             yield token
 
 
-class AmericanSpellingFilter(Filter):
+# A word's part of speech is unknown: "-ing" and "-ed" forms are read as verbs (learning →
+# learn), other words as nouns first (axes → axis, not axe; data → data).
+_VOWEL = re.compile("[aeiouy]")
+_VERB_FIRST = ("VERB", "AUX", "NOUN", "ADJ", "ADV", "PROPN")
+_NOUN_FIRST = ("AUX", "NOUN", "VERB", "ADJ", "ADV", "PROPN")
+
+
+def _lemma(word: str) -> str | None:
+    lemmas = getAllLemmas(word)
+    if not lemmas:
+        return None
+    order = _VERB_FIRST if word.endswith(("ing", "ed")) else _NOUN_FIRST
+    part = next((p for p in order if p in lemmas), next(iter(lemmas)))
+    return lemmas[part][0]
+
+
+def _porter_inflections(word: str) -> str:
+    """Porter's (Snowball English) steps for inflections only, 0, 1a-c and 5: the same
+    word for every inflection of an unknown word (finetune, finetuned, finetuning → finetun),
+    without steps 2-4, which strip derivational suffixes (-er, -ive, -ation, -al)."""
+    if len(word) <= 2:
+        return word
+    if word[-1] == "s" and not _VOWEL.search(word[:-1]):
+        return word[:-1]  # an acronym written in lowercase: llms → llm
+    word = porter2.remove_initial_apostrophe(word)
+    if word in porter2.exceptional_forms:
+        return porter2.exceptional_forms[word]
+    word = porter2.capitalize_consonant_ys(word)
+    r1, r2 = porter2.get_r1(word), porter2.get_r2(word)
+    word = porter2.step_1a(porter2.step_0(word))
+    if word not in porter2.exceptional_early_exit_post_1a:
+        word = porter2.step_5(porter2.step_1c(porter2.step_1b(word, r1)), r1, r2)
+    return porter2.normalize_ys(word)
+
+
+def fold_inflections(word: str) -> str:
+    """One lowercase word without its inflection, in American spelling (an idempotent map:
+    "embeddings" → "embedding" → "embed" is folded until it stays)."""
+    for _ in range(3):
+        lemma = _lemma(word) or _lemma(americanize(word))
+        folded = americanize(lemma if lemma else _porter_inflections(americanize(word)))
+        if folded == word or lemma is None:
+            return folded
+        word = folded
+    return word
+
+
+def acronym_term(word: str) -> str | None:
+    """The term of a word written as an acronym (two capitals or more, ending in a capital or
+    a digit, maybe with a plural s: "LLMs", "LoRA", "ViT", "ResNet50"): lowercased without the
+    plural s and never stemmed. None for other words ("ImageNet", "Transformers")."""
+    body = word[:-1] if len(word) > 2 and word[-1] == "s" and not word[-2].islower() else word
+    if (body.isascii() and sum(ch.isupper() for ch in body) >= 2
+            and (body[-1].isupper() or body[-1].isdigit())):
+        return body.lower()
+    return None
+
+
+class AcronymTerm(str):
+    """The term of a word written as an acronym, which the index also holds as its `marker`
+    ("MAP" for MAP and MAPs), at the same position: a search for the acronym MAP finds the
+    papers that write MAP, not every "feature map", while `map` still finds both."""
+
+    marker: str
+
+
+def acronym_marker(term: str) -> str:
+    """The marker the index holds beside an acronym's term: the term in capitals. Terms are
+    otherwise lowercase, so no word collides with it."""
+    return term.upper()
+
+
+def _acronym(term: str) -> AcronymTerm:
+    text = AcronymTerm(term)
+    text.marker = acronym_marker(term)
+    return text
+
+
+def is_english_word(word: str) -> bool:
+    """Whether a lowercase word is in the English dictionary ("map", "art", "ai"): typed so,
+    it means the word, not an acronym that is spelt the same."""
+    return bool(getAllLemmas(word))
+
+
+def acronym_form(word: str) -> tuple[str, ...]:
+    """How search looks for a word written as an acronym: its marker ("LLMs" → ("LLM",)),
+    or, for a word not written as one, its terms."""
+    term = acronym_term(word)
+    return (acronym_marker(term),) if term else analyze(word)
+
+
+class AcronymFilter(Filter):
+    """Words written as acronyms become their term, marked to keep it from folding."""
+
     def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
         for token in tokens:
-            token.text = americanize(token.text)
+            term = acronym_term(token.text)
+            token.acronym = term is not None
+            if term is not None:
+                token.text = term
             yield token
+
+
+class InflectionFilter(Filter):
+    def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
+        for token in tokens:
+            if not (token.acronym or token.stopped):  # stop words kept marked stay as written
+                token.text = fold_inflections(token.text)
+            yield token
+
+
+class AcronymMarkerFilter(Filter):
+    """When indexing, an acronym's marker follows its term at the same position."""
+
+    def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
+        for token in tokens:
+            yield token
+            if token.acronym and not token.stopped and token.mode == "index":
+                token.text = acronym_marker(token.text)
+                yield token
 
 
 TOKEN_PATTERN = r"\w+(?:\.\w+)*"
@@ -114,16 +236,16 @@ _WORD_CACHE_LIMIT = 500_000
 
 
 def _stemming_chain() -> Analyzer:
-    # No stem cache in the chain: CachedAnalyzer caches whole words, and Whoosh's cache is
-    # not thread-safe (it raised KeyError in about one search in 2,500 under load).
+    # CachedAnalyzer caches whole words: the chain runs once per distinct word.
     return (
         RegexTokenizer(TOKEN_PATTERN)
+        | AcronymFilter()
         | LowercaseFilter()
         | MathSymbolFilter()
         | CharsetFilter(accent_map)
-        | AmericanSpellingFilter()
         | StopFilter(stoplist=STOP_WORDS, minsize=1)
-        | StemFilter(lang="en", cachesize=None)
+        | InflectionFilter()
+        | AcronymMarkerFilter()
     )
 
 
@@ -163,6 +285,8 @@ class CachedAnalyzer(Tokenizer):
             if len(cache) > _WORD_CACHE_LIMIT:
                 cache.clear()
             text = next((t.text for t in _chain(self.kind)(word, tokenize=False)), None)
+            if text is not None and self.kind == "stem" and acronym_term(word) is not None:
+                text = _acronym(text)
             cache[word] = text
         return text  # type: ignore[return-value]
 
@@ -185,12 +309,15 @@ class CachedAnalyzer(Tokenizer):
         found = []
         for match in _TOKEN.finditer(value):
             text = get(match.group(0), _MISSING)
-            if (self.normalize(match.group(0)) if text is _MISSING else text) in terms:
+            if text is _MISSING:
+                text = self.normalize(match.group(0))
+            if text in terms or (text.__class__ is AcronymTerm and text.marker in terms):
                 found.append(match.span())
         return found
 
     def positions(self, value: str) -> dict[str, list[int]]:
-        """Each term's positions, numbered as __call__ numbers them: what the index stores."""
+        """Each term's positions, numbered as __call__ numbers them: what the index stores
+        (an acronym's marker at its term's position)."""
         get = _caches[self.kind].get
         found: dict[str, list[int]] = {}
         pos: int | None = None
@@ -205,6 +332,8 @@ class CachedAnalyzer(Tokenizer):
                 found[text].append(pos)
             else:
                 found[text] = [pos]
+            if text.__class__ is AcronymTerm:
+                found.setdefault(text.marker, []).append(pos)  # type: ignore[attr-defined]
         return found
 
     def __call__(self, value: str, positions: bool = False, chars: bool = False,  # type: ignore[override]
@@ -235,6 +364,9 @@ class CachedAnalyzer(Tokenizer):
                 if positions:
                     token.pos = pos
             yield token
+            if mode == "index" and text.__class__ is AcronymTerm:
+                token.text = text.marker  # type: ignore[union-attr]
+                yield token
 
 
 _chain_cache: dict[str, Analyzer] = {}
@@ -247,7 +379,8 @@ def _chain(kind: str) -> Analyzer:
 
 
 def catalog_analyzer() -> CachedAnalyzer:
-    """Lowercase, fold accents and math symbols, unify spelling, drop a few stop words, stem."""
+    """Lowercase, fold accents and math symbols, unify spelling, drop a few stop words, fold
+    inflections."""
     return CachedAnalyzer("stem")
 
 

@@ -1,6 +1,12 @@
 """Analyzed words to the queries that match them: in the headline or the abstract (a term,
 or a phrase for several words), and in any form of their synonym group, whether the group is
-hand-written (`synonyms.py`) or learned from the catalog's definitions (`acronyms.py`)."""
+hand-written (`synonyms.py`) or learned from the catalog's definitions (`acronyms.py`).
+
+An acronym's form in a group is its marker ("LLM"), which the index holds only where a paper
+writes the acronym: so the group finds the papers that write MAP, not every "feature map".
+A typed word means the acronym when it is written as one (MAP, LoRA, ViTs), or when it is
+lowercase and no English word (llm, gnn); `map`, `art` and `ai` are words.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +17,12 @@ from functools import lru_cache
 from whoosh.query import Or, Phrase, Query, Term
 
 from app.search.acronyms import Meaning, learned_groups
-from app.search.analysis import analyze
+from app.search.analysis import (
+    acronym_form,
+    acronym_marker,
+    acronym_term,
+    is_english_word,
+)
 from app.search.synonyms import SYNONYM_GROUPS
 
 
@@ -20,7 +31,7 @@ def synonym_table() -> dict[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     """Analyzed expression → the analyzed expressions of its whole group."""
     table: dict[tuple[str, ...], tuple[tuple[str, ...], ...]] = {}
     for group in SYNONYM_GROUPS:
-        forms = tuple(dict.fromkeys(analyze(expression) for expression in group))
+        forms = tuple(dict.fromkeys(acronym_form(expression) for expression in group))
         for form in forms:
             table[form] = forms
     return table
@@ -43,9 +54,21 @@ def text_query(tokens: tuple[str, ...]) -> Query:
 SynonymTable = dict[tuple[str, ...], tuple[tuple[str, ...], ...]]
 
 
-def expand_synonyms(table: SynonymTable, tokens: tuple[str, ...]) -> Query:
-    """The tokens, or any form of their group in the table."""
-    forms = table.get(tokens)
+def typed_key(table: SynonymTable, typed: str, tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """What a typed word or phrase (analyzed to `tokens`) is looked up as in the table: an
+    acronym's marker when it means one of the table's acronyms, else its tokens."""
+    if len(tokens) != 1:
+        return tokens
+    term = acronym_term(typed)
+    if term is None and not is_english_word(typed.lower()):
+        term = tokens[0]
+    marker = (acronym_marker(term),) if term else None
+    return marker if marker in table else tokens
+
+
+def expand_synonyms(table: SynonymTable, typed: str, tokens: tuple[str, ...]) -> Query:
+    """The tokens, or any form of the group in the table that the typed text means."""
+    forms = table.get(typed_key(table, typed, tokens))
     if forms is None:
         return text_query(tokens)
     return Or([text_query(form) for form in forms])
@@ -66,10 +89,14 @@ class Synonyms:
         learned = learned_groups(meanings, set(hand))
         by_acronym: dict[tuple[str, ...], list[str]] = {}
         for meaning in meanings:
-            acronym = analyze(meaning.acronym)
+            acronym = acronym_form(meaning.acronym)
             if acronym in learned:
                 by_acronym.setdefault(acronym, []).append(meaning.long_form)
         return cls({**learned, **hand}, by_acronym)
 
-    def expand(self, tokens: tuple[str, ...]) -> Query:
-        return expand_synonyms(self.table, tokens)
+    def expand(self, typed: str, tokens: tuple[str, ...]) -> Query:
+        return expand_synonyms(self.table, typed, tokens)
+
+    def learned_meanings(self, typed: str, tokens: tuple[str, ...]) -> list[str] | None:
+        """The learned long forms a typed word expands to, if it is a learned acronym."""
+        return self.meanings.get(typed_key(self.table, typed, tokens))

@@ -43,11 +43,12 @@ from app.search.analysis import (
 )
 from app.search.arrays import save_field, write_arrays
 from app.search.codec import BulkSegmentWriter, use_decoded_lengths
+from app.search.completions import CompletionCounts
 from app.search.vocabulary import paper_words, read_counts, write_vocabulary
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 16
+INDEX_FORMAT = 17
 # Whoosh's posting pool (incremental updates, and merging a build of several segments) spills
 # to disk beyond this: at 2 GB a merge of L peaked at 2.2 GB, at 1 GB at 1.4 GB.
 WRITER_MEMORY_MB = 1024
@@ -187,12 +188,14 @@ class IndexBuild:
         self.written = False
         self.words: Counter[str] = Counter()
         self.acronyms = AcronymCounts()
+        self.completions = CompletionCounts()
 
     def add(self, document: dict[str, object]) -> None:
         text = str(document["text"])
         self.writer.add_document(**document)
         self.words.update(paper_words(text))
         self.acronyms.add(text)
+        self.completions.add(document)
         self.count += 1
         self.segment_chars += len(text)
         if self.segment_chars >= BUILD_SEGMENT_CHARS:  # bounds the memory of the arrays
@@ -215,6 +218,7 @@ class IndexBuild:
         write_arrays(self.directory)
         write_vocabulary(self.directory, self.words)
         self.acronyms.write(self.directory)
+        self.completions.write(self.directory)
         self.written = True
 
     def finish(self, stamp: IndexStamp) -> int:
@@ -265,6 +269,7 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
                    if searcher.document_number(id=paper_id) is not None}
     words = read_counts(directory)
     acronyms = AcronymCounts.read(directory)
+    completions = CompletionCounts.read(directory)
     writer = _writer(ix)
     venues = {venue.slug: venue for venue in session.exec(select(Venue))}
     for batch in batched(changed, 500):
@@ -278,6 +283,7 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
                 if paper_id not in indexed:  # applied twice, a paper is still counted once
                     words.update(paper_words(str(document["text"])))
                     acronyms.add(str(document["text"]))
+                    completions.add(document)
             else:
                 writer.delete_by_term("id", paper_id)
     writer.commit()
@@ -285,6 +291,7 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
     write_arrays(directory)
     write_vocabulary(directory, words)
     acronyms.write(directory)
+    completions.write(directory)
     _write_stamp(directory, stamp)
     return len(changed)
 

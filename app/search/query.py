@@ -236,10 +236,11 @@ class QueryParser:
             if not token[0].endswith('"') or len(token[0]) == 1:
                 self._note("An unclosed quote was closed at the end of the query.")
             # Quoted, a learned acronym means itself ("GP" alone): only the hand-written
-            # table expands it.
+            # table expands it. A quoted long form finds its acronym, learned or not.
             tokens = analyze(token["phrase"])
-            return self._counted(_Item(expand_synonyms(synonym_table(), tokens), negated)) \
-                if tokens else None
+            table = synonym_table() if len(tokens) == 1 else self.synonyms.table
+            return self._counted(_Item(expand_synonyms(table, token["phrase"], tokens),
+                                       negated)) if tokens else None
         return self._word(token["word"], negated)
 
     def _counted(self, item: _Item) -> _Item | None:
@@ -257,9 +258,10 @@ class QueryParser:
             return None  # punctuation, a stop word or a lone operator
         if not negated:
             self.words.append(word)
-            if tokens in self.synonyms.meanings:
-                self.expansions.append((word, self.synonyms.meanings[tokens]))
-        return self._counted(_Item(self.synonyms.expand(tokens), negated,
+            meanings = self.synonyms.learned_meanings(word, tokens)
+            if meanings:
+                self.expansions.append((word, meanings))
+        return self._counted(_Item(self.synonyms.expand(word, tokens), negated,
                                    plain_tokens=None if negated else tokens))
 
     def _prefix(self, stem: str, negated: bool) -> _Item | None:
@@ -334,8 +336,9 @@ def _filter_query(name: str, value: str) -> Query | None:
 
 def _join_synonym_spans(items: list[_Item], table: SynonymTable,
                         longest: int = 4) -> list[_Item]:
-    """Runs of bare words that spell a synonym ("large language model") also match its
-    other forms ("LLM"), as an OR beside the words themselves."""
+    """Runs of bare words that spell a synonym ("large language model") mean its group, as
+    the quoted phrase does: the phrase or any other form ("LLM"), so that every member of a
+    group finds the same papers."""
     joined: list[_Item] = []
     i = 0
     while i < len(items):
@@ -346,8 +349,7 @@ def _join_synonym_spans(items: list[_Item], table: SynonymTable,
             tokens = tuple(t for item in span for t in item.plain_tokens or ())
             forms = table.get(tokens)
             if forms:
-                alternatives = [text_query(form) for form in forms if form != tokens]
-                joined.append(_Item(Or([And([item.query for item in span]), *alternatives])))
+                joined.append(_Item(Or([text_query(form) for form in forms])))
                 i += n
                 break
         else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +27,8 @@ from app.search import proximity, similar
 from app.search.acronyms import AcronymCounts, Meaning
 from app.search.analysis import analyze
 from app.search.codec import SegmentLengthBM25F, use_decoded_lengths
-from app.search.expand import Synonyms
+from app.search.completions import AUTHOR_PREFIX, Completions
+from app.search.expand import Synonyms, typed_key
 from app.search.facets import FacetColumn, FacetFilter, as_array, as_mask, read_facet_columns
 from app.search.index import VERSION_FILE
 from app.search.matches import (
@@ -73,6 +74,7 @@ class _OpenIndex:
     columns: dict[str, FacetColumn]  # facet name → value per document number
     ids: list[str]  # paper ID per document number (Whoosh's stored fields unpickle a dict)
     vocabulary: Vocabulary
+    completions: Completions
     meanings: list[Meaning]  # acronyms learned from the catalog
     synonyms: Synonyms
     local: threading.local = field(default_factory=threading.local)
@@ -134,7 +136,8 @@ class PaperSearch:
                 directory = Path(identity[0])
                 meanings = AcronymCounts.read(directory).meanings()
                 self._open = _OpenIndex(index, identity, columns, ids,
-                                        Vocabulary.read(directory), meanings,
+                                        Vocabulary.read(directory),
+                                        Completions.read(directory), meanings,
                                         Synonyms.of(meanings))
             return self._open
 
@@ -217,17 +220,30 @@ class PaperSearch:
         except IndexUnavailable:
             return []
 
-    def suggest(self, prefix_text: str, limit: int = 8) -> list[str]:
-        """Completions of the last word typed, most frequent first, keeping what came before."""
-        words = prefix_text.lower().split()
-        if not words or len(words[-1]) < 2:
-            return []
-        head = prefix_text[: prefix_text.lower().rfind(words[-1])]
+    def suggest(self, typed: str, limit: int = 8, series: Iterable[str] = ()) -> list[str]:
+        """Completions of what was typed, as it would be typed: after `author:`, author names;
+        else phrases of titles and keywords that complete its end, then the named `series`
+        (as `series:` filters) and words that complete its last word, most used first."""
+        text = " ".join(typed.split())
         try:
-            vocabulary = self._current().vocabulary
+            current = self._current()
         except IndexUnavailable:
             return []
-        return [f"{head}{word}" for word in vocabulary.completions(words[-1], limit)]
+        if text.lower().startswith(AUTHOR_PREFIX):
+            name = text[len(AUTHOR_PREFIX):].strip('" ')
+            return [f'{AUTHOR_PREFIX}"{found}"' for found in
+                    current.completions.author(name, limit)] if len(name) >= 2 else []
+        words = text.lower().split()
+        if len(text) < 2:
+            return []
+        found = current.completions.phrase(text, limit // 2)
+        if len(words[-1]) >= 2:  # a word of one letter has too many completions to offer
+            head = text[: text.lower().rfind(words[-1])]
+            found += [f"{head}series:{name}" for name in series
+                      if name.lower().startswith(words[-1])]
+            found += [f"{head}{word}"
+                      for word in current.vocabulary.completions(words[-1], limit)]
+        return list(dict.fromkeys(found))[:limit]
 
 
 def _excludes(query: Query) -> bool:
@@ -320,7 +336,8 @@ class _Search:
         changed = False
         for word in parsed.words:
             stems = analyze(word)
-            if stems in self.current.synonyms.table or any(
+            table = self.current.synonyms.table
+            if typed_key(table, word, stems) in table or any(
                 reader.doc_frequency(name, stem) for stem in stems for name in TEXT_FIELDS
             ):
                 continue

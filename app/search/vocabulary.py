@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import heapq
 import os
+import re
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
@@ -28,9 +29,20 @@ from app.search.analysis import word_analyzer
 VOCABULARY_FILE = "vocabulary.tsv"
 
 
+# Web and e-mail addresses: their parts ("sergeytulyakov", "zzhang05") are no words to offer.
+_ADDRESS = re.compile(
+    r"\S*(?:://|@|www\.)\S*|\S+\.(?:com|org|net|io|edu|ai|gov|dev|ly|me|html?)\b\S*",
+    re.IGNORECASE)
+
+
+def without_addresses(text: str) -> str:
+    return _ADDRESS.sub(" ", text)
+
+
 def paper_words(text: str) -> set[str]:
-    """The distinct words of one paper's text, as the vocabulary counts them."""
-    return set(word_analyzer().terms(text))
+    """The distinct words of one paper's text, as the vocabulary counts them (not the parts
+    of web or e-mail addresses)."""
+    return set(word_analyzer().terms(without_addresses(text)))
 
 
 def write_vocabulary(directory: Path, counts: Counter[str]) -> None:
@@ -53,6 +65,26 @@ def read_counts(directory: Path) -> Counter[str]:
     return counts
 
 
+@dataclass(frozen=True)
+class PrefixTable:
+    """Keys sorted for prefix lookup, each with how many papers use it."""
+
+    keys: list[str]
+    counts: dict[str, int]
+
+    @classmethod
+    def of(cls, counts: dict[str, int]) -> PrefixTable:
+        return cls(sorted(counts), counts)
+
+    def completions(self, prefix: str, limit: int) -> list[str]:
+        """The `limit` most used keys starting with `prefix` (ties alphabetically)."""
+        start = bisect_left(self.keys, prefix)
+        end = bisect_left(self.keys, prefix + "\U0010ffff", start)
+        best = heapq.nsmallest(limit, range(start, end),
+                               key=lambda i: (-self.counts[self.keys[i]], self.keys[i]))
+        return [self.keys[i] for i in best]
+
+
 @dataclass
 class Vocabulary:
     """One index generation's vocabulary, read once when the index is opened."""
@@ -67,11 +99,7 @@ class Vocabulary:
 
     def completions(self, prefix: str, limit: int) -> list[str]:
         """The `limit` most frequent words starting with `prefix` (ties alphabetically)."""
-        start = bisect_left(self.words, prefix)
-        end = bisect_left(self.words, prefix + "\U0010ffff", start)
-        best = heapq.nsmallest(limit, range(start, end),
-                               key=lambda i: (-self.df[self.words[i]], self.words[i]))
-        return [self.words[i] for i in best]
+        return PrefixTable(self.words, self.df).completions(prefix, limit)
 
     def suggest(self, word: str, maxdist: int = 2, prefix: int = 1) -> str | None:
         """The closest known word to a misspelt one, the most frequent among equally close."""

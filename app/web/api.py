@@ -224,13 +224,12 @@ OPENSEARCH_SUGGESTIONS = {200: {"content": {"application/x-suggestions+json": {"
             responses=OPENSEARCH_SUGGESTIONS)
 def suggest(session: SessionDep, search: SearchDep, q: str = "",
             format: Literal["json", "opensearch"] = "json") -> Any:
-    """Up to 8 completions for the search box: frequent keyphrases that start with what was
-    typed, then words of the index that complete its last word, most frequent first.
-    `format=opensearch` answers as browsers ask a search engine: `[query, [completions]]`."""
+    """Up to 8 completions for the search box, most used first: phrases of the catalog's
+    titles and keywords that complete what was typed, conference series, then words that
+    complete its last word; author names after `author:`. `format=opensearch` answers as
+    browsers ask a search engine: `[query, [completions]]`."""
     q = q[:MAX_QUERY_CHARS]
-    phrases = catalog.phrase_table(session).completions(q, SUGGESTIONS // 2)
-    words = search.suggest(q, SUGGESTIONS)
-    suggestions = list(dict.fromkeys(phrases + words))[:SUGGESTIONS]
+    suggestions = search.suggest(q, SUGGESTIONS, [s.name for s in series.list_series(session)])
     if format == "opensearch":
         return JSONResponse([q, suggestions], media_type="application/x-suggestions+json")
     return SuggestOut(query=q, suggestions=suggestions)

@@ -1,6 +1,7 @@
 """Schema migrations: a catalog at the first revision upgrades in place, on the run's database
 (`make test` runs the suite on SQLite and on PostgreSQL)."""
 
+import json
 from pathlib import Path
 
 from fastapi.testclient import TestClient
@@ -55,8 +56,10 @@ def test_a_first_release_catalog_upgrades_to_head_without_loss(tmp_path: Path):
 
     assert upgrade(engine) == (FIRST_REVISION, head_revision())
     after = _rows(url)
-    # Revision 0003 adds the papers' status, empty for papers loaded before it.
-    before["paper"] = [(*row, "") for row in before["paper"]]
+    # Revision 0003 adds the papers' status, empty for papers loaded before it; revision 0004
+    # assigns topics again, with the analyzer that folds inflections only (column 14: scores).
+    before["paper"] = [(*row[:13], '[["other", 0.0]]', *row[14:], "")
+                       for row in before["paper"]]
     assert {table: rows for table, rows in after.items() if table != "catalogstate"} == {
         table: rows for table, rows in before.items() if table != "catalogstate"}
     state = dict(after["catalogstate"])
@@ -102,3 +105,26 @@ def test_a_catalog_from_before_migrations_is_adopted(tmp_path: Path):
         connection.execute(text(FIRST_RELEASE_ROWS[0]))
     assert upgrade(engine) == (FIRST_REVISION, head_revision())
     assert _rows(url)["venue"] == [("iclr-2026", "ICLR", "2026", "2")]
+
+
+def test_an_upgrade_assigns_topics_again_with_this_releases_analyzer(tmp_path: Path):
+    from app.topics import TopicScorer
+
+    abstract = ("Transformers trained with reinforcement learning from human feedback follow "
+            "instructions; we align language models with preference optimization.")
+    url = _url(tmp_path)
+    engine = connect(url)
+    upgrade(engine, FIRST_REVISION)
+    with engine.begin() as connection:
+        connection.execute(text(FIRST_RELEASE_ROWS[0]))
+        connection.execute(text(
+            "INSERT INTO paper VALUES ('p3', 'iclr-2026', 0, :t, :t, '', :t, '', '', '', '', "
+            "'', 'stale-topic', '[]', '', 'a.txt', 3, '2026-01-01 00:00:00+00')"), {"t": abstract})
+    upgrade(engine)
+    with engine.connect() as connection:
+        topic, scores = connection.execute(
+            text("SELECT topic, topic_scores FROM paper WHERE id = 'p3'")).one()
+    expected = TopicScorer().assign(abstract, abstract)
+    assert topic == expected[0][0] != "stale-topic"
+    assert [tuple(pair) for pair in json.loads(scores)] == expected
+    engine.dispose()

@@ -135,7 +135,7 @@ def test_top_matches_rank_as_whoosh_ranks_plain_word_queries(fresh: Catalog, tmp
 
 def test_phrases_match_alike_from_the_arrays_and_decoded_and_kept(fresh: Catalog):
     phrases = [Phrase("text", ["in", "context", "learn"]), Phrase("text", ["of", "the"]),
-               Phrase("text", ["larg", "languag", "model"]), Phrase("text", ["the", "absent"])]
+               Phrase("text", ["large", "language", "model"]), Phrase("text", ["the", "absent"])]
     directory = fresh.settings.index_path.resolve()
     with whoosh_index.open_dir(str(directory)).searcher() as searcher:
         expected = [set(searcher.docs_for_query(phrase)) for phrase in phrases]

@@ -1,0 +1,149 @@
+"""What the search box offers as one types: phrases of the catalog's titles and author keywords
+("diffusion models", "graph neural networks") and author names (after `author:`), each with the
+number of papers that use it, most used first.
+
+Counted when the index is built or updated and kept beside it, in files of its generation like
+the vocabulary, so that the first completion after a server starts is as fast as the others
+(built from the database on the first request, it took 767 ms at L). Titles and keywords, not
+abstracts: their phrases are the ones researchers type, and counting every run of words of
+88,000 abstracts would hold millions of phrases in memory while the index is written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.search.analysis import analyze
+from app.search.vocabulary import PrefixTable, without_addresses
+
+PHRASES_FILE = "phrases.tsv"
+AUTHORS_FILE = "authors.tsv"
+MIN_PAPERS = 2  # a phrase of one title is that paper's, not the field's
+PHRASE_WORDS = (2, 4)  # phrases of two to four words
+_WORD = re.compile(r"[^\W_][\w'-]*")
+_BREAK = re.compile(r"[^\w\s'-]+")  # punctuation ends a run of words
+# Words a researcher does not start or end a phrase with: they split title runs.
+_FUNCTION_WORDS = frozenset("""
+a about above across after against along among an and any are as at be been being between
+beyond both but by can do does for from has have how if in into is it its more most new no not
+of on onto or our over than that the their this through to toward towards under unto up upon
+via vs we what when where whether which while who why will with without you your using
+""".split())
+AUTHOR_PREFIX = "author:"  # what the search box types before an author's name
+AUTHOR_SEPARATOR = " ; "  # how the index's author field joins names (index.paper_document)
+
+
+def title_phrases(headline: str) -> set[str]:
+    """The phrases of a title (and keywords, one per line): runs of two to four words without
+    punctuation or function words at their ends, lowercased."""
+    found: set[str] = set()
+    for line in without_addresses(headline.lower()).splitlines():
+        for chunk in _BREAK.split(line):
+            run: list[str] = []
+            for word in [*_WORD.findall(chunk), ""]:
+                if word and word not in _FUNCTION_WORDS and not word.isdigit():
+                    run.append(word)
+                    continue
+                low, high = PHRASE_WORDS
+                for n in range(low, high + 1):
+                    found.update(" ".join(run[i:i + n]) for i in range(len(run) - n + 1))
+                run = []
+    return found
+
+
+def author_names(authors: str) -> set[str]:
+    return {name for name in (n.strip() for n in authors.split(AUTHOR_SEPARATOR)) if name}
+
+
+@dataclass
+class CompletionCounts:
+    """Papers per title phrase and per author name, as an index build or update counts them."""
+
+    phrases: Counter[str] = field(default_factory=Counter)
+    authors: Counter[str] = field(default_factory=Counter)
+
+    def add(self, document: dict[str, object]) -> None:
+        self.phrases.update(title_phrases(str(document["headline"])))
+        self.authors.update(author_names(str(document["author"])))
+
+    def write(self, directory: Path) -> None:
+        for name, counts in ((PHRASES_FILE, self.phrases), (AUTHORS_FILE, self.authors)):
+            tmp = directory / f"{name}.tmp"
+            with open(tmp, "w", encoding="utf-8") as out:
+                out.writelines(f"{key}\t{n}\n" for key, n in sorted(counts.items()) if n > 0)
+            os.replace(tmp, directory / name)
+
+    @classmethod
+    def read(cls, directory: Path) -> CompletionCounts:
+        counts = cls()
+        for name, counter in ((PHRASES_FILE, counts.phrases), (AUTHORS_FILE, counts.authors)):
+            try:
+                with open(directory / name, encoding="utf-8") as lines:
+                    for line in lines:
+                        key, _, n = line.rstrip("\n").rpartition("\t")
+                        counter[key] = int(n)
+            except FileNotFoundError:
+                pass
+        return counts
+
+
+@dataclass(frozen=True)
+class Completions:
+    """One index generation's phrases and authors, ready for prefix lookups."""
+
+    phrases: PrefixTable
+    authors: PrefixTable  # "sergey levine\tSergey Levine", "levine\tSergey Levine"
+
+    @classmethod
+    def read(cls, directory: Path) -> Completions:
+        counts = CompletionCounts.read(directory)
+        return cls(_phrase_table(counts.phrases), _author_table(counts.authors))
+
+    def phrase(self, typed: str, limit: int) -> list[str]:
+        """Phrases that complete the end of what was typed ("text-to-image diffusion m" →
+        "text-to-image diffusion models"), the longest typed tail that some phrase starts
+        with first."""
+        words = typed.lower().split()
+        for start in range(len(words)):
+            tail = " ".join(words[start:])
+            if len(tail) < 2:
+                break
+            found = self.phrases.completions(tail, limit)
+            if found:
+                head = " ".join(typed.split()[:start])
+                return [f"{head} {phrase}".lstrip() for phrase in found]
+        return []
+
+    def author(self, typed: str, limit: int) -> list[str]:
+        """Author names whose name or surname starts with what was typed."""
+        found = self.authors.completions(" ".join(typed.lower().split()), limit * 2)
+        return list(dict.fromkeys(key.partition("\t")[2] for key in found))[:limit]
+
+
+def _phrase_table(counts: Counter[str]) -> PrefixTable:
+    # One phrase per analyzed form: "graph neural network" and "graph neural networks" are one
+    # completion, written as most papers write it, counted over both.
+    best: dict[tuple[str, ...], tuple[int, str]] = {}
+    total: Counter[tuple[str, ...]] = Counter()
+    for phrase, n in counts.items():
+        if n < MIN_PAPERS:
+            continue
+        key = analyze(phrase)
+        total[key] += n
+        if n > best.get(key, (0, ""))[0]:
+            best[key] = (n, phrase)
+    return PrefixTable.of({phrase: total[key] for key, (_, phrase) in best.items()})
+
+
+def _author_table(counts: Counter[str]) -> PrefixTable:
+    # Each name is found from its start and from each later part (the surname), and shown as
+    # written: the key's part after the tab.
+    keys = {}
+    for name, n in counts.items():
+        parts = name.lower().split()
+        keys.update({f"{' '.join(parts[i:])}\t{name}": n for i in range(len(parts))})
+    return PrefixTable.of(keys)
