@@ -39,6 +39,7 @@ from bench.browse import measure_browsing, print_browsing
 from bench.load import readers_mix, run_load
 from bench.recommend import print_speed
 from bench.recommend import speed as recommendation_speed
+from bench.words import measure_words, print_words
 
 CORPUS = (PROJECT_ROOT / ".." / "shared" / "corpus").resolve()
 SIZES = {
@@ -375,6 +376,8 @@ def run(size: str, page_seconds: float, keep: Path | None = None) -> dict:
         report["http"] = bench_http(settings, env, page_seconds)
         report["readers"] = bench_readers(env, 2 * page_seconds)
         report["recommendations"] = recommendation_speed(data)
+        if size == "L":
+            report["words"] = measure_words(settings)  # issue 22: are word counts facts?
         return report
 
 
@@ -413,6 +416,8 @@ def print_report(report: dict) -> None:
           f"errors {r['errors']}, worker RSS {r['worker_rss_mb']} MB (targets >= 100 req/s, "
           "p95 <= 300 ms, no errors, RSS <= 400 MB)")
     print_speed(report["recommendations"])
+    if "words" in report:
+        print_words(report["words"])
 
 
 def main() -> None:

@@ -22,6 +22,10 @@ from app.search.analysis import acronym_form, catalog_analyzer
 
 ACRONYMS_FILE = "acronyms.tsv"
 MIN_PAPERS = 2  # a definition seen once may be a one-off coinage
+# A meaning is kept when it is this share of the acronym's commonest one, at least: QA is
+# question answering in 1,074 papers, and "quality assessment" in a few should not make every
+# QA search find 422 more papers, nor "medial-lateral" every ML search.
+MIN_SHARE = 0.1
 _IN_PARENTHESES = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{1,11})\)")
 _WORD = re.compile(r"[^\s()]+")
 _DEBRIS = re.compile(r"[*_`{}\[\]\\$\"“”‘’<>|~^#]")
@@ -115,9 +119,14 @@ class AcronymCounts:
         return counts
 
     def meanings(self, min_papers: int = MIN_PAPERS) -> list[Meaning]:
-        """The definitions seen in enough papers, by acronym, most papers first."""
+        """The definitions seen in enough papers, and in enough of the papers that define
+        their acronym, by acronym, most papers first."""
+        commonest: Counter[str] = Counter()
+        for (acronym, _), n in self.papers.items():
+            commonest[acronym] = max(commonest[acronym], n)
         kept = [Meaning(acronym, self.written[acronym, stems], n)
-                for (acronym, stems), n in self.papers.items() if n >= min_papers]
+                for (acronym, stems), n in self.papers.items()
+                if n >= max(min_papers, MIN_SHARE * commonest[acronym])]
         return sorted(kept, key=lambda m: (m.acronym.lower(), -m.papers, m.long_form))
 
 
@@ -125,15 +134,29 @@ def learned_groups(meanings: Iterable[Meaning], known: set[tuple[str, ...]]
                    ) -> dict[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     """Synonym groups (analyzed expression → the forms it also matches) from the learned
     meanings, leaving out any expression the hand-written table already knows: an acronym
-    matches every meaning, a long form matches its acronym."""
+    matches every meaning, a long form its acronym and its own variants ("model predictive
+    control", "model-predictive controllers"), never another meaning of the acronym (GP:
+    "gaussian process" does not find "genetic programming")."""
     terms = catalog_analyzer().terms
-    groups: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+    long_forms: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
     for meaning in meanings:
         acronym, long_form = acronym_form(meaning.acronym), terms(meaning.long_form)
-        if not acronym or not long_form or acronym in known or long_form in known:
-            continue
-        groups.setdefault(acronym, [acronym]).append(long_form)
-        groups.setdefault(long_form, [long_form])
-        if acronym not in groups[long_form]:
-            groups[long_form].append(acronym)
+        if acronym and long_form and acronym not in known and long_form not in known:
+            long_forms.setdefault(acronym, []).append(long_form)
+    groups: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+    for acronym, forms in long_forms.items():
+        groups.setdefault(acronym, [acronym]).extend(forms)
+        for form in forms:
+            variants = [other for other in forms if other != form and _variants(form, other)]
+            groups.setdefault(form, [form]).extend([acronym, *variants])
     return {form: tuple(dict.fromkeys(alternatives)) for form, alternatives in groups.items()}
+
+
+def _variants(one: tuple[str, ...], other: tuple[str, ...]) -> bool:
+    """Whether two long forms of one acronym write one meaning: they share at least half the
+    words of the shorter, words compared by their first four letters (control, controller),
+    or they are the same letters spaced otherwise (pre-trained, pretrained)."""
+    if "".join(one) == "".join(other):
+        return True
+    stems = [{word[:4] for word in form} for form in (one, other)]
+    return len(stems[0] & stems[1]) * 2 >= min(map(len, stems))

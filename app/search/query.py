@@ -334,11 +334,11 @@ def _filter_query(name: str, value: str) -> Query | None:
     return And([Term(name, w) for w in words]) if words else None
 
 
-def _join_synonym_spans(items: list[_Item], table: SynonymTable,
-                        longest: int = 4) -> list[_Item]:
+def _join_synonym_spans(items: list[_Item], table: SynonymTable) -> list[_Item]:
     """Runs of bare words that spell a synonym ("large language model") mean its group, as
     the quoted phrase does: the phrase or any other form ("LLM"), so that every member of a
     group finds the same papers."""
+    longest = max(map(len, table), default=1)
     joined: list[_Item] = []
     i = 0
     while i < len(items):

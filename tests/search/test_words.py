@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.search.acronyms import definitions
+from app.search.acronyms import AcronymCounts, definitions
 from app.search.analysis import analyze
 from tests.conftest import write_list
 
@@ -60,6 +60,16 @@ ABSTRACTS = [
     "Diffusion models generate images at https://github.com/zzhang05/diffusion-demo now.",
     "Latent diffusion models compress images; contact qwertyfoo@example.org.",
     "Diffusion maps embed manifolds.",
+    "Model predictive control (MPC) for quadrotors.",
+    "Model predictive control (MPC) with learned dynamics.",
+    "Model-predictive controllers (MPC) for legged robots.",
+    "Model-predictive controllers (MPC) run onboard.",
+    "Model-predictive controllers stabilize the arm.",
+    "Genetic programming (GP) evolves programs.",
+    "Genetic programming (GP) for symbolic regression.",
+    "Gaussian process (GP) priors over functions.",
+    "Gaussian process (GP) regression at scale.",
+    "Gaussian processes model smooth functions.",
 ]
 
 
@@ -115,6 +125,26 @@ def test_every_member_of_a_group_finds_the_same_papers(words: TestClient, group)
     results = [found(words, member) for member in group]
     assert results[0] and all(result == results[0] for result in results), group
     assert ABSTRACTS[19] not in results[0]  # "large models of language" is no phrase match
+
+
+def test_variants_of_a_meaning_find_each_other_and_other_meanings_stay_apart(
+        words: TestClient):
+    mpc = found(words, "MPC")
+    assert len(mpc) == 5
+    assert found(words, '"model predictive control"') == mpc
+    assert found(words, "model-predictive controllers") == mpc
+    assert len(found(words, "GP")) == 5
+    # A long form finds its acronym, which the other meaning writes too, but not the other
+    # meaning's long form.
+    assert ABSTRACTS[32] not in found(words, "genetic programming")
+
+
+def test_a_rare_meaning_of_an_acronym_is_not_learned():
+    counts = AcronymCounts()
+    counts.papers.update({("QA", "question answer"): 40, ("QA", "quality assessment"): 3})
+    counts.written.update({("QA", "question answer"): "question answering",
+                           ("QA", "quality assessment"): "quality assessment"})
+    assert [m.long_form for m in counts.meanings()] == ["question answering"]
 
 
 def test_learned_meanings_are_cleaned_of_markup():
