@@ -6,7 +6,7 @@ Ingest enriches the papers it adds; `catalog retopic` recomputes every paper.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from sqlalchemy import delete, insert
 from sqlalchemy.dialects import postgresql, sqlite
@@ -59,27 +59,25 @@ def rebuild_word_stats(session: Session) -> None:
 
 def retopic_all(session: Session) -> int:
     """Recompute every paper's topics and keyphrases (after topics.json or IDF changes)."""
-    rebuild_word_stats(session)
-    word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
-    extract = KeyphraseExtractor(word_df, paper_total(session)).extract
-    count = reassign_topics(session, lambda paper: setattr(
-        paper, "keyphrases", "\n".join(extract(paper.plain))))
+    count = enrich_all(session)
     require_full_rebuild(session)
     session.commit()
     return count
 
 
-def reassign_topics(session: Session,
-                    also: Callable[[Paper], None] = lambda paper: None) -> int:
-    """Recompute every paper's topics with the taxonomy and analyzer of this release (and
-    whatever else `also` sets on each paper); the caller commits."""
+def enrich_all(session: Session) -> int:
+    """Recompute the word statistics and every paper's topics and keyphrases with the
+    taxonomy, analyzer and extractor of this release; the caller commits."""
     reload_taxonomy()
     scorer = default_scorer()
+    rebuild_word_stats(session)
+    word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
+    extract = KeyphraseExtractor(word_df, paper_total(session)).extract
     count = 0
     for paper in session.exec(select(Paper).execution_options(yield_per=2000)).all():
         for name, value in topic_fields(scorer, paper.headline, paper.plain).items():
             setattr(paper, name, value)
-        also(paper)
+        paper.keyphrases = "\n".join(extract(paper.plain))
         session.add(paper)
         count += 1
     session.flush()

@@ -1,6 +1,14 @@
 """Keyphrases: the five phrases that best characterise an abstract, by TF-IDF.
 
-Candidates are runs of one to three content words (split at stop words and punctuation).
+Candidates are noun phrases as a researcher would tag a paper with: runs of one to three
+content words (split at stop words, punctuation and words that can only be verbs, such as
+"understand" or "obtaining"), ending in a word that can be a noun (LemmInflect's tables tell;
+words they do not know are field jargon, taken as nouns). Participles may lead ("labeled
+data") but not end a phrase, and adjectives alone are no phrase. Acronyms keep their case
+("LoRA") and count only where the abstract defines them or uses them more than once;
+other one- and two-letter words are no keyphrase ("cf", "cl"). Inflections of one phrase are
+one candidate, shown as the abstract writes it most.
+
 A candidate scores count × mean IDF of its words × a bonus for longer phrases; IDF comes from
 word document frequencies over the whole catalog, kept in the `word_stat` table and updated
 by each ingest, so "learning" ranks low and "grokking" high.
@@ -12,6 +20,12 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable
+from typing import NamedTuple
+
+from lemminflect import getAllLemmas
+
+from app.search.acronyms import definitions
+from app.search.analysis import acronym_term, analyze
 
 KEYPHRASES_PER_PAPER = 5
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*|[.,;:!?()\[\]\"]")
@@ -28,58 +42,115 @@ uses using very via was we well were what when where whether which while who who
 within without would yet you your al e g i.e e.g paper papers propose proposed proposes present
 presents approach approaches method methods result results work works novel new existing prior
 recent recently demonstrate demonstrates experiments experimental extensive significantly
-significant state art outperforms achieve achieves achieved based first second three key study
-studies provide provides introduce introduces different various remains remain however
-furthermore moreover specifically particular particularly effective effectively improve
-improves improved improving performance model models framework task tasks problem problems data
-show find finds found make makes across able ability large small high low many including
-include includes theoretical empirical code available often strong stronger now still yet
+significant state art state-of-the-art outperforms achieve achieves achieved based first second
+three key study studies provide provides introduce introduces different various remains remain
+however furthermore moreover specifically particular particularly effective effectively improve
+improves improved improving show find finds found make makes across able ability many
+including include includes theoretical empirical code available often strong stronger better
+now still yet
+""".split())
+# Words every abstract uses that mean something only inside a phrase: "diffusion models",
+# "large language models", "model predictive control", never "models" alone.
+GENERIC = frozenset("""
+model models framework frameworks task tasks problem problems data performance method methods
+large small high low
 """.split())
 
 
-_PHRASE_WORDS: dict[str, str] = {}  # token → its form in a phrase; "" when it ends phrases
+class _Word(NamedTuple):
+    form: str  # as the phrase shows it; "" for a word that ends phrases
+    starts: bool = True  # whether a phrase may start with it
+    ends: bool = True  # whether a phrase may end with it
+    generic: bool = False  # never a phrase on its own (GENERIC)
+
+
+_BREAK = _Word("", False, False)
+_ACRONYM = _Word("", False, False)  # kept only where the abstract defines or repeats it
+_ONLY_VERBS = {"VERB", "AUX", "ADV"}
+_PHRASE_WORDS: dict[str, _Word] = {}  # token → its class, each token classified once
 _PHRASE_WORDS_LIMIT = 500_000
 
 
-def _phrase_word(token: str) -> str:
+def _phrase_word(token: str) -> _Word:
+    if acronym_term(token) is not None:
+        return _ACRONYM
     lowered = token.lower()
     # Adverbs ("fundamentally", "nearly") end phrases as stop words do.
-    if (lowered in STOP or not token[0].isalpha() or len(token) < 2
+    if (lowered in STOP or not token[0].isalpha() or len(token) < 3
             or lowered.endswith("ly")):
-        return ""
-    return lowered
+        return _BREAK
+    if lowered in GENERIC:
+        return _Word(lowered, generic=True)
+    parts = getAllLemmas(lowered.rsplit("-", 1)[-1])
+    if parts and set(parts) <= _ONLY_VERBS:
+        if lowered.endswith("ed"):  # a participle may lead: "labeled data"
+            return _Word(lowered, ends=False)
+        if lowered.endswith("ing"):  # a gerund may end: "catastrophic forgetting"
+            return _Word(lowered, starts=False)
+        return _BREAK  # "understand", "hampers"
+    return _Word(lowered, ends=not parts or "NOUN" in parts or "PROPN" in parts)
 
 
 def candidate_phrases(text: str) -> Counter[str]:
-    """Candidate phrases (lowercased) with their counts in one text."""
+    """Candidate phrases with their counts in one text, inflections counted together under
+    the form the text uses most (acronyms in their case, other words lowercased)."""
     known = _PHRASE_WORDS  # tokens recur across abstracts: each is classified once
     if len(known) > _PHRASE_WORDS_LIMIT:
         known.clear()
+    tokens = _WORD.findall(text)
+    acronyms = _acronyms_of(text, tokens)
     phrases: list[str] = []
-    run: list[str] = []
-    for token in _WORD.findall(text):
+    run: list[_Word] = []
+    for token in tokens:
         word = known.get(token)
         if word is None:
             word = known[token] = _phrase_word(token)
-        if word:
+        if word is _ACRONYM:
+            term = acronym_term(token)
+            word = _Word(acronyms[term]) if term in acronyms else _BREAK
+        if word.form:
             run.append(word)
         elif run:
             _add_runs(phrases, run)
             run = []
     _add_runs(phrases, run)
-    return Counter(phrases)
+    return _by_analyzed_form(Counter(phrases))
 
 
-def _add_runs(phrases: list[str], run: list[str]) -> None:
-    """The run's words, pairs and triples of consecutive words."""
-    phrases.extend(run)
-    if len(run) > 1:
-        phrases.extend(map(" ".join, zip(run, run[1:], strict=False)))
-        if len(run) > 2:
-            phrases.extend(map(" ".join, zip(run, run[1:], run[2:], strict=False)))
+def _acronyms_of(text: str, tokens: list[str]) -> dict[str, str]:
+    """The acronyms the text defines or uses twice or more: term → the acronym as written."""
+    uses = Counter(term for term in map(acronym_term, tokens) if term is not None)
+    defined = {acronym.lower() for acronym, _ in definitions(text)}
+    written = {}
+    for token in tokens:
+        term = acronym_term(token)
+        if term is not None and (uses[term] > 1 or term in defined):
+            written.setdefault(term, token[:len(term)])  # "LLMs" → "LLM"
+    return written
+
+
+def _add_runs(phrases: list[str], run: list[_Word]) -> None:
+    """The run's words, pairs and triples of consecutive words that may start and end a
+    phrase, and are not all generic."""
+    for n in (1, 2, 3):
+        for i in range(len(run) - n + 1):
+            words = run[i:i + n]
+            if words[0].starts and words[-1].ends and not all(w.generic for w in words):
+                phrases.append(" ".join(word.form for word in words))
+
+
+def _by_analyzed_form(counts: Counter[str]) -> Counter[str]:
+    forms: dict[tuple[str, ...], list[tuple[int, str]]] = {}
+    for phrase, count in counts.items():
+        forms.setdefault(analyze(phrase), []).append((count, phrase))
+    merged: Counter[str] = Counter()
+    for written in forms.values():
+        merged[max(written)[1]] = sum(count for count, _ in written)
+    return merged
 
 
 def content_words(text: str) -> set[str]:
+    """The distinct lowercase words of a text that word statistics count."""
     return {w for w in (t.lower() for t in _WORD.findall(text))
             if w[0].isalpha() and w not in STOP and len(w) > 1}
 
@@ -104,12 +175,13 @@ class KeyphraseExtractor:
         idf = self._idf
         scored = []
         for phrase, count in candidate_phrases(text).items():
-            words = phrase.split()
+            words = phrase.lower().split()
             mean_idf = sum(map(idf, words)) / len(words)
             scored.append((-count * mean_idf * (1 + 0.6 * (len(words) - 1)), phrase))
         chosen: list[str] = []
         for _, phrase in sorted(scored):
-            if any(phrase in other or other in phrase for other in chosen):
+            lowered = phrase.lower()
+            if any(lowered in other.lower() or other.lower() in lowered for other in chosen):
                 continue
             chosen.append(phrase)
             if len(chosen) == limit:

@@ -49,6 +49,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         to_thread.current_default_thread_limiter().total_tokens = settings.threads
+        # The index already here is opened before the first request is taken, so that the
+        # first search or completion after a start is as fast as the next ones.
+        await to_thread.run_sync(search.warm)
         keeper.start()
         yield
         keeper.stop()

@@ -221,9 +221,11 @@ class PaperSearch:
             return []
 
     def suggest(self, typed: str, limit: int = 8, series: Iterable[str] = ()) -> list[str]:
-        """Completions of what was typed, as it would be typed: after `author:`, author names;
-        else phrases of titles and keywords that complete its end, then the named `series`
-        (as `series:` filters) and words that complete its last word, most used first."""
+        """Completions of what was typed, as it would be typed, most used first: after
+        `author:`, author names; else phrases of titles and keywords that complete its end,
+        then, for one word, the named `series` (as `series:` filters), then words that
+        complete its last word, and author names (as `author:` filters) where little else
+        does."""
         text = " ".join(typed.split())
         try:
             current = self._current()
@@ -231,19 +233,26 @@ class PaperSearch:
             return []
         if text.lower().startswith(AUTHOR_PREFIX):
             name = text[len(AUTHOR_PREFIX):].strip('" ')
-            return [f'{AUTHOR_PREFIX}"{found}"' for found in
-                    current.completions.author(name, limit)] if len(name) >= 2 else []
+            return _authors(current.completions.author(name, limit)) if len(name) >= 2 else []
         words = text.lower().split()
         if len(text) < 2:
             return []
         found = current.completions.phrase(text, limit // 2)
-        if len(words[-1]) >= 2:  # a word of one letter has too many completions to offer
+        if len(words) == 1:
+            found += [f"series:{name}" for name in series if name.lower().startswith(text)]
+        if len(words[-1]) >= 2 and (len(words) == 1 or not found):
+            # After other words, a word that completes the last one alone ("graph need") is
+            # offered only where no phrase goes on from them.
             head = text[: text.lower().rfind(words[-1])]
-            found += [f"{head}series:{name}" for name in series
-                      if name.lower().startswith(words[-1])]
             found += [f"{head}{word}"
                       for word in current.vocabulary.completions(words[-1], limit)]
+        if len(found) < limit // 2 and len(text) >= 3:
+            found += _authors(current.completions.author(text, limit // 2))
         return list(dict.fromkeys(found))[:limit]
+
+
+def _authors(names: list[str]) -> list[str]:
+    return [f'{AUTHOR_PREFIX}"{name}"' for name in names]
 
 
 def _excludes(query: Query) -> bool:

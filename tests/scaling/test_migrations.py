@@ -57,9 +57,12 @@ def test_a_first_release_catalog_upgrades_to_head_without_loss(tmp_path: Path):
     assert upgrade(engine) == (FIRST_REVISION, head_revision())
     after = _rows(url)
     # Revision 0003 adds the papers' status, empty for papers loaded before it; revision 0004
-    # assigns topics again, with the analyzer that folds inflections only (column 14: scores).
-    before["paper"] = [(*row[:13], '[["other", 0.0]]', *row[14:], "")
-                       for row in before["paper"]]
+    # makes topic scores, keyphrases and word statistics again, with the analyzer that folds
+    # inflections only and the keyphrases that read as noun phrases.
+    before["paper"] = [(*row[:13], '[["other", 0.0]]', keyphrases, *row[15:], "")
+                       for row, keyphrases in zip(before["paper"], ["quokkas", "wombats dig"],
+                                                  strict=True)]
+    before["wordstat"] = [("dig", "1"), ("quokkas", "1"), ("wombats", "1")]
     assert {table: rows for table, rows in after.items() if table != "catalogstate"} == {
         table: rows for table, rows in before.items() if table != "catalogstate"}
     state = dict(after["catalogstate"])

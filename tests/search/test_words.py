@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.search.acronyms import AcronymCounts, definitions
 from app.search.analysis import analyze
+from app.search.completions import CompletionCounts, Completions
 from tests.conftest import write_list
 
 
@@ -183,6 +184,24 @@ def test_completions_offer_series_and_authors(tmp_path: Path):
         assert suggested(client, "author:serg") == ['author:"Sergey Levine"',
                                                      'author:"Sergey Ioffe"']
         assert suggested(client, "author:finn") == ['author:"Chelsea Finn"']
+        assert suggested(client, "sergey") == ['author:"Sergey Levine"', 'author:"Sergey Ioffe"']
         chosen = client.get("/api/search", params={"q": 'author:"Sergey Levine"'}).json()
         assert chosen["total"] == 2
     catalog.close()
+
+
+def test_a_phrase_that_nearly_always_goes_on_is_offered_whole(tmp_path: Path):
+    counts = CompletionCounts()
+    counts.phrases.update({"graph neural": 10, "graph neural networks": 7,
+                           "graph neural network": 2, "graph networks": 3, "unique title": 1})
+    counts.write(tmp_path)
+    completions = Completions.read(tmp_path)
+    assert completions.phrase("graph ne", 4) == ["graph neural networks", "graph networks"]
+    assert completions.phrase("uniq", 4) == []  # one paper's phrase is not the field's
+
+
+def test_the_index_is_open_before_the_first_request(words: TestClient):
+    app = create_app(words.app.state.settings)
+    assert app.state.search.opened() is None
+    with TestClient(app):
+        assert app.state.search.opened() is not None

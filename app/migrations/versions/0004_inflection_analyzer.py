@@ -1,6 +1,7 @@
 """Topics assigned with the analyzer that folds inflections only (transformer is not
-transform): papers stored before it had theirs assigned through Snowball stems. The search
-index, whose format changed with the analyzer, is rebuilt by every node on its own.
+transform), and keyphrases that read as noun phrases: papers stored before had theirs made
+with Snowball stems and runs of any words. The search index, whose format changed with the
+analyzer, is rebuilt by every node on its own.
 
 Revision ID: 0004
 """
@@ -8,7 +9,7 @@ Revision ID: 0004
 from alembic import op
 from sqlmodel import Session
 
-from app.enrich import reassign_topics
+from app.enrich import enrich_all
 
 revision = "0004"
 down_revision = "0003"
@@ -16,7 +17,7 @@ down_revision = "0003"
 
 def upgrade() -> None:
     with Session(bind=op.get_bind()) as session:
-        reassign_topics(session)
+        enrich_all(session)
 
 
 def downgrade() -> None:
