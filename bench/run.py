@@ -37,6 +37,7 @@ from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from bench.browse import measure_browsing, print_browsing
 from bench.load import readers_mix, run_load
+from bench.pasted import measure_pasted, print_pasted
 from bench.recommend import print_speed
 from bench.recommend import speed as recommendation_speed
 from bench.words import measure_words, print_words
@@ -378,6 +379,7 @@ def run(size: str, page_seconds: float, keep: Path | None = None) -> dict:
         report["recommendations"] = recommendation_speed(data)
         if size == "L":
             report["words"] = measure_words(settings)  # issue 22: are word counts facts?
+            report["pasted"] = measure_pasted(settings)
         return report
 
 
@@ -418,6 +420,7 @@ def print_report(report: dict) -> None:
     print_speed(report["recommendations"])
     if "words" in report:
         print_words(report["words"])
+        print_pasted(report["pasted"])
 
 
 def main() -> None:

@@ -39,6 +39,10 @@ from app.search.expand import (
 )
 
 MAX_QUERY_CHARS = 500
+# A query of more words is a pasted text (an abstract): answered by papers like it as a whole
+# (similar.py), as 200 ANDed words would find nothing. It may be this long.
+PASTED_TEXT_WORDS = 40
+MAX_TEXT_CHARS = 10_000
 MAX_TERMS = 32
 MAX_DEPTH = 8
 MIN_PREFIX_CHARS = 2
@@ -122,6 +126,11 @@ def clean_query_text(raw: str) -> tuple[str, list[str]]:
         text = text[:MAX_QUERY_CHARS].rsplit(" ", 1)[0]
         notes.append(f"The query was cut to its first {MAX_QUERY_CHARS} characters.")
     return text, notes
+
+
+def is_pasted_text(raw: str) -> bool:
+    """Whether a query is long enough to be a pasted text rather than words to match."""
+    return len(raw[:MAX_TEXT_CHARS].split(maxsplit=PASTED_TEXT_WORDS)) > PASTED_TEXT_WORDS
 
 
 def replace_word(text: str, word: str, replacement: str) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 from whoosh import index as whoosh_index
-from whoosh.query import AndNot, Every, Not, Or, Query
+from whoosh.query import AndNot, Every, Not, Or, Query, Term
 from whoosh.searching import Searcher
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
@@ -35,12 +35,15 @@ from app.search.matches import (
     Phrases,
     match_scores,
     matching_docs,
+    top_by_terms,
     top_matches,
 )
 from app.search.query import (
+    MAX_TEXT_CHARS,
     TEXT_FIELDS,
     ParsedQuery,
     QueryParser,
+    is_pasted_text,
     matching_query,
     replace_word,
 )
@@ -54,6 +57,13 @@ FACETS = ("series", "venue", "year", "topic", "status", "has")
 RELATED_CACHE = 4096
 RESULT_CACHE = 256  # pages are in the page cache; these serve twins (docs/performance.md)
 NOT_READY = "Search is not ready yet: the index is being built. Try again shortly."
+# A pasted text is answered by this many papers most like it, the best of more candidates so
+# that filters still leave them.
+LIKE_TEXT_RESULTS = 100
+LIKE_TEXT_CANDIDATES = 2000
+LIKE_TEXT_NOTE = ("This {words}-word query was read as a text, not as words that must all "
+                  "match: these are the {n} papers most like it as a whole (by the terms that "
+                  "most set it apart), as related papers are found.")
 
 
 class IndexUnavailable(RuntimeError):
@@ -306,6 +316,8 @@ class _Search:
         """The query to rank (after corrections and fallbacks), its matches and what the
         filters allow of them."""
         request = self.request
+        if is_pasted_text(request.q):
+            return self._like_text()
         parsed = self.parsed = self.parser.parse(request.q)
         result = SearchResult(request, parsed.text, notes=list(parsed.notes),
                               expansions=parsed.expansions)
@@ -321,6 +333,25 @@ class _Search:
             query, docs = self._fallback(parsed, result, query, docs)
             allowed = self._filtered(docs)
         return result, query, docs, allowed
+
+    def _like_text(self) -> tuple[SearchResult, Query | None, set[int], set[int]]:
+        """A pasted text: the papers most like it as a whole, by its key terms, as related
+        papers are found; the page says so."""
+        text = " ".join(self.request.q[:MAX_TEXT_CHARS].split())
+        self.parsed = ParsedQuery(text, None)
+        result = SearchResult(self.request, text, notes=[LIKE_TEXT_NOTE.format(
+            words=len(text.split()), n=LIKE_TEXT_RESULTS)])
+        if len(self.request.q) > MAX_TEXT_CHARS:
+            result.notes.append(f"The text was cut to its first {MAX_TEXT_CHARS:,} characters.")
+        key_terms = similar.text_key_terms(self.searcher, text)
+        if not key_terms:
+            return result, None, set(), set()
+        candidates = [doc for doc, _ in top_by_terms(self.searcher, "text", key_terms,
+                                                     LIKE_TEXT_CANDIDATES)]
+        allowed = self._filtered(set(candidates))
+        query = Or([Term("text", term, boost=weight) for term, weight in key_terms])
+        return (result, query, set(candidates[:LIKE_TEXT_RESULTS]),
+                set([doc for doc in candidates if doc in allowed][:LIKE_TEXT_RESULTS]))
 
     def _sort_order(self) -> MultiFacet | None:
         if self.request.sort == "venue":

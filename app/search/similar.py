@@ -20,6 +20,7 @@ from app.search.facets import FacetColumn, FacetFilter
 from app.search.matches import Leaf, best_scores, bm25_sums, top_by_terms
 
 RELATED_PAPERS = 5
+KEY_TERMS = 20
 SAME_TOPIC_BOOST = 1.3
 SHARED_SHOWN = 6
 LIST_TERMS = 40
@@ -57,6 +58,14 @@ def _shared(key_terms: list[str], surface: dict[str, str], text: str) -> list[st
     return list(dict.fromkeys(shared))[:SHARED_SHOWN]
 
 
+def text_key_terms(searcher: Searcher, text: str) -> list[tuple[str, float]]:
+    """The 20 terms that most set a text apart from the catalog, with their weights (Whoosh's
+    Bo1 model): what papers like the text are found by."""
+    return [(term, weight) for term, weight
+            in searcher.key_terms_from_text("text", text, numterms=40)
+            if _meaningful(term)][:KEY_TERMS]
+
+
 def related_papers(searcher: Searcher, ids: list[str], topics: np.ndarray | None,
                    paper_id: str, plain: str, texts: Texts,
                    limit: int = RELATED_PAPERS) -> list[RelatedPaper]:
@@ -65,9 +74,7 @@ def related_papers(searcher: Searcher, ids: list[str], topics: np.ndarray | None
     docnum = searcher.document_number(id=paper_id)
     if docnum is None or not plain:
         return []
-    key_terms = [(term, weight) for term, weight
-                 in searcher.key_terms_from_text("text", plain, numterms=40)
-                 if _meaningful(term)][:20]
+    key_terms = text_key_terms(searcher, plain)
     if not key_terms:
         return []
     hits = [(doc, score) for doc, score in top_by_terms(searcher, "text", key_terms, limit * 4 + 1)

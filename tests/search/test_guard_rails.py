@@ -3,7 +3,7 @@
 import pytest
 from fastapi.testclient import TestClient
 
-from app.search.query import MAX_QUERY_CHARS, MAX_TERMS, QueryParser
+from app.search.query import MAX_QUERY_CHARS, MAX_TERMS, MAX_TEXT_CHARS, QueryParser
 
 HOSTILE = [
     '"unbalanced', "unbalanced)", "((((", "(a OR", "AND", "OR", "NOT", "-", "- -", "*", "**",
@@ -28,8 +28,10 @@ def test_hostile_queries_answer_200_without_a_trace(client: TestClient, url: str
 
 
 def test_long_queries_are_cut_and_say_so(client: TestClient):
-    body = client.get("/api/search", params={"q": "learning " * 200}).json()
+    body = client.get("/api/search", params={"q": "generalization " * 40}).json()
     assert f"first {MAX_QUERY_CHARS} characters" in body["message"]
+    pasted = client.get("/api/search", params={"q": "learning " * 2000}).json()
+    assert f"first {MAX_TEXT_CHARS:,} characters" in pasted["message"]
 
 
 def test_number_of_terms_is_bounded():

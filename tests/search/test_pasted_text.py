@@ -1,0 +1,46 @@
+"""A pasted abstract, or any query of more than 40 words, finds papers like the text as a
+whole (as related papers are found), not papers holding all of its words, and says so."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+from sqlmodel import select
+
+from app.models import Paper
+from app.search.query import PASTED_TEXT_WORDS
+from tests.conftest import Catalog
+
+
+def test_a_pasted_abstract_finds_its_paper_first(client: TestClient, seeded: Catalog):
+    with seeded.session() as session:
+        papers = [p for p in session.exec(select(Paper).order_by(Paper.id))
+                  if len(p.plain.split()) > PASTED_TEXT_WORDS][:10]
+    assert len(papers) == 10
+    for paper in papers:
+        body = client.get("/api/search", params={"q": paper.plain}).json()
+        assert body["hits"][0]["id"] == paper.id
+        assert 1 < body["total"] <= 100
+        assert "read as a text" in body["message"]
+
+
+def test_a_pasted_text_is_not_cut_to_the_query_limit_and_the_page_says_so(
+        client: TestClient, seeded: Catalog):
+    with seeded.session() as session:
+        longest = max(session.exec(select(Paper)), key=lambda p: len(p.plain))
+    assert len(longest.plain) > 500
+    page = client.get("/search", params={"q": longest.plain}).text
+    assert "read as a text, not as words that must all match" in page
+    assert "was cut to its first" not in page
+
+
+def test_filters_apply_to_papers_like_a_text(client: TestClient, seeded: Catalog):
+    with seeded.session() as session:
+        paper = next(p for p in session.exec(select(Paper).order_by(Paper.id))
+                     if len(p.plain.split()) > PASTED_TEXT_WORDS)
+    body = client.get("/api/search", params={"q": paper.plain, "venue": paper.venue_slug}).json()
+    assert body["hits"] and all(hit["venue_slug"] == paper.venue_slug for hit in body["hits"])
+
+
+def test_a_query_of_a_few_words_still_matches_every_word(client: TestClient):
+    body = client.get("/api/search", params={"q": "sharpness minimization"}).json()
+    assert "read as a text" not in (body["message"] or "")
