@@ -193,10 +193,13 @@ def is_english_word(word: str) -> bool:
 
 
 def acronym_form(word: str) -> tuple[str, ...]:
-    """How search looks for a word written as an acronym: its marker ("LLMs" → ("LLM",)),
-    or, for a word not written as one, its terms."""
+    """How search looks for a word written as an acronym: its term ("LLMs", "llms" → llm),
+    or its marker where the term is also an English word ("MAP" → MAP, as "map" is the word);
+    for a word not written as an acronym, its terms."""
     term = acronym_term(word)
-    return (acronym_marker(term),) if term else analyze(word)
+    if term is None:
+        return analyze(word)
+    return (acronym_marker(term),) if is_english_word(term) else (term,)
 
 
 class AcronymFilter(Filter):

@@ -2,10 +2,11 @@
 or a phrase for several words), and in any form of their synonym group, whether the group is
 hand-written (`synonyms.py`) or learned from the catalog's definitions (`acronyms.py`).
 
-An acronym's form in a group is its marker ("LLM"), which the index holds only where a paper
-writes the acronym: so the group finds the papers that write MAP, not every "feature map".
-A typed word means the acronym when it is written as one (MAP, LoRA, ViTs), or when it is
-lowercase and no English word (llm, gnn); `map`, `art` and `ai` are words.
+An acronym's form in a group is its term (llm, matching LLM, LLMs and llm), or its marker
+where the term is also an English word (MAP, which the index holds only where a paper writes
+the acronym): so the group finds the papers that write MAP, not every "feature map". A typed
+word means the acronym only when it is written as one (MAP, LoRA, ViTs): `map`, `art`, `ai`
+and `sim` are words. Every form of a group finds the same papers; the form typed ranks first.
 """
 
 from __future__ import annotations
@@ -17,20 +18,15 @@ from functools import lru_cache
 from whoosh.query import Or, Phrase, Query, Term
 
 from app.search.acronyms import Meaning, learned_groups
-from app.search.analysis import (
-    acronym_form,
-    acronym_marker,
-    acronym_term,
-    is_english_word,
-)
+from app.search.analysis import acronym_form, acronym_term
 from app.search.synonyms import SYNONYM_GROUPS
 
+SynonymTable = dict[tuple[str, ...], tuple[tuple[str, ...], ...]]
 
-@lru_cache(maxsize=1)
-def synonym_table() -> dict[tuple[str, ...], tuple[tuple[str, ...], ...]]:
-    """Analyzed expression → the analyzed expressions of its whole group."""
-    table: dict[tuple[str, ...], tuple[tuple[str, ...], ...]] = {}
-    for group in SYNONYM_GROUPS:
+
+def _group_table(groups: Iterable[Iterable[str]]) -> SynonymTable:
+    table: SynonymTable = {}
+    for group in groups:
         forms = tuple(dict.fromkeys(acronym_form(expression) for expression in group))
         for form in forms:
             table[form] = forms
@@ -43,35 +39,19 @@ def synonym_table() -> dict[tuple[str, ...], tuple[tuple[str, ...], ...]]:
 HEADLINE_BOOST = 0.5
 
 
-def text_query(tokens: tuple[str, ...]) -> Query:
+# How much a match of another form of the typed word's group counts, beside a match of the
+# form typed: "RNN" finds the papers that write "recurrent neural network" too, after those
+# that write RNN (measured on keyword judgments: docs/search.md).
+OTHER_FORM_WEIGHT = 0.5
+
+
+def text_query(tokens: tuple[str, ...], weight: float = 1.0) -> Query:
     """Match analyzed tokens in headline or abstract: a term, or a phrase for several."""
     if len(tokens) == 1:
-        return Or([Term("headline", tokens[0], boost=HEADLINE_BOOST), Term("text", tokens[0])])
-    return Or([Phrase("headline", list(tokens), boost=HEADLINE_BOOST),
-               Phrase("text", list(tokens))])
-
-
-SynonymTable = dict[tuple[str, ...], tuple[tuple[str, ...], ...]]
-
-
-def typed_key(table: SynonymTable, typed: str, tokens: tuple[str, ...]) -> tuple[str, ...]:
-    """What a typed word or phrase (analyzed to `tokens`) is looked up as in the table: an
-    acronym's marker when it means one of the table's acronyms, else its tokens."""
-    if len(tokens) != 1:
-        return tokens
-    term = acronym_term(typed)
-    if term is None and not is_english_word(typed.lower()):
-        term = tokens[0]
-    marker = (acronym_marker(term),) if term else None
-    return marker if marker in table else tokens
-
-
-def expand_synonyms(table: SynonymTable, typed: str, tokens: tuple[str, ...]) -> Query:
-    """The tokens, or any form of the group in the table that the typed text means."""
-    forms = table.get(typed_key(table, typed, tokens))
-    if forms is None:
-        return text_query(tokens)
-    return Or([text_query(form) for form in forms])
+        return Or([Term("headline", tokens[0], boost=HEADLINE_BOOST * weight),
+                   Term("text", tokens[0], boost=weight)])
+    return Or([Phrase("headline", list(tokens), boost=HEADLINE_BOOST * weight),
+               Phrase("text", list(tokens), boost=weight)])
 
 
 @dataclass(frozen=True)
@@ -80,23 +60,50 @@ class Synonyms:
     catalog (`acronyms.py`)."""
 
     table: SynonymTable
+    acronyms: frozenset[tuple[str, ...]]  # the forms in the table that are acronyms
     meanings: dict[tuple[str, ...], list[str]]  # a learned acronym → its long forms
 
     @classmethod
     def of(cls, meanings: Iterable[Meaning] = ()) -> Synonyms:
-        hand = synonym_table()
+        hand = cls.hand()
         meanings = list(meanings)
-        learned = learned_groups(meanings, set(hand))
+        learned = learned_groups(meanings, set(hand.table))
         by_acronym: dict[tuple[str, ...], list[str]] = {}
         for meaning in meanings:
             acronym = acronym_form(meaning.acronym)
-            if acronym in learned:
+            if acronym in learned and meaning.long_form not in by_acronym.get(acronym, []):
                 by_acronym.setdefault(acronym, []).append(meaning.long_form)
-        return cls({**learned, **hand}, by_acronym)
+        return cls({**learned, **hand.table}, hand.acronyms | frozenset(by_acronym),
+                   by_acronym)
+
+    @classmethod
+    @lru_cache(maxsize=1)
+    def hand(cls) -> Synonyms:
+        """The hand-written groups alone (`synonyms.py`)."""
+        acronyms = frozenset(acronym_form(expression) for group in SYNONYM_GROUPS
+                             for expression in group if acronym_term(expression))
+        return cls(_group_table(SYNONYM_GROUPS), acronyms, {})
+
+    def key(self, typed: str, tokens: tuple[str, ...]) -> tuple[str, ...] | None:
+        """The group a typed word or phrase (analyzed to `tokens`) means, if any: a word
+        means an acronym's group only when written as an acronym."""
+        if len(tokens) == 1 and acronym_term(typed) is not None:
+            key = acronym_form(typed)
+        elif tokens in self.acronyms:
+            return None  # "map", "sim": the word, not the acronym
+        else:
+            key = tokens
+        return key if key in self.table else None
 
     def expand(self, typed: str, tokens: tuple[str, ...]) -> Query:
-        return expand_synonyms(self.table, typed, tokens)
+        """The tokens, or any form of the group the typed text means, the typed form first."""
+        key = self.key(typed, tokens)
+        if key is None:
+            return text_query(tokens)
+        return Or([text_query(form, 1.0 if form == key else OTHER_FORM_WEIGHT)
+                   for form in self.table[key]])
 
     def learned_meanings(self, typed: str, tokens: tuple[str, ...]) -> list[str] | None:
         """The learned long forms a typed word expands to, if it is a learned acronym."""
-        return self.meanings.get(typed_key(self.table, typed, tokens))
+        key = self.key(typed, tokens)
+        return self.meanings.get(key) if key is not None else None

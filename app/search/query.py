@@ -33,8 +33,6 @@ from app.search.analysis import analyze, surface_forms, word_analyzer
 from app.search.expand import (
     Synonyms,
     SynonymTable,
-    expand_synonyms,
-    synonym_table,
     text_query,
 )
 
@@ -247,8 +245,8 @@ class QueryParser:
             # Quoted, a learned acronym means itself ("GP" alone): only the hand-written
             # table expands it. A quoted long form finds its acronym, learned or not.
             tokens = analyze(token["phrase"])
-            table = synonym_table() if len(tokens) == 1 else self.synonyms.table
-            return self._counted(_Item(expand_synonyms(table, token["phrase"], tokens),
+            synonyms = Synonyms.hand() if len(tokens) == 1 else self.synonyms
+            return self._counted(_Item(synonyms.expand(token["phrase"], tokens),
                                        negated)) if tokens else None
         return self._word(token["word"], negated)
 

@@ -28,7 +28,7 @@ from app.search.acronyms import AcronymCounts, Meaning
 from app.search.analysis import analyze
 from app.search.codec import SegmentLengthBM25F, use_decoded_lengths
 from app.search.completions import AUTHOR_PREFIX, Completions
-from app.search.expand import Synonyms, typed_key
+from app.search.expand import Synonyms
 from app.search.facets import FacetColumn, FacetFilter, as_array, as_mask, read_facet_columns
 from app.search.index import VERSION_FILE
 from app.search.matches import (
@@ -376,8 +376,7 @@ class _Search:
         changed = False
         for word in parsed.words:
             stems = analyze(word)
-            table = self.current.synonyms.table
-            if typed_key(table, word, stems) in table or any(
+            if self.current.synonyms.key(word, stems) is not None or any(
                 reader.doc_frequency(name, stem) for stem in stems for name in TEXT_FIELDS
             ):
                 continue

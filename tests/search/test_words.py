@@ -71,6 +71,7 @@ ABSTRACTS = [
     "Gaussian process (GP) priors over functions.",
     "Gaussian process (GP) regression at scale.",
     "Gaussian processes model smooth functions.",
+    "Our llm agents plan trips.",
 ]
 
 
@@ -111,6 +112,12 @@ def test_a_lowercase_word_is_the_word_and_an_acronym_is_the_acronym(words: TestC
     assert found(words, '"maximum a posteriori"') == acronym
 
 
+def test_a_lowercase_acronym_is_the_word_in_any_case(words: TestClient):
+    assert expanded(words, "llm") == [] and expanded(words, "sim") == []
+    assert found(words, "llm") == {ABSTRACTS[16], ABSTRACTS[18], ABSTRACTS[33]}
+    assert ABSTRACTS[33] in found(words, "LLM")  # the acronym finds it written lowercase
+
+
 def test_an_acronym_never_matches_through_a_stem(words: TestClient):
     assert expanded(words, "ai") == []
     assert found(words, "ai") == {ABSTRACTS[12]}
@@ -118,8 +125,7 @@ def test_an_acronym_never_matches_through_a_stem(words: TestClient):
 
 
 @pytest.mark.parametrize("group", [
-    ["LLM", "LLMs", "llm", "large language model", '"large language models"',
-     "large language models"],
+    ["LLM", "LLMs", "large language model", '"large language models"', "large language models"],
     ["NER", '"named entity recognition"', "named entity recognition"],
 ])
 def test_every_member_of_a_group_finds_the_same_papers(words: TestClient, group):
