@@ -47,7 +47,7 @@ def add_keyphrases(session: Session, rows: list[dict[str, object]]) -> None:
     word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
     extract = KeyphraseExtractor(word_df, paper_total(session) + len(rows)).extract
     for row in rows:
-        row["keyphrases"] = "\n".join(extract(str(row["plain"])))
+        row["keyphrases"] = "\n".join(extract(str(row["plain"]), title=str(row["title"])))
 
 
 def rebuild_word_stats(session: Session) -> None:
@@ -77,7 +77,7 @@ def enrich_all(session: Session) -> int:
     for paper in session.exec(select(Paper).execution_options(yield_per=2000)).all():
         for name, value in topic_fields(scorer, paper.headline, paper.plain).items():
             setattr(paper, name, value)
-        paper.keyphrases = "\n".join(extract(paper.plain))
+        paper.keyphrases = "\n".join(extract(paper.plain, title=paper.title))
         session.add(paper)
         count += 1
     session.flush()

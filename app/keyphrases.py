@@ -9,9 +9,11 @@ data") but not end a phrase, and adjectives alone are no phrase. Acronyms keep t
 other one- and two-letter words are no keyphrase ("cf", "cl"). Inflections of one phrase are
 one candidate, shown as the abstract writes it most.
 
-A candidate scores count × mean IDF of its words × a bonus for longer phrases; IDF comes from
-word document frequencies over the whole catalog, kept in the `word_stat` table and updated
-by each ingest, so "learning" ranks low and "grokking" high.
+A candidate scores count × mean IDF of its words × a bonus for longer phrases, a use in the
+title counting as three in the abstract; IDF comes from word document frequencies over the
+whole catalog, kept in the `word_stat` table and updated by each ingest, so "learning" ranks
+low and "grokking" high. The weights were measured against author keywords (bench/keyphrases.py,
+docs/search.md).
 """
 
 from __future__ import annotations
@@ -28,7 +30,11 @@ from app.search.acronyms import definitions
 from app.search.analysis import acronym_term, analyze
 
 KEYPHRASES_PER_PAPER = 5
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*|[.,;:!?()\[\]\"]")
+TITLE_WEIGHT = 3  # a phrase of the title counts as this many uses in the abstract
+PHRASE_BONUS = 0.45  # a phrase's score grows by this for each word past the first
+# Words (with inner hyphens; a leading digit kept: "3DGS", "3D-aware") and the punctuation
+# that ends a phrase; a possessive's "'s" is not part of the word.
+_WORD = re.compile(r"[0-9]*[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*|[.,;:!?()\[\]\"]")
 # Function words and the verbs and nouns every abstract uses: they split candidates.
 STOP = frozenset("""
 a about above across after again against all almost along also although always among an and
@@ -76,8 +82,7 @@ def _phrase_word(token: str) -> _Word:
         return _ACRONYM
     lowered = token.lower()
     # Adverbs ("fundamentally", "nearly") end phrases as stop words do.
-    if (lowered in STOP or not token[0].isalpha() or len(token) < 3
-            or lowered.endswith("ly")):
+    if lowered in STOP or len(token) < 3 or lowered.endswith("ly"):
         return _BREAK
     if lowered in GENERIC:
         return _Word(lowered, generic=True)
@@ -152,7 +157,7 @@ def _by_analyzed_form(counts: Counter[str]) -> Counter[str]:
 def content_words(text: str) -> set[str]:
     """The distinct lowercase words of a text that word statistics count."""
     return {w for w in (t.lower() for t in _WORD.findall(text))
-            if w[0].isalpha() and w not in STOP and len(w) > 1}
+            if w[0].isalnum() and w not in STOP and len(w) > 1}
 
 
 class KeyphraseExtractor:
@@ -170,14 +175,19 @@ class KeyphraseExtractor:
                 (self.documents + 1) / (self.word_df.get(word, 0) + 1)) + 1
         return idf
 
-    def extract(self, text: str, limit: int = KEYPHRASES_PER_PAPER) -> list[str]:
-        """The best `limit` candidates; a phrase inside a better one is not repeated."""
+    def extract(self, text: str, limit: int = KEYPHRASES_PER_PAPER, title: str = "") -> list[str]:
+        """The best `limit` candidates of the text and its title; a phrase inside a better one
+        is not repeated."""
         idf = self._idf
+        counts = candidate_phrases(text)
+        if title:
+            counts = _by_analyzed_form(counts + Counter(
+                {phrase: TITLE_WEIGHT * n for phrase, n in candidate_phrases(title).items()}))
         scored = []
-        for phrase, count in candidate_phrases(text).items():
+        for phrase, count in counts.items():
             words = phrase.lower().split()
             mean_idf = sum(map(idf, words)) / len(words)
-            scored.append((-count * mean_idf * (1 + 0.6 * (len(words) - 1)), phrase))
+            scored.append((-count * mean_idf * (1 + PHRASE_BONUS * (len(words) - 1)), phrase))
         chosen: list[str] = []
         for _, phrase in sorted(scored):
             lowered = phrase.lower()

@@ -185,6 +185,7 @@ class SearchOut(BaseModel):
     message: str | None
     corrected_query: str | None
     showing_corrected: bool
+    pasted: bool  # a pasted text (over 40 words): the hits are the papers most like it
     partial_hits: int
     expanded: list[Expansion]
     facets: dict[str, list[FacetValue]]

@@ -46,6 +46,7 @@ class SearchResult:
     notes: list[str] = field(default_factory=list)
     corrected: str | None = None  # "did you mean" query text
     showing_corrected: bool = False  # the hits are for `corrected`, the query had none
+    pasted: bool = False  # the query was a pasted text: the hits are the papers most like it
     facets: dict[str, list[tuple[object, int]]] = field(default_factory=dict)
     # Words that acronyms learned from the catalog expanded: (word as typed, its meanings).
     expansions: list[tuple[str, list[str]]] = field(default_factory=list)

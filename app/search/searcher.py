@@ -339,7 +339,7 @@ class _Search:
         papers are found; the page says so."""
         text = " ".join(self.request.q[:MAX_TEXT_CHARS].split())
         self.parsed = ParsedQuery(text, None)
-        result = SearchResult(self.request, text, notes=[LIKE_TEXT_NOTE.format(
+        result = SearchResult(self.request, text, pasted=True, notes=[LIKE_TEXT_NOTE.format(
             words=len(text.split()), n=LIKE_TEXT_RESULTS)])
         if len(self.request.q) > MAX_TEXT_CHARS:
             result.notes.append(f"The text was cut to its first {MAX_TEXT_CHARS:,} characters.")

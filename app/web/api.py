@@ -193,6 +193,7 @@ def search(
         query=result.query, filters=query.filters(), sort=query.sort, page=result.page,
         pages=result.pages, per_page=PER_PAGE, total=result.total, message=result.message,
         corrected_query=result.corrected, showing_corrected=result.showing_corrected,
+        pasted=result.pasted,
         partial_hits=len(result.partial),
         expanded=[Expansion(word=word, also_matched=meanings)
                   for word, meanings in result.expansions],

@@ -3,6 +3,8 @@ whole (as related papers are found), not papers holding all of its words, and sa
 
 from __future__ import annotations
 
+import re
+
 from fastapi.testclient import TestClient
 from sqlmodel import select
 
@@ -31,6 +33,8 @@ def test_a_pasted_text_is_not_cut_to_the_query_limit_and_the_page_says_so(
     page = client.get("/search", params={"q": longest.plain}).text
     assert "read as a text, not as words that must all match" in page
     assert "was cut to its first" not in page
+    assert re.search(r"<h1>\d+ papers like the text you pasted</h1>", page)
+    assert client.get("/api/search", params={"q": longest.plain}).json()["pasted"] is True
 
 
 def test_filters_apply_to_papers_like_a_text(client: TestClient, seeded: Catalog):

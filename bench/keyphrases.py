@@ -1,0 +1,417 @@
+"""Keyphrase chips against author keywords (issue 22, part 4): precision@5 per venue.
+
+    .venv/bin/python -m bench.keyphrases [--limit N] [--module PATH] [--seed S]
+
+The catalog's chips are computed as a fresh ingest of the whole corpus computes them: both
+files of ../shared/corpus/ are parsed by the ingest's own parsers, duplicates dropped as the
+ingest drops them (same paper ID), every abstract normalized by
+`app.ingest.normalize.normalize_abstract` (its `plain` text is what the catalog stores), word
+statistics taken with `document_frequencies` over all of them (documents = their number), and
+each paper's chips are `KeyphraseExtractor(word_df, documents).extract(plain)`, as
+`app.enrich.add_keyphrases` calls it. Nothing is cached on disk.
+
+Evaluated: the papers of every venue whose rows carry `keywords` (ICLR, CoRL, COLM, WWW and
+3DV carry author keywords; IJCAI's are the conference's area labels, "Machine Learning:
+Classification", shown in a row of their own and left out of the main overall figure). A chip
+is correct when it matches one of the paper's keywords (a keyword written "long form (ACRONYM)"
+counts as either form), by two rules:
+
+- strict: the same terms after `app.search.analysis.analyze` (case and inflections folded);
+- lenient: strict, or one's terms are a contiguous run inside the other's ("graph neural
+  networks" ~ "graph neural network", "diffusion" ~ "diffusion models").
+
+P@5 = correct chips / min(5, chips shown) per paper (a paper with no chip scores 0), averaged
+over papers per venue, then per edition (with how many distinct keywords it uses: ICLR 2017's
+papers chose from 15 subject areas) and overall (micro-average over the papers of the author-
+keyword venues, then with the area labels too). Also printed: chip shapes (verb fragments,
+lowercase two-letter stubs, acronyms and names shown in lowercase, words cut after digits,
+chips ending in a word that is not a noun: heuristics on LemmInflect's tables, with their most
+common cases so a reader can judge), the 30 most frequent chips, and 15 example papers' chips
+beside their keywords (a seeded sample, the same at every run).
+
+`--limit N` evaluates at most N papers per venue (evenly spaced in corpus order; word
+statistics still cover the whole corpus). `--module PATH` takes `KeyphraseExtractor` and
+`document_frequencies` from another copy of app/keyphrases.py, e.g. the baseline:
+`git show 839d526:app/keyphrases.py > /tmp/keyphrases_base.py`. About half a minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import inspect
+import random
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
+
+from lemminflect import getAllLemmas
+
+from app.ids import paper_id, venue_slug
+from app.ingest.load import PARSERS, input_format, read_input
+from app.ingest.normalize import normalize_abstract
+from app.search.analysis import acronym_term, analyze
+from bench.load import CORPUS
+
+CORPUS_FILES = ("ml-abstracts.jsonl.gz", "more-abstracts.jsonl.gz")  # ingest order (by name)
+AREA_LABEL_VENUES = frozenset({"IJCAI"})  # keywords are the venue's areas, not the authors'
+AT = 5
+EXAMPLES = 15
+FREQUENT = 30
+Terms = tuple[str, ...]
+
+
+@dataclass
+class Paper:
+    venue: str
+    year: int
+    title: str
+    plain: str
+    keywords: tuple[str, ...]
+    chips: list[str] = field(default_factory=list)
+
+
+def load_corpus() -> list[Paper]:
+    """Every paper the catalog would hold after ingesting the corpus, with its plain text."""
+    papers: list[Paper] = []
+    claimed: set[str] = set()
+    for name in CORPUS_FILES:
+        path = CORPUS / name
+        listing = PARSERS[input_format(path)](path, read_input(path, path.read_bytes()))
+        for raw in listing.abstracts:
+            pid = paper_id(venue_slug(raw.venue, raw.year), raw.text)
+            if pid in claimed:
+                continue  # a duplicate, as the ingest counts it
+            claimed.add(pid)
+            papers.append(Paper(raw.venue, raw.year, raw.title,
+                                normalize_abstract(raw.text).plain, raw.keywords))
+    return papers
+
+
+def load_module(path: str | None) -> ModuleType:
+    if path is None:
+        import app.keyphrases
+        return app.keyphrases
+    spec = importlib.util.spec_from_file_location("keyphrases_under_test", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"{path}: not a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+# --- matching ---------------------------------------------------------------------------------
+
+_PARENTHESIS = re.compile(r"^(?P<long>.+?)\s*\((?P<short>[^()]+)\)$")
+
+
+def keyword_terms(keyword: str) -> list[Terms]:
+    """The analyzed forms a keyword stands for: itself, or both halves of "long (SHORT)"."""
+    match = _PARENTHESIS.match(keyword.strip())
+    forms = [match["long"], match["short"]] if match else [keyword]
+    return [terms for terms in map(analyze, forms) if terms]
+
+
+def contains_run(outer: Terms, inner: Terms) -> bool:
+    n = len(inner)
+    return any(outer[i:i + n] == inner for i in range(len(outer) - n + 1))
+
+
+def judge(chip: str, keywords: Sequence[Terms]) -> str:
+    """"strict", "lenient" (lenient only) or "" for a chip against a paper's keywords."""
+    terms = analyze(chip)
+    if not terms:
+        return ""
+    if terms in keywords:
+        return "strict"
+    if any(contains_run(k, terms) or contains_run(terms, k) for k in keywords):
+        return "lenient"
+    return ""
+
+
+# --- chip shapes ------------------------------------------------------------------------------
+
+_TEXT_WORD = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
+
+
+def _parts(word: str) -> dict[str, tuple[str, ...]]:
+    return getAllLemmas(word.lower()) if acronym_term(word) is None else {}
+
+
+def is_verb_fragment(chip: str) -> bool:
+    """A chip with a word the dictionary knows only as a verb: in its base form anywhere
+    ("better understand catastrophic"), as the -ing form opening a longer chip ("obtaining exact
+    expressions"), or in another form (-s, -ed, "hidden") ending a longer one ("models
+    trained"). -ing words elsewhere ("catastrophic forgetting") and participles before a noun
+    ("learned representations") are read as nouns and adjectives."""
+    words = chip.split()
+    for i, word in enumerate(words):
+        parts = _parts(word)
+        if not parts or set(parts) - {"VERB", "AUX"}:
+            continue
+        lower = word.lower()
+        if lower.endswith("ing"):
+            if i == 0 and len(words) > 1:
+                return True
+        elif lower not in parts.get("VERB", ()):
+            if i == len(words) - 1 and len(words) > 1:
+                return True
+        else:
+            return True
+    return False
+
+
+def is_stub(chip: str) -> bool:
+    """A chip with a two-letter lowercase word ("cf", "cl")."""
+    return any(len(w) == 2 and w.isalpha() and w.islower() for w in chip.split())
+
+
+def written_forms(plain: str) -> dict[str, set[str]]:
+    """Each word of the text (lowercased) → the ways it is written; digits may lead a word."""
+    forms: dict[str, set[str]] = defaultdict(set)
+    for token in _TEXT_WORD.findall(plain):
+        forms[token.lower()].add(token)
+    return forms
+
+
+def lowercased_name(chip: str, forms: dict[str, set[str]]) -> bool:
+    """A chip word in lowercase that the abstract writes only with capitals inside it (inside a
+    part between hyphens), as an acronym or a name (chip "lora" or "langocc", text "LoRA" or
+    "LangOcc"; not "monte-carlo" of "Monte-Carlo")."""
+    for word in chip.split():
+        written = forms.get(word)
+        if (word.islower() and written and word not in written
+                and all(any(ch.isupper() for part in form.split("-") for ch in part[1:])
+                        for form in written)):
+            return True
+    return False
+
+
+def cut_after_digits(chip: str, forms: dict[str, set[str]]) -> bool:
+    """A chip word the abstract never writes alone, only after digits ("DGS" of "3DGS",
+    "d-aware" of "3D-aware")."""
+    for word in chip.lower().split():
+        if word not in forms and any(w.endswith(word) and w[:len(w) - len(word)].isdigit()
+                                     for w in forms):
+            return True
+    return False
+
+
+def ends_without_noun(chip: str) -> bool:
+    """The last word is in the dictionary, but not as a noun ("generative", "robust"); an -ing
+    word is read as a noun ("temporal reasoning")."""
+    last = chip.split()[-1]
+    parts = _parts(last)
+    return (bool(parts) and not {"NOUN", "PROPN"} & set(parts)
+            and not last.lower().endswith("ing") and not is_verb_fragment(chip))
+
+
+# --- scores -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    papers: int = 0
+    keywords: int = 0
+    chips: int = 0
+    short: int = 0  # papers with fewer than AT chips
+    strict: float = 0.0
+    lenient: float = 0.0
+    hit: int = 0  # papers with a chip correct by the lenient rule
+
+    def add(self, paper: Paper, marks: Sequence[str]) -> None:
+        shown = min(AT, len(paper.chips))
+        self.papers += 1
+        self.keywords += len(paper.keywords)
+        self.chips += len(paper.chips)
+        self.short += len(paper.chips) < AT
+        if shown:
+            self.strict += sum(m == "strict" for m in marks[:shown]) / shown
+            self.lenient += sum(bool(m) for m in marks[:shown]) / shown
+        self.hit += any(marks[:shown])
+
+    def row(self, label: str) -> str:
+        n = max(self.papers, 1)
+        return (f"| {label} | {self.papers:,} | {self.keywords / n:.1f} | {self.chips / n:.2f} "
+                f"| {self.short:,} | {self.strict / n:.3f} | {self.lenient / n:.3f} "
+                f"| {self.hit / n:.1%} |")
+
+
+def evaluated(papers: Iterable[Paper], limit: int | None) -> dict[str, list[Paper]]:
+    """The papers with keywords, per venue, the most papers first; with a limit, that many
+    of each venue's, evenly spaced in corpus order (so every edition is represented)."""
+    by_venue: dict[str, list[Paper]] = defaultdict(list)
+    for paper in papers:
+        if paper.keywords:
+            by_venue[paper.venue].append(paper)
+    if limit is not None:
+        for venue, found in by_venue.items():
+            if len(found) > limit:
+                by_venue[venue] = [found[i * len(found) // limit] for i in range(limit)]
+    return dict(sorted(by_venue.items(), key=lambda kv: (-len(kv[1]), kv[0])))
+
+
+def sample(by_venue: dict[str, list[Paper]], count: int, seed: int) -> list[Paper]:
+    """`count` papers, round robin over the author-keyword venues, each venue's shuffled."""
+    pools = [random.Random(f"{seed}-{venue}").sample(papers, len(papers))
+             for venue, papers in by_venue.items() if venue not in AREA_LABEL_VENUES]
+    chosen: list[Paper] = []
+    while len(chosen) < count and any(pools):
+        for pool in pools:
+            if pool and len(chosen) < count:
+                chosen.append(pool.pop())
+    return chosen
+
+
+def editions_table(by_venue: dict[str, list[Paper]], marks: dict[int, list[str]]) -> list[str]:
+    """Per edition, with how many distinct keywords its papers carry: an edition whose papers
+    pick from a short fixed list (ICLR 2017: 15 subject areas) is judged by other keywords."""
+    lines = [f"\n### Per edition\n\n| edition | papers | keywords / paper | chips / paper "
+             f"| fewer than {AT} chips | P@{AT} strict | P@{AT} lenient "
+             f"| papers with a lenient hit | distinct keywords |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for venue, papers in by_venue.items():
+        for year in sorted({p.year for p in papers}):
+            tally = Tally()
+            distinct: set[str] = set()
+            for paper in papers:
+                if paper.year == year:
+                    tally.add(paper, marks[id(paper)])
+                    distinct.update(" ".join(k.lower().split()) for k in paper.keywords)
+            lines.append(f"{tally.row(f'{venue} {year}')} {len(distinct):,} |")
+    return lines
+
+
+def shapes_table(papers: Sequence[Paper]) -> list[str]:
+    cache: dict[int, dict[str, set[str]]] = {}
+
+    def forms(paper: Paper) -> dict[str, set[str]]:
+        if id(paper) not in cache:
+            cache.clear()
+            cache[id(paper)] = written_forms(paper.plain)
+        return cache[id(paper)]
+
+    checks: dict[str, Callable[[Paper, str], bool]] = {
+        "verb fragment": lambda _p, chip: is_verb_fragment(chip),
+        "two-letter lowercase stub": lambda _p, chip: is_stub(chip),
+        "acronym or name shown in lowercase": lambda p, chip: lowercased_name(chip, forms(p)),
+        "word cut after digits": lambda p, chip: cut_after_digits(chip, forms(p)),
+        "ends in a word that is not a noun": lambda _p, chip: ends_without_noun(chip),
+    }
+    found: dict[str, Counter[str]] = {name: Counter() for name in checks}
+    papers_with: Counter[str] = Counter()
+    total = 0
+    for paper in papers:
+        total += len(paper.chips)
+        for name, check in checks.items():
+            flagged = [chip for chip in paper.chips if check(paper, chip)]
+            found[name].update(flagged)
+            papers_with[name] += bool(flagged)
+    lines = [f"Over the {total:,} chips of the {len(papers):,} evaluated papers.", "",
+             "| shape | chips | share of chips | papers with one | most common |",
+             "|---|---|---|---|---|"]
+    for name, counts in found.items():
+        n = sum(counts.values())
+        common = ", ".join(f"{chip} ({k})" for chip, k in counts.most_common(8)) or "-"
+        lines.append(f"| {name} | {n:,} | {n / max(total, 1):.1%} | {papers_with[name]:,} "
+                     f"| {common} |")
+    return lines
+
+
+def frequent_table(papers: Sequence[Paper], marks: dict[int, list[str]]) -> list[str]:
+    counts: Counter[str] = Counter()
+    right: Counter[str] = Counter()
+    for paper in papers:
+        counts.update(paper.chips)
+        right.update(c for c, m in zip(paper.chips, marks[id(paper)], strict=True) if m)
+    lines = ["| chip | papers | correct (lenient) |", "|---|---|---|"]
+    lines += [f"| {chip} | {n:,} | {right[chip]:,} |" for chip, n in counts.most_common(FREQUENT)]
+    return lines
+
+
+def examples_table(papers: Sequence[Paper], marks: dict[int, list[str]]) -> list[str]:
+    sign = {"strict": " ✓", "lenient": " ≈", "": ""}
+    lines = ["| paper | chips (✓ strict, ≈ lenient) | author keywords |", "|---|---|---|"]
+    for paper in papers:
+        chips = "; ".join(c + sign[m] for c, m in zip(paper.chips, marks[id(paper)], strict=True))
+        title = paper.title.replace("|", "/") or paper.plain[:80]
+        keywords = "; ".join(paper.keywords).replace("|", "/")
+        lines.append(f"| {paper.venue} {paper.year}: {title} | {chips} | {keywords} |")
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--limit", type=int, default=None,
+                        help="evaluate at most N papers per venue")
+    parser.add_argument("--module", default=None,
+                        help="a copy of app/keyphrases.py to measure instead (baseline)")
+    parser.add_argument("--seed", type=int, default=22, help="the example sample's seed")
+    args = parser.parse_args(argv)
+    module = load_module(args.module)
+    started = time.perf_counter()
+    corpus = load_corpus()
+    loaded = time.perf_counter()
+    word_df = dict(module.document_frequencies(p.plain for p in corpus))
+    extract = module.KeyphraseExtractor(word_df, len(corpus)).extract
+    titled = "title" in inspect.signature(extract).parameters  # older extractors: text only
+    counted = time.perf_counter()
+    by_venue = evaluated(corpus, args.limit)
+    marks: dict[int, list[str]] = {}
+    tallies: dict[str, Tally] = {}
+    for venue, papers in by_venue.items():
+        tally = tallies[venue] = Tally()
+        for paper in papers:
+            paper.chips = list(extract(paper.plain, title=paper.title) if titled
+                               else extract(paper.plain))
+            keywords = [terms for k in paper.keywords for terms in keyword_terms(k)]
+            marks[id(paper)] = [judge(chip, keywords) for chip in paper.chips]
+            tally.add(paper, marks[id(paper)])
+    extracted = time.perf_counter()
+
+    source = args.module or "app/keyphrases.py"
+    author = [v for v in by_venue if v not in AREA_LABEL_VENUES]
+    everyone = [p for papers in by_venue.values() for p in papers]
+    authored = [p for v in author for p in by_venue[v]]
+    print(f"# Keyphrase chips against author keywords ({source})\n")
+    print(f"Word statistics over {len(corpus):,} abstracts ({len(word_df):,} words); chips of "
+          f"the {len(everyone):,} papers with keywords"
+          + (f" (at most {args.limit} per venue)" if args.limit else "") + ".\n")
+    print(f"## P@{AT} per venue\n")
+    print(f"| venue | papers | keywords / paper | chips / paper | fewer than {AT} chips "
+          f"| P@{AT} strict | P@{AT} lenient | papers with a lenient hit |")
+    print("|---|---|---|---|---|---|---|---|")
+    for venue in by_venue:
+        label = f"{venue} (area labels)" if venue in AREA_LABEL_VENUES else venue
+        print(tallies[venue].row(label))
+    overall = Tally()
+    for venue in author:
+        for paper in by_venue[venue]:
+            overall.add(paper, marks[id(paper)])
+    print(overall.row(f"**overall: {', '.join(author)}**"))
+    if len(author) < len(by_venue):
+        for venue in by_venue:
+            if venue in AREA_LABEL_VENUES:
+                for paper in by_venue[venue]:
+                    overall.add(paper, marks[id(paper)])
+        print(overall.row("overall, area labels included"))
+    print("\n".join(editions_table(by_venue, marks)))
+    print("\n## Chip shapes\n")
+    print("\n".join(shapes_table(everyone)))
+    print(f"\nAuthor-keyword venues only ({', '.join(author)}):\n")
+    print("\n".join(shapes_table(authored)))
+    print(f"\n## The {FREQUENT} most frequent chips (author-keyword venues)\n")
+    print("\n".join(frequent_table(authored, marks)))
+    print(f"\n## {EXAMPLES} example papers (seed {args.seed})\n")
+    print("\n".join(examples_table(sample(by_venue, EXAMPLES, args.seed), marks)))
+    print(f"\nTimes: corpus parsed and normalized {loaded - started:.0f} s, word statistics "
+          f"{counted - loaded:.0f} s, chips {extracted - counted:.0f} s.")
+
+
+if __name__ == "__main__":
+    main()
