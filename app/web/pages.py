@@ -10,7 +10,7 @@ from sqlmodel import Session
 
 from app import catalog, series
 from app.exports import bibtex_entry
-from app.search.query import replace_word
+from app.search.query import PASTED_TEXT_WORDS, replace_word
 from app.search.results import SearchResult
 from app.search.synonyms import SYNONYM_GROUPS
 from app.topics import load_taxonomy
@@ -202,4 +202,4 @@ def trends(
 @router.get("/help/search")
 def search_help(request: Request, search: SearchDep) -> HTMLResponse:
     return render(request, "search_help.html", synonyms=SYNONYM_GROUPS,
-                  learned=search.learned_acronyms())
+                  learned=search.learned_acronyms(), pasted_words=PASTED_TEXT_WORDS)
