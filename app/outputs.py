@@ -187,6 +187,7 @@ class SearchOut(BaseModel):
     showing_corrected: bool
     pasted: bool  # a pasted text (over 40 words): the hits are the papers most like it
     partial_hits: int
+    related_words: list[str]  # the words of the query's family its partial hits hold
     expanded: list[Expansion]
     facets: dict[str, list[FacetValue]]
     hits: list[SearchHitOut]

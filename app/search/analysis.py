@@ -109,19 +109,23 @@ class MathSymbolFilter(Filter):
 
 
 # A word's part of speech is unknown: "-ing" and "-ed" forms are read as verbs (learning →
-# learn), other words as nouns first (axes → axis, not axe; data → data).
+# learn), other words as nouns first (data → data, does → do). Adjectives and adverbs keep
+# their form: their lemmas undo comparison (worst → bad, greater → great), no inflection
+# researchers mean the same by.
 _VOWEL = re.compile("[aeiouy]")
-_VERB_FIRST = ("VERB", "AUX", "NOUN", "ADJ", "ADV", "PROPN")
-_NOUN_FIRST = ("AUX", "NOUN", "VERB", "ADJ", "ADV", "PROPN")
+_VERB_FIRST = ("VERB", "AUX", "NOUN")
+_NOUN_FIRST = ("AUX", "NOUN", "VERB")
 
 
 def _lemma(word: str) -> str | None:
+    """The word's lemma as a noun or verb; the word itself for an adjective or adverb; None
+    for a word the tables do not know."""
     lemmas = getAllLemmas(word)
     if not lemmas:
         return None
     order = _VERB_FIRST if word.endswith(("ing", "ed")) else _NOUN_FIRST
-    part = next((p for p in order if p in lemmas), next(iter(lemmas)))
-    return lemmas[part][0]
+    part = next((p for p in order if p in lemmas), None)
+    return lemmas[part][0] if part else word
 
 
 def _porter_inflections(word: str) -> str:

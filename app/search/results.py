@@ -51,8 +51,10 @@ class SearchResult:
     # Words that acronyms learned from the catalog expanded: (word as typed, its meanings).
     expansions: list[tuple[str, list[str]]] = field(default_factory=list)
     # Where the exact matches end before the page does: papers with most of the query's
-    # parts. Not counted in `total` or the facets, not exported.
+    # parts, or, for one word, with words of its family (`related_words`). Not counted in
+    # `total` or the facets, not exported.
     partial: list[SearchHit] = field(default_factory=list)
+    related_words: list[str] = field(default_factory=list)
 
     @property
     def page(self) -> int:

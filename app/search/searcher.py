@@ -28,7 +28,7 @@ from app.search.acronyms import AcronymCounts, Meaning
 from app.search.analysis import analyze
 from app.search.codec import SegmentLengthBM25F, use_decoded_lengths
 from app.search.completions import AUTHOR_PREFIX, Completions
-from app.search.expand import Synonyms
+from app.search.expand import Synonyms, text_query
 from app.search.facets import FacetColumn, FacetFilter, as_array, as_mask, read_facet_columns
 from app.search.index import VERSION_FILE
 from app.search.matches import (
@@ -39,6 +39,7 @@ from app.search.matches import (
     top_matches,
 )
 from app.search.query import (
+    FILTER_INDEX_FIELDS,
     MAX_TEXT_CHARS,
     TEXT_FIELDS,
     ParsedQuery,
@@ -298,8 +299,10 @@ class _Search:
             result.hits = self._page(query, allowed, docs, start)
         room = start + PER_PAGE - result.total
         if (with_hits and 0 < room <= PER_PAGE and self.request.sort == "relevance"
-                and not result.showing_corrected):
+                and not result.showing_corrected and not result.pasted):
             result.partial = self._partial(allowed, room)
+            if not result.partial:
+                result.related_words, result.partial = self._related_words(allowed, room)
         return result
 
     def ranked_ids(self, limit: int | None, newest_first: bool) -> list[str]:
@@ -432,6 +435,36 @@ class _Search:
                           missing=[label for row, (label, _) in enumerate(parts.words)
                                    if not has[row, doc]])
                 for paper_id, doc in zip(ids, best.tolist(), strict=True)]
+
+    def _related_words(self, exact: set[int], room: int) -> tuple[list[str], list[SearchHit]]:
+        """For a query of one word whose matches end before the page does: the best papers
+        with a word of its family that it does not find ("memorize" for "memorization"),
+        and those words. Derivations are kept apart in counts, not out of reach."""
+        parsed = self.parsed
+        if (parsed.query is None or len(parsed.words) != 1 or _excludes(parsed.query)
+                or any(leaf.field() in FILTER_INDEX_FIELDS for leaf in parsed.query.leaves())):
+            return [], []  # only a plain word: no inline filter or exclusion to carry over
+        words = self.current.vocabulary.family(parsed.words[0])
+        forms = list(dict.fromkeys(form for form in map(analyze, words)
+                                   if form and form != analyze(parsed.words[0])))
+        if not forms:
+            return [], []
+        either = Or([text_query(form) for form in forms])
+        candidates = self._filtered(self._matching(either) - exact)
+        if not candidates:
+            return [], []
+        scores = match_scores(self.searcher, either, candidates, self.phrases)
+        docs = as_array(candidates)
+        score = scores[docs] if scores is not None else np.zeros(len(docs))
+        best = docs[np.lexsort((docs, -score))[:room]].tolist()
+        ids = [self.current.ids[doc] for doc in best]
+        plain = self.texts(ids)
+        terms = query_terms(either)
+        hits = [SearchHit(paper_id, float(score_of), make_snippet(plain.get(paper_id, ""), terms),
+                          partial=True)
+                for paper_id, score_of in zip(ids, (scores[doc] if scores is not None else 0.0
+                                                    for doc in best), strict=True)]
+        return words, hits
 
     def _page(self, query: Query, allowed: set[int], docs: set[int],
               start: int) -> list[SearchHit]:

@@ -22,11 +22,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from whoosh.lang import porter2
 from whoosh.spelling import ListCorrector
 
-from app.search.analysis import word_analyzer
+from app.search.analysis import americanize, fold_inflections, word_analyzer
 
 VOCABULARY_FILE = "vocabulary.tsv"
+FAMILY_WORDS = 6  # a word's family offered when its own matches run out
+FAMILY_CANDIDATES = 200  # the most used words that start as its root, whose stems are checked
+MIN_FAMILY_ROOT = 4  # shorter roots ("gen", "pos") gather unrelated words
 
 
 # Web and e-mail addresses: their parts ("sergeytulyakov", "zzhang05") are no words to offer.
@@ -100,6 +104,20 @@ class Vocabulary:
     def completions(self, prefix: str, limit: int) -> list[str]:
         """The `limit` most frequent words starting with `prefix` (ties alphabetically)."""
         return PrefixTable(self.words, self.df).completions(prefix, limit)
+
+    def family(self, word: str, limit: int = FAMILY_WORDS) -> list[str]:
+        """The most used words of the catalog that Snowball English stems as it stems `word`
+        (memorize, memorable for memorization), one per inflected family, `word`'s own left
+        out: the derivations search keeps apart."""
+        lowered = word.lower()
+        root = porter2.stem(americanize(lowered))
+        if len(root) < MIN_FAMILY_ROOT:
+            return []
+        found: dict[str, str] = {fold_inflections(americanize(lowered)): lowered}
+        for other in self.completions(root.rstrip("i"), FAMILY_CANDIDATES):
+            if porter2.stem(americanize(other)) == root:
+                found.setdefault(fold_inflections(americanize(other)), other)
+        return list(found.values())[1:limit + 1]  # each word once, as most papers write it
 
     def suggest(self, word: str, maxdist: int = 2, prefix: int = 1) -> str | None:
         """The closest known word to a misspelt one, the most frequent among equally close."""

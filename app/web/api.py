@@ -194,7 +194,7 @@ def search(
         pages=result.pages, per_page=PER_PAGE, total=result.total, message=result.message,
         corrected_query=result.corrected, showing_corrected=result.showing_corrected,
         pasted=result.pasted,
-        partial_hits=len(result.partial),
+        partial_hits=len(result.partial), related_words=result.related_words,
         expanded=[Expansion(word=word, also_matched=meanings)
                   for word, meanings in result.expansions],
         facets={name: [FacetValue(value=value, count=count) for value, count in counts]

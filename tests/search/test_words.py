@@ -211,3 +211,13 @@ def test_the_index_is_open_before_the_first_request(words: TestClient):
     assert app.state.search.opened() is None
     with TestClient(app):
         assert app.state.search.opened() is not None
+
+
+def test_a_word_whose_matches_run_out_goes_on_with_its_family(words: TestClient):
+    body = words.get("/api/search", params={"q": "transform", "venue": "words-2025"}).json()
+    assert body["total"] == 1 and body["related_words"]
+    assert "transformer" in body["related_words"]
+    related = [hit["abstract"] for hit in body["hits"] if hit["partial"]]
+    assert ABSTRACTS[0] in related and ABSTRACTS[2] not in related  # not counted twice
+    page = words.get("/search", params={"q": "transform", "venue": "words-2025"}).text
+    assert "Papers with words related to “transform”" in page
