@@ -13,6 +13,7 @@ from app.catalog import ListFilter
 from app.db import get_engine
 from app.ids import slugify
 from app.models import Paper, Venue
+from app.search.query import MAX_TEXT_CHARS
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from app.series import Series, get_series
@@ -39,8 +40,11 @@ def search_request(
     sort: Annotated[Literal["relevance", "venue"], Query()] = "relevance",
     page: Annotated[int, Query(ge=1, le=10_000)] = 1,
 ) -> SearchRequest:
-    return SearchRequest(q=q, series=slugify(series), venue=venue, year=year, topic=topic,
-                         status=slugify(status), has=has, sort=sort, page=page)
+    # The query is kept (and echoed into the page's links) only as far as search reads it, and
+    # one character more, by which search tells that the text was cut.
+    return SearchRequest(q=q[:MAX_TEXT_CHARS + 1], series=slugify(series), venue=venue,
+                         year=year, topic=topic, status=slugify(status), has=has, sort=sort,
+                         page=page)
 
 
 def list_filter(

@@ -48,3 +48,9 @@ def test_filters_apply_to_papers_like_a_text(client: TestClient, seeded: Catalog
 def test_a_query_of_a_few_words_still_matches_every_word(client: TestClient):
     body = client.get("/api/search", params={"q": "sharpness minimization"}).json()
     assert "read as a text" not in (body["message"] or "")
+
+
+def test_an_overlong_query_is_echoed_only_as_far_as_it_is_read(client: TestClient):
+    page = client.get("/search", params={"q": "learning " * 7_000}).text
+    assert "first 10,000 characters" in page
+    assert len(page) < 600_000  # 63 KB of query echoed into its links made 2 MB
