@@ -24,10 +24,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from lemminflect import getAllLemmas
-
 from app.search.acronyms import definitions
-from app.search.analysis import acronym_term, analyze
+from app.search.analysis import acronym_term, analyze, lemmas
 
 KEYPHRASES_PER_PAPER = 5
 TITLE_WEIGHT = 3  # a phrase of the title counts as this many uses in the abstract
@@ -65,16 +63,18 @@ large small high low
 
 class _Word(NamedTuple):
     form: str  # as the phrase shows it; "" for a word that ends phrases
+    terms: tuple[str, ...] = ()  # as search analyzes it: a phrase's inflections are one
     starts: bool = True  # whether a phrase may start with it
     ends: bool = True  # whether a phrase may end with it
     generic: bool = False  # never a phrase on its own (GENERIC)
 
 
-_BREAK = _Word("", False, False)
-_ACRONYM = _Word("", False, False)  # kept only where the abstract defines or repeats it
+_BREAK = _Word("", starts=False, ends=False)
+_ACRONYM = _Word("", starts=False, ends=False)  # kept where the abstract defines or repeats it
 _ONLY_VERBS = {"VERB", "AUX", "ADV"}
 _PHRASE_WORDS: dict[str, _Word] = {}  # token → its class, each token classified once
 _PHRASE_WORDS_LIMIT = 500_000
+Candidates = Counter[tuple[str, tuple[str, ...]]]  # (phrase as written, its terms) → uses
 
 
 def _phrase_word(token: str) -> _Word:
@@ -84,74 +84,90 @@ def _phrase_word(token: str) -> _Word:
     # Adverbs ("fundamentally", "nearly") end phrases as stop words do.
     if lowered in STOP or len(token) < 3 or lowered.endswith("ly"):
         return _BREAK
+    terms = analyze(lowered)
     if lowered in GENERIC:
-        return _Word(lowered, generic=True)
-    parts = getAllLemmas(lowered.rsplit("-", 1)[-1])
+        return _Word(lowered, terms, generic=True)
+    parts = lemmas(lowered.rsplit("-", 1)[-1])
     if parts and set(parts) <= _ONLY_VERBS:
         if lowered.endswith("ed"):  # a participle may lead: "labeled data"
-            return _Word(lowered, ends=False)
+            return _Word(lowered, terms, ends=False)
         if lowered.endswith("ing"):  # a gerund may end: "catastrophic forgetting"
-            return _Word(lowered, starts=False)
+            return _Word(lowered, terms, starts=False)
         return _BREAK  # "understand", "hampers"
-    return _Word(lowered, ends=not parts or "NOUN" in parts or "PROPN" in parts)
+    return _Word(lowered, terms, ends=not parts or "NOUN" in parts or "PROPN" in parts)
 
 
 def candidate_phrases(text: str) -> Counter[str]:
     """Candidate phrases with their counts in one text, inflections counted together under
     the form the text uses most (acronyms in their case, other words lowercased)."""
+    return _by_analyzed_form(_candidates(text))
+
+
+def _candidates(text: str) -> Candidates:
     known = _PHRASE_WORDS  # tokens recur across abstracts: each is classified once
     if len(known) > _PHRASE_WORDS_LIMIT:
         known.clear()
     tokens = _WORD.findall(text)
-    acronyms = _acronyms_of(text, tokens)
-    phrases: list[str] = []
-    run: list[_Word] = []
+    words = []
     for token in tokens:
         word = known.get(token)
         if word is None:
             word = known[token] = _phrase_word(token)
+        words.append(word)
+    acronyms = _acronyms_of(text, [t for t, w in zip(tokens, words, strict=True)
+                                   if w is _ACRONYM])
+    phrases: Candidates = Counter()
+    run: list[_Word] = []
+    for token, word in zip(tokens, words, strict=True):
         if word is _ACRONYM:
             term = acronym_term(token)
-            word = _Word(acronyms[term]) if term in acronyms else _BREAK
+            word = _Word(acronyms[term], (term,)) if term in acronyms else _BREAK
         if word.form:
             run.append(word)
         elif run:
             _add_runs(phrases, run)
             run = []
     _add_runs(phrases, run)
-    return _by_analyzed_form(Counter(phrases))
+    return phrases
 
 
-def _acronyms_of(text: str, tokens: list[str]) -> dict[str, str]:
-    """The acronyms the text defines or uses twice or more: term → the acronym as written."""
-    uses = Counter(term for term in map(acronym_term, tokens) if term is not None)
-    defined = {acronym.lower() for acronym, _ in definitions(text)}
-    written = {}
-    for token in tokens:
-        term = acronym_term(token)
-        if term is not None and (uses[term] > 1 or term in defined):
-            written.setdefault(term, token[:len(term)])  # "LLMs" → "LLM"
-    return written
+def _acronyms_of(text: str, written: list[str]) -> dict[str, str]:
+    """Of the acronyms written in a text, those it defines or uses twice or more: term → the
+    acronym as written."""
+    terms = [acronym_term(token) or "" for token in written]
+    uses = Counter(terms)
+    defined = {acronym.lower() for acronym, _ in definitions(text)} if written else set()
+    kept: dict[str, str] = {}
+    for token, term in zip(written, terms, strict=True):
+        if uses[term] > 1 or term in defined:
+            kept.setdefault(term, token[:len(term)])  # "LLMs" → "LLM"
+    return kept
 
 
-def _add_runs(phrases: list[str], run: list[_Word]) -> None:
+def _add_runs(phrases: Candidates, run: list[_Word]) -> None:
     """The run's words, pairs and triples of consecutive words that may start and end a
-    phrase, and are not all generic."""
-    for n in (1, 2, 3):
-        for i in range(len(run) - n + 1):
-            words = run[i:i + n]
-            if words[0].starts and words[-1].ends and not all(w.generic for w in words):
-                phrases.append(" ".join(word.form for word in words))
+    phrase, and are not all generic (each built on the one before: this is the hot loop)."""
+    for i, first in enumerate(run):
+        if not first.starts:
+            continue
+        form, terms, generic = first.form, first.terms, first.generic
+        for j in range(i, min(i + 3, len(run))):
+            word = run[j]
+            if j > i:
+                form, terms = f"{form} {word.form}", terms + word.terms
+                generic = generic and word.generic
+            if word.ends and not generic:
+                phrases[form, terms] += 1
 
 
-def _by_analyzed_form(counts: Counter[str]) -> Counter[str]:
-    forms: dict[tuple[str, ...], list[tuple[int, str]]] = {}
-    for phrase, count in counts.items():
-        forms.setdefault(analyze(phrase), []).append((count, phrase))
-    merged: Counter[str] = Counter()
-    for written in forms.values():
-        merged[max(written)[1]] = sum(count for count, _ in written)
-    return merged
+def _by_analyzed_form(counts: Candidates) -> Counter[str]:
+    total: Counter[tuple[str, ...]] = Counter()
+    best: dict[tuple[str, ...], tuple[int, str]] = {}
+    for (phrase, terms), count in counts.items():
+        total[terms] += count
+        if (count, phrase) > best.get(terms, (0, "")):
+            best[terms] = (count, phrase)
+    return Counter({phrase: total[terms] for terms, (_, phrase) in best.items()})
 
 
 def content_words(text: str) -> set[str]:
@@ -179,10 +195,10 @@ class KeyphraseExtractor:
         """The best `limit` candidates of the text and its title; a phrase inside a better one
         is not repeated."""
         idf = self._idf
-        counts = candidate_phrases(text)
+        candidates = _candidates(text)
         if title:
-            counts = _by_analyzed_form(counts + Counter(
-                {phrase: TITLE_WEIGHT * n for phrase, n in candidate_phrases(title).items()}))
+            candidates.update({key: TITLE_WEIGHT * n for key, n in _candidates(title).items()})
+        counts = _by_analyzed_form(candidates)
         scored = []
         for phrase, count in counts.items():
             words = phrase.lower().split()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
+from functools import lru_cache
 
 from lemminflect import getAllLemmas
 from whoosh.analysis import (
@@ -117,15 +118,22 @@ _VERB_FIRST = ("VERB", "AUX", "NOUN")
 _NOUN_FIRST = ("AUX", "NOUN", "VERB")
 
 
+@lru_cache(maxsize=50_000)
+def lemmas(word: str) -> dict[str, tuple[str, ...]]:
+    """A lowercase word's lemmas by part of speech (LemmInflect's tables; {} when unknown),
+    looked up once: every lookup deep-copies the tables' entry. Not to be modified."""
+    return getAllLemmas(word)
+
+
 def _lemma(word: str) -> str | None:
     """The word's lemma as a noun or verb; the word itself for an adjective or adverb; None
     for a word the tables do not know."""
-    lemmas = getAllLemmas(word)
-    if not lemmas:
+    lemmas_ = lemmas(word)
+    if not lemmas_:
         return None
     order = _VERB_FIRST if word.endswith(("ing", "ed")) else _NOUN_FIRST
-    part = next((p for p in order if p in lemmas), None)
-    return lemmas[part][0] if part else word
+    part = next((p for p in order if p in lemmas_), None)
+    return lemmas_[part][0] if part else word
 
 
 def _porter_inflections(word: str) -> str:
@@ -151,8 +159,9 @@ def fold_inflections(word: str) -> str:
     """One lowercase word without its inflection, in American spelling (an idempotent map:
     "embeddings" → "embedding" → "embed" is folded until it stays)."""
     for _ in range(3):
-        lemma = _lemma(word) or _lemma(americanize(word))
-        folded = americanize(lemma if lemma else _porter_inflections(americanize(word)))
+        american = americanize(word)
+        lemma = _lemma(word) or (_lemma(american) if american != word else None)
+        folded = americanize(lemma if lemma else _porter_inflections(american))
         if folded == word or lemma is None:
             return folded
         word = folded
@@ -163,6 +172,8 @@ def acronym_term(word: str) -> str | None:
     """The term of a word written as an acronym (two capitals or more, ending in a capital or
     a digit, maybe with a plural s: "LLMs", "LoRA", "ViT", "ResNet50"): lowercased without the
     plural s and never stemmed. None for other words ("ImageNet", "Transformers")."""
+    if word[1:].islower() or len(word) < 2:  # most words: quickly told apart
+        return None
     body = word[:-1] if len(word) > 2 and word[-1] == "s" and not word[-2].islower() else word
     if (body.isascii() and sum(ch.isupper() for ch in body) >= 2
             and (body[-1].isupper() or body[-1].isdigit())):
@@ -193,7 +204,7 @@ def _acronym(term: str) -> AcronymTerm:
 def is_english_word(word: str) -> bool:
     """Whether a lowercase word is in the English dictionary ("map", "art", "ai"): typed so,
     it means the word, not an acronym that is spelt the same."""
-    return bool(getAllLemmas(word))
+    return bool(lemmas(word))
 
 
 def acronym_form(word: str) -> tuple[str, ...]:

@@ -84,8 +84,9 @@ class CompletionCounts:
         _write_lines(directory / AUTHORS_FILE, (f"{key}\t{n}\n" for key, n in sorted(
             self.authors.items()) if n > 0))
         _write_lines(directory / TABLES_FILE, (
-            f"{kind}\t{key}\t{table.counts[key]}\n"
-            for kind, table in tables.items() for key in table.keys))
+            f"{kind}\t{key}\t{n}\n"
+            for kind, table in tables.items() for key, n in zip(table.keys, table.counts,
+                                                                  strict=True)))
 
     @classmethod
     def read(cls, directory: Path) -> CompletionCounts:
@@ -115,12 +116,12 @@ class Completions:
     @classmethod
     def read(cls, directory: Path) -> Completions:
         keys: dict[str, list[str]] = {"phrase": [], "author": []}
-        counts: dict[str, dict[str, int]] = {"phrase": {}, "author": {}}
+        counts: dict[str, list[int]] = {"phrase": [], "author": []}
         with suppress(FileNotFoundError), open(directory / TABLES_FILE, encoding="utf-8") as lines:
             for line in lines:
                 kind, key, n = line.rstrip("\n").split("\t")
                 keys[kind].append(key)
-                counts[kind][key] = int(n)
+                counts[kind].append(int(n))
         return cls(PrefixTable(keys["phrase"], counts["phrase"]),
                    PrefixTable(keys["author"], counts["author"]))
 
