@@ -11,6 +11,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,6 +121,17 @@ def write_list(path: Path, header: str, *abstracts: str, newline: str = "\n") ->
     path.write_text(newline.join([header, "", *(f"{a}{newline}" for a in abstracts)]),
                     encoding="utf-8", newline="")
     return path
+
+
+@contextmanager
+def served_list(tmp_path_factory: pytest.TempPathFactory, header: str,
+                *abstracts: str) -> Iterator[tuple[Catalog, TestClient]]:
+    """The seeds and one more list file of these abstracts, in a catalog served by the app."""
+    catalog = make_catalog(tmp_path_factory.mktemp("catalog"))
+    catalog.ingest(write_list(tmp_path_factory.mktemp("list") / "list.txt", header, *abstracts))
+    with TestClient(create_app(catalog.settings)) as client:
+        yield catalog, client
+    catalog.close()
 
 
 def parse_list_file(path: Path) -> ParsedList:

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from app.cli import cli
 from app.main import create_app
 from app.search.acronyms import definitions
-from tests.conftest import Catalog, write_list
+from tests.conftest import Catalog, served_list, write_list
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -46,14 +46,8 @@ ABSTRACTS = [
 
 @pytest.fixture(scope="module")
 def defined(tmp_path_factory: pytest.TempPathFactory):
-    from tests.conftest import make_catalog
-
-    catalog = make_catalog(tmp_path_factory.mktemp("acronyms"))
-    catalog.ingest(write_list(tmp_path_factory.mktemp("list") / "defs.txt",
-                              "DEFS 2025 Papers", *ABSTRACTS))
-    with TestClient(create_app(catalog.settings)) as client:
-        yield catalog, client
-    catalog.close()
+    with served_list(tmp_path_factory, "DEFS 2025 Papers", *ABSTRACTS) as served:
+        yield served
 
 
 def _abstracts(client: TestClient, q: str) -> set[str]:

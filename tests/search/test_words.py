@@ -14,7 +14,7 @@ from app.main import create_app
 from app.search.acronyms import AcronymCounts, definitions
 from app.search.analysis import analyze
 from app.search.completions import CompletionCounts, Completions
-from tests.conftest import write_list
+from tests.conftest import served_list
 
 
 @pytest.mark.parametrize("forms", [
@@ -77,14 +77,8 @@ ABSTRACTS = [
 
 @pytest.fixture(scope="module")
 def words(tmp_path_factory: pytest.TempPathFactory):
-    from tests.conftest import make_catalog
-
-    catalog = make_catalog(tmp_path_factory.mktemp("words"))
-    catalog.ingest(write_list(tmp_path_factory.mktemp("list") / "words.txt",
-                              "WORDS 2025 Papers", *ABSTRACTS))
-    with TestClient(create_app(catalog.settings)) as client:
+    with served_list(tmp_path_factory, "WORDS 2025 Papers", *ABSTRACTS) as (_, client):
         yield client
-    catalog.close()
 
 
 def found(client: TestClient, q: str) -> set[str]:
