@@ -25,6 +25,8 @@ from app.ingest.listfile import (
 from app.ingest.normalize import is_safe_url
 
 REQUIRED = ("venue", "year", "abstract")
+# A row holds one abstract (at most MAX_ABSTRACT_CHARS) and its people, links and keywords.
+MAX_ROW_CHARS = 4 * MAX_ABSTRACT_CHARS
 FIELDS_HINT = ("fields venue, year, abstract (required), title, authors, url, keywords, "
                "status")
 
@@ -36,10 +38,18 @@ def parse_jsonl_bytes(path: Path, data: bytes) -> ParsedList:
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
+        if len(line) > MAX_ROW_CHARS:
+            errors.append(ListFileError(path, number, f"a row of {len(line):,} characters; "
+                                        f"at most {MAX_ROW_CHARS:,} are read"))
+            continue
         try:
             row = json.loads(line)
         except json.JSONDecodeError as error:
             errors.append(ListFileError(path, number, f"not valid JSON ({error.msg})"))
+            continue
+        except (RecursionError, ValueError):  # nested thousands deep, or a 100,000-digit number
+            errors.append(ListFileError(path, number, "not a readable JSON object (nested too "
+                                        "deeply, or a number too long)"))
             continue
         if not isinstance(row, dict):
             errors.append(ListFileError(path, number, f"expected a JSON object with {FIELDS_HINT}"))

@@ -121,3 +121,21 @@ def test_a_hundred_thousand_tiny_abstracts_load(fresh: Catalog, tmp_path: Path):
             "abstract"] == "Tiny abstract number 99999."
         found = client.get("/api/search", params={"q": "tiny", "venue": "tiny-2026"}).json()
         assert found["total"] == 100_000
+
+
+@pytest.mark.parametrize("hostile", [
+    '{"venue":"ICLR","year":2026,"abstract":"x","x":' + "[" * 2000 + "]" * 2000 + "}",
+    '{"venue":"ICLR","year":2026,"abstract":"x","x":' + "9" * 100_000 + "}",
+    '{"venue":"ICLR","year":2026,"abstract":"' + "x" * 500_000 + '"}',
+])
+def test_a_hostile_json_row_is_an_error_and_every_other_row_and_file_loads(
+        fresh: Catalog, tmp_path: Path, hostile: str):
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"venue":"GOOD","year":2026,"abstract":"Quokkas forage at night."}\n')
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text('{"venue":"DEEP","year":2026,"abstract":"Wombats dig burrows."}\n'
+                    + hostile + "\n")
+    report = fresh.ingest(good, deep)
+    (error,) = report.errors
+    assert error.path == str(deep) and error.line == 2
+    assert report.added == 2
