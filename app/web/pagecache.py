@@ -17,7 +17,7 @@ import hashlib
 
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import Headers
+from starlette.datastructures import Headers, QueryParams
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.cache import BoundedCache
@@ -43,9 +43,10 @@ def cacheable(scope: Scope) -> bool:
     if scope["type"] != "http" or scope["method"] != "GET":
         return False
     path: str = scope["path"]
+    # Decided from the parameters as the app reads them: "%66ormat=csv" is a download too.
     return ((path == "/" or path.startswith(PAGE_PREFIXES))
             and "." not in path.rsplit("/", 1)[-1]
-            and b"format=" not in scope["query_string"])
+            and "format" not in QueryParams(scope["query_string"]))
 
 
 class PageCache:

@@ -26,8 +26,12 @@ def test_a_page_is_served_again_from_the_cache_with_an_etag(client: TestClient):
 
 def test_downloads_errors_and_the_api_are_not_cached(client: TestClient):
     for url in ["/venues/icml-2026.csv", "/venues/icml-2026?format=bib", "/api/venues",
-                "/venues/nowhere"]:
-        assert "etag" not in client.get(url).headers
+                "/venues/nowhere", "/venues/icml-2026?%66ormat=csv", "/search?q=&%66ormat=json",
+                "/topics/optimization?f%6Frmat=bib"]:
+        response = client.get(url)
+        assert "etag" not in response.headers, url
+    assert client.get("/venues/icml-2026?%66ormat=csv").headers["content-type"].startswith(
+        "text/csv")
 
 
 def test_an_ingest_changes_the_page_at_once(fresh: Catalog, tmp_path: Path):
