@@ -118,7 +118,7 @@ _VERB_FIRST = ("VERB", "AUX", "NOUN")
 _NOUN_FIRST = ("AUX", "NOUN", "VERB")
 
 
-@lru_cache(maxsize=50_000)
+@lru_cache(maxsize=16_384)
 def lemmas(word: str) -> dict[str, tuple[str, ...]]:
     """A lowercase word's lemmas by part of speech (LemmInflect's tables; {} when unknown),
     looked up once: every lookup deep-copies the tables' entry. Not to be modified."""
