@@ -1,11 +1,11 @@
 """Topic assignment: one taxonomy (ICLR's primary areas, in topics.json) for every venue.
 
 Each topic is a set of weighted phrases. A paper's text is analyzed exactly as search analyzes
-it (stemming, British→American spelling), so "optimisation" and "optimizers" both hit the
-phrase "optimization". A topic scores the sum over its phrases of weight × (1 + ln count),
-the first sentence counting twice. The best topic is primary when it reaches `min_score`,
-otherwise the paper goes to "other"; up to two more topics within `secondary_share` of the
-best become secondary topics.
+it (inflections folded, British→American spelling), so "optimisation" and "optimizations" both
+hit the phrase "optimization"; "optimizer" does not. A topic scores the sum over its phrases
+of weight × (1 + ln count), the first sentence counting twice. The best topic is primary when
+it reaches `min_score`, otherwise the paper goes to "other"; up to two more topics within
+`secondary_share` of the best become secondary topics.
 """
 
 from __future__ import annotations
