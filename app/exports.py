@@ -83,6 +83,15 @@ def coins(paper: Paper, venue: Venue) -> str:
 UrlFor = Callable[[Paper], str]
 
 
+# A spreadsheet runs a cell that starts so as a formula (OWASP, "CSV injection"): such cells
+# are written with a leading apostrophe, which spreadsheets show as text.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _inert(value: object) -> object:
+    return f"'{value}" if isinstance(value, str) and value.startswith(_FORMULA_STARTS) else value
+
+
 def stream_csv(rows: PaperRows, url_for: UrlFor) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS)
@@ -92,7 +101,7 @@ def stream_csv(rows: PaperRows, url_for: UrlFor) -> Iterator[str]:
         for name in ("keyphrases", "authors"):
             record[name] = "; ".join(record[name])
         record["code_urls"] = " ".join(record["code_urls"])
-        writer.writerow(record)
+        writer.writerow({name: _inert(value) for name, value in record.items()})
         if count % 200 == 0:
             yield buffer.getvalue()
             buffer.seek(0)

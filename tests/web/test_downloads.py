@@ -154,3 +154,19 @@ def test_feeds_hold_the_newest_fifty_newest_first(fresh: Catalog, tmp_path: Path
             assert all(s.startswith("Older") for s in summaries[40:])
             updated = [e.find(f"{ATOM}updated").text for e in entries]
             assert updated == sorted(updated, reverse=True)
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_are_written_as_text(fresh: Catalog,
+                                                                     tmp_path: Path):
+    source = tmp_path / "formulas.jsonl"
+    source.write_text(json.dumps({"venue": "CALC", "year": 2026, "title": "=cmd|' /C calc'!A0",
+                                  "abstract": "Spreadsheets run formulas.",
+                                  "authors": ["@SUM(1+1)", "Ada Lovelace"]}) + "\n")
+    fresh.ingest(source)
+    with TestClient(create_app(fresh.settings)) as client:
+        (row,) = csv.DictReader(io.StringIO(client.get("/venues/calc-2026.csv").text))
+        assert row["title"] == "'=cmd|' /C calc'!A0"
+        assert row["authors"] == "'@SUM(1+1); Ada Lovelace"
+        (saved,) = csv.DictReader(io.StringIO(
+            client.get("/saved.csv", params={"ids": row["id"]}).text))
+        assert saved["title"].startswith("'=")
