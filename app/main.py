@@ -21,7 +21,13 @@ from app.search.searcher import PaperSearch
 from app.topics import use_taxonomy
 from app.web import api, discovery, downloads, health, pages, saved
 from app.web.assets import STATIC_DIR, Assets
-from app.web.middleware import SECURITY_HEADERS, DropNul, HeadAsGet, SecurityHeaders
+from app.web.middleware import (
+    SECURITY_HEADERS,
+    DropNul,
+    HeadAsGet,
+    RefusedEncodings,
+    SecurityHeaders,
+)
 from app.web.pagecache import MIN_GZIP_BYTES, PageCache
 from app.web.render import error_response
 
@@ -81,6 +87,7 @@ def _add_middlewares(app: FastAPI, settings: Settings, search: PaperSearch) -> N
     app.add_middleware(DropNul)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(HeadAsGet)
+    app.add_middleware(RefusedEncodings)
 
 
 def _add_routes(app: FastAPI, settings: Settings) -> None:
@@ -97,7 +104,9 @@ def _add_routes(app: FastAPI, settings: Settings) -> None:
 def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
-        return error_response(request, error.status_code, str(error.detail))
+        response = error_response(request, error.status_code, str(error.detail))
+        response.headers.update(error.headers or {})  # e.g. Allow on a 405
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, error: RequestValidationError) -> Response:

@@ -92,3 +92,35 @@ class HeadAsGet:
             await send(message)
 
         await self.app({**scope, "method": "GET"}, receive, headers_only)
+
+
+class RefusedEncodings:
+    """Codings a client refuses (`gzip;q=0`) are taken out of its Accept-Encoding, so that
+    the page cache and the gzip middleware, which look for the word "gzip", do not send one."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            scope["headers"] = [
+                (name, accepted_encodings(value.decode("latin-1")).encode("latin-1"))
+                if name == b"accept-encoding" else (name, value)
+                for name, value in scope["headers"]]
+        await self.app(scope, receive, send)
+
+
+def accepted_encodings(header: str) -> str:
+    """The codings of an Accept-Encoding header whose quality is not zero (RFC 9110)."""
+    kept = []
+    for part in header.split(","):
+        coding, *params = (piece.strip() for piece in part.split(";"))
+        quality = next((value for name, _, value in (p.partition("=") for p in params)
+                        if name.strip().lower() == "q"), "1")
+        try:
+            accepted = float(quality) > 0
+        except ValueError:
+            accepted = False  # an unreadable quality is no consent
+        if coding and accepted:
+            kept.append(coding)
+    return ", ".join(kept)

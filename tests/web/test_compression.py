@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.web.assets import STATIC_DIR
@@ -60,3 +61,18 @@ def test_static_files_have_fingerprinted_addresses_kept_for_a_year(client: TestC
     unversioned = client.get("/static/style.css")
     assert "immutable" not in unversioned.headers.get("cache-control", "")
     assert not re.search(r'href="/static/style\.css"', page)
+
+
+@pytest.mark.parametrize("url", ["/", "/api/search?q=generalization", "/venues/icml-2026.csv"])
+def test_a_coding_the_client_refuses_is_not_sent(client: TestClient, url: str):
+    for refused in ("gzip;q=0, identity", "gzip; q=0.0", "identity, gzip;q=0"):
+        response = client.get(url, headers={"accept-encoding": refused})
+        assert "content-encoding" not in response.headers, (url, refused)
+    assert client.get(url, headers={"accept-encoding": "gzip;q=0.5"}).headers.get(
+        "content-encoding") == "gzip"
+
+
+def test_a_method_not_allowed_says_which_are(client: TestClient):
+    for url in ("/search", "/api/search"):
+        response = client.post(url)
+        assert response.status_code == 405 and "GET" in response.headers["allow"]
