@@ -79,6 +79,9 @@ def expand_paths(paths: Iterable[Path]) -> tuple[list[Path], list[ListFileError]
             files.extend(found)
         elif path.is_file():
             files.append(path)
+        elif path.exists():  # a FIFO, socket or device: reading it may never end
+            errors.append(ListFileError(path, 0, "not a regular file or a directory; give "
+                                        "a list file, a JSON Lines or CSV export, or a folder"))
         else:
             errors.append(ListFileError(path, 0, "no such file or directory"))
     return files, errors

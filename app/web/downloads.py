@@ -35,6 +35,7 @@ from app.web.deps import (
     SessionDep,
     TopicDep,
     VenueDep,
+    topic_named,
 )
 from app.web.urls import paper_url_for, search_query_string
 
@@ -68,6 +69,8 @@ def list_response(request: Request, rows: PaperRows, fmt: str, name: str, title:
 
 def venue_download(request: Request, venue: Venue, fmt: str,
                    topic: str = "") -> StreamingResponse:
+    if topic:
+        topic_named(topic)  # a 404 for a topic that does not exist, as the page gives
     conditions = [Paper.venue_slug == venue.slug] + ([Paper.topic == topic] if topic else [])
     newest = fmt == "atom"
     rows = _streamed(request, lambda session: catalog.stream_papers(

@@ -123,6 +123,14 @@ def test_cli_missing_path_is_an_error(tmp_path: Path, catalog_env):
     assert "no such file or directory" in result.output
 
 
+def test_cli_names_a_fifo_as_what_it_is_and_does_not_wait_on_it(tmp_path: Path, catalog_env):
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)
+    result = CliRunner().invoke(cli, ["ingest", str(fifo)])
+    assert result.exit_code == 1
+    assert "not a regular file or a directory" in result.output
+
+
 def test_cli_reindex_rebuilds_from_the_database(tmp_path: Path, catalog_env: Path):
     CliRunner().invoke(cli, ["ingest", str(write_list(tmp_path / "a.txt", "ICLR 2026 Papers",
                                                        "Alpha text.", "Beta text."))])

@@ -170,3 +170,10 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_written_as_text(fresh: Catal
         (saved,) = csv.DictReader(io.StringIO(
             client.get("/saved.csv", params={"ids": row["id"]}).text))
         assert saved["title"].startswith("'=")
+
+
+@pytest.mark.parametrize("url", ["/venues/icml-2026?topic=nope", "/venues/icml-2026.csv?topic=nope",
+                                 "/venues/icml-2026?topic=nope&format=bib"])
+def test_a_topic_that_does_not_exist_is_a_404_for_the_page_and_its_downloads(
+        client: TestClient, url: str):
+    assert client.get(url).status_code == 404
