@@ -89,12 +89,18 @@ document.querySelectorAll("button[data-copy]").forEach((button) => {
     const known = new Set(list.map((item) => item.id));
     const fresh = items.filter((item) => ID.test(item.id) && !known.has(item.id));
     const merged = fresh.concat(list);
-    merged.sort((a, b) => (b.saved_at || "").localeCompare(a.saved_at || ""));
+    merged.sort((a, b) => String(b.saved_at || "").localeCompare(String(a.saved_at || "")));
     store(merged);
     return Math.min(fresh.length, MAX - list.length);
   }
   const remove = (id) => store(load().filter((item) => item.id !== id));
   const now = () => new Date().toISOString();
+  // When an imported paper was saved: a date as text or a number of milliseconds, else now
+  // (a number there made the sort below throw and nothing was imported).
+  function savedAt(value) {
+    const date = typeof value === "string" || typeof value === "number" ? new Date(value) : null;
+    return date && !isNaN(date.getTime()) ? date.toISOString() : now();
+  }
 
   function show() {
     const saved = new Set(savedIds());
@@ -179,14 +185,16 @@ document.querySelectorAll("button[data-copy]").forEach((button) => {
     const file = event.target.files[0];
     if (!file) return;
     let items;
+    let skipped = 0;
     try {
       const data = JSON.parse(await file.text());
       // Our export, a bare list of IDs, or a list of papers (the /saved.json download).
       const entries = Array.isArray(data) ? data : (data && data.papers) || [];
       items = entries.map((entry) => (typeof entry === "string"
         ? { id: entry, saved_at: now() }
-        : { id: entry && String(entry.id), saved_at: (entry && entry.saved_at) || now() }));
+        : { id: entry && String(entry.id), saved_at: savedAt(entry && entry.saved_at) }));
       items = items.filter((item) => ID.test(item.id));
+      skipped = entries.length - items.length;
     } catch (error) {
       items = null;
     }
@@ -197,7 +205,8 @@ document.querySelectorAll("button[data-copy]").forEach((button) => {
     const ownPage = mine();
     const added = add(items);
     status.textContent = "Imported " + added + " papers (" + (items.length - added) +
-      " were already saved or did not fit).";
+      " were already saved or did not fit" +
+      (skipped ? "; " + skipped + " entries were not paper IDs and were skipped" : "") + ").";
     if (ownPage && added) reopen();
   });
 
