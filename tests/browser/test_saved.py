@@ -107,10 +107,11 @@ def test_remove_clear_and_move_the_list_through_a_file(page, tmp_path):
     page.get_by_role("button", name="Yes, clear my list").click()
     page.wait_for_url(re.compile(r"/saved$"))
     numeric = tmp_path / "numeric.json"
-    numeric.write_text(json.dumps([{"id": ids[0], "saved_at": 1}, {"id": "nope"}]))
+    numeric.write_text(json.dumps([{"id": ids[0], "saved_at": 1}, {"id": ids[1], "saved_at": 2},
+                                   {"id": "nope"}]))
     page.set_input_files("#saved-import", str(numeric))
     page.wait_for_url(re.compile(r"/saved\?ids="))
-    assert saved_ids(page) == [ids[0]]
+    assert saved_ids(page) == [ids[1], ids[0]]
 
 
 def test_a_shared_list_opens_without_javascript_and_can_be_added(browser, server):
