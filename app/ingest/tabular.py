@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,14 @@ from app.ingest.normalize import is_safe_url
 REQUIRED = ("venue", "year", "abstract")
 # A row holds one abstract (at most MAX_ABSTRACT_CHARS) and its people, links and keywords.
 MAX_ROW_CHARS = 4 * MAX_ABSTRACT_CHARS
+# What is kept of each field (README, "Inputs"): longer titles, names and keywords are cut,
+# a longer url is an error of its row.
+MAX_TITLE_CHARS = 500
+MAX_ITEM_CHARS = 200  # one author name or keyword
+MAX_ITEMS = 200  # authors of one paper
+MAX_KEYWORDS = 50
+MAX_URL_CHARS = 2_000
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 FIELDS_HINT = ("fields venue, year, abstract (required), title, authors, url, keywords, "
                "status")
 
@@ -115,7 +124,9 @@ def _storable(name: str, text: str) -> str:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise ValueError(f"{name} contains a lone UTF-16 surrogate (\\ud800–\\udfff)") from None
-    return text
+    # Terminal escapes, bells and backspaces mean nothing in a title or a name, and would
+    # reach pages, CSV and JSON as they are.
+    return _CONTROL.sub("", text)
 
 
 def _list(row: dict[str, Any], name: str) -> tuple[str, ...]:
@@ -128,7 +139,7 @@ def _list(row: dict[str, Any], name: str) -> tuple[str, ...]:
         items = value
     else:
         raise ValueError(f"{name} must be a list of names or text separated by ';'")
-    return tuple(dict.fromkeys(_storable(name, " ".join(item.split()))
+    return tuple(dict.fromkeys(_storable(name, " ".join(item.split()))[:MAX_ITEM_CHARS]
                                for item in items if item.strip()))
 
 
@@ -151,11 +162,13 @@ def _record(number: int, row: dict[str, Any]) -> RawAbstract:
         raise ValueError(f"the abstract is {len(abstract):,} characters long; "
                          f"at most {MAX_ABSTRACT_CHARS:,} are accepted")
     url = _text(row, "url")
-    if url and not is_safe_url(url):
-        raise ValueError(f"the url {url[:60]!r} is not an http(s) address")
+    if url and (not is_safe_url(url) or len(url) > MAX_URL_CHARS):
+        raise ValueError(f"the url {url[:60]!r} is not an http(s) address of at most "
+                         f"{MAX_URL_CHARS:,} characters")
     keywords = _list(row, "keywords")
     if len(keywords) == 1 and "," in keywords[0]:
         keywords = tuple(k.strip() for k in keywords[0].split(",") if k.strip())
     return RawAbstract(line=number, text=abstract, venue=venue, year=year,
-                       title=_text(row, "title")[:500], authors=_list(row, "authors")[:200],
-                       url=url, keywords=keywords[:50], status=_text(row, "status")[:40])
+                       title=_text(row, "title")[:MAX_TITLE_CHARS],
+                       authors=_list(row, "authors")[:MAX_ITEMS], url=url,
+                       keywords=keywords[:MAX_KEYWORDS], status=_text(row, "status")[:40])

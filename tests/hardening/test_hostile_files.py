@@ -1,6 +1,7 @@
 """Hostile list files: each is rejected with file:line or stored as inert text; nothing
 crashes ingest and the catalog that was there before is never damaged."""
 
+import json
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -139,3 +140,21 @@ def test_a_hostile_json_row_is_an_error_and_every_other_row_and_file_loads(
     (error,) = report.errors
     assert error.path == str(deep) and error.line == 2
     assert report.added == 2
+
+
+def test_control_characters_are_dropped_and_long_fields_cut(fresh: Catalog, tmp_path: Path):
+    source = tmp_path / "fields.jsonl"
+    rows = [{"venue": "CTRL", "year": 2026, "title": "Bell\x07 and \x1b[31mescape\x08",
+             "abstract": "Fields hold control characters.",
+             "authors": ["Ada\x01 Lovelace", "N" * 100_000], "keywords": ["k" * 500]},
+            {"venue": "CTRL", "year": 2026, "abstract": "A url 100,000 characters long.",
+             "url": "https://example.org/" + "a" * 100_000}]
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    report = fresh.ingest(source)
+    (error,) = report.errors
+    assert error.line == 2 and "2,000 characters" in error.message
+    with fresh.session() as session:
+        (paper,) = session.exec(select(Paper).where(Paper.venue_slug == "ctrl-2026")).all()
+    assert paper.title == "Bell and [31mescape"
+    assert paper.author_list == ["Ada Lovelace", "N" * 200]
+    assert paper.keyword_list == ["k" * 200]
