@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,6 +24,17 @@ class Settings:
     # Threads per worker for requests. Few: they share one GIL, and every thread more waits
     # for it after each SQLite row and file read (measured in docs/performance.md).
     threads: int = 4
+    # The address readers reach the catalog at ("https://papers.example.org"): absolute links
+    # (BibTeX, feeds, sitemap, citation tags) name it whatever Host a request carries. Empty:
+    # the Host of each request, as a server on 127.0.0.1 behind nothing needs.
+    public_url: str = ""
+
+    def __post_init__(self) -> None:
+        if self.public_url:
+            address = urlsplit(self.public_url)
+            if address.scheme not in ("http", "https") or not address.hostname or address.query:
+                raise ValueError(f"CATALOG_PUBLIC_URL {self.public_url!r} is not an http(s) "
+                                 "address such as https://papers.example.org")
 
     @property
     def database_path(self) -> Path:
@@ -47,4 +59,5 @@ def get_settings() -> Settings:
                     bench_endpoint=os.environ.get("CATALOG_BENCH_ENDPOINT") == "1",
                     database=os.environ.get("CATALOG_DATABASE_URL", ""),
                     poll_seconds=float(os.environ.get("CATALOG_POLL_SECONDS", "2")),
-                    threads=max(1, int(os.environ.get("CATALOG_THREADS", "4"))))
+                    threads=max(1, int(os.environ.get("CATALOG_THREADS", "4"))),
+                    public_url=os.environ.get("CATALOG_PUBLIC_URL", ""))

@@ -25,6 +25,7 @@ from app.web.middleware import (
     SECURITY_HEADERS,
     DropNul,
     HeadAsGet,
+    PublicAddress,
     RefusedEncodings,
     SecurityHeaders,
 )
@@ -88,6 +89,7 @@ def _add_middlewares(app: FastAPI, settings: Settings, search: PaperSearch) -> N
     app.add_middleware(SecurityHeaders)
     app.add_middleware(HeadAsGet)
     app.add_middleware(RefusedEncodings)
+    app.add_middleware(PublicAddress, public_url=settings.public_url)
 
 
 def _add_routes(app: FastAPI, settings: Settings) -> None:

@@ -4,8 +4,9 @@ answered as GET."""
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
-from starlette.datastructures import MutableHeaders
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -124,3 +125,36 @@ def accepted_encodings(header: str) -> str:
         if coding and accepted:
             kept.append(coding)
     return ", ".join(kept)
+
+
+class PublicAddress:
+    """Absolute links and redirects that cannot be steered by a request's Host header: with a
+    public URL set, every request is taken as asked at that address; either way, a redirect
+    within the site is relative ("/saved?ids=x", not "http://evil.example/saved?ids=x")."""
+
+    def __init__(self, app: ASGIApp, public_url: str = "") -> None:
+        self.app = app
+        self.public = urlsplit(public_url) if public_url else None  # checked by Settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.public is not None:
+            public = self.public
+            port = public.port or (443 if public.scheme == "https" else 80)
+            scope = {**scope, "scheme": public.scheme, "server": (public.hostname, port),
+                     "headers": [*((n, v) for n, v in scope["headers"] if n != b"host"),
+                                 (b"host", public.netloc.encode("latin-1"))]}
+        site = f"{scope['scheme']}://{Headers(scope=scope).get('host', '')}".encode("latin-1")
+
+        async def relative_redirects(message: Message) -> None:
+            if message["type"] == "http.response.start" and 300 <= message["status"] < 400:
+                message["headers"] = [
+                    (name, value[len(site):] or b"/")
+                    if name == b"location" and (value == site or value.startswith(site + b"/"))
+                    else (name, value)
+                    for name, value in message["headers"]]
+            await send(message)
+
+        await self.app(scope, receive, relative_redirects)
