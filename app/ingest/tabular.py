@@ -69,7 +69,9 @@ def parse_jsonl_bytes(path: Path, data: bytes) -> ParsedList:
 
 def parse_csv_bytes(path: Path, data: bytes) -> ParsedList:
     text = decode_text(path, data)
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    lines = _CountedLines(text)
+    # Strict: text after a closing quote ('"abc"def') is an error of its row, not merged in.
+    reader = csv.DictReader(lines, strict=True)
     header = [name.strip().lower() for name in reader.fieldnames or []]
     missing = [name for name in REQUIRED if name not in header]
     if missing:
@@ -78,16 +80,46 @@ def parse_csv_bytes(path: Path, data: bytes) -> ParsedList:
     reader.fieldnames = header
 
     def rows() -> Iterator[tuple[int, dict[str, Any]]]:
-        start = 2
-        try:
-            for row in reader:
-                yield start, row
-                start = reader.line_num + 1
-        except csv.Error as error:
-            errors.append(ListFileError(path, reader.line_num, f"unreadable CSV ({error})"))
+        # A row that cannot be read is reported at the line it starts on, and reading goes on
+        # with the next line: one broken row loses nothing else.
+        while True:
+            start = lines.read + 1
+            try:
+                row = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as error:
+                errors.append(ListFileError(path, start, _csv_problem(error, lines.read)))
+                continue
+            yield start, row
 
     errors: list[ListFileError] = []
     return _records(path, rows(), errors)
+
+
+class _CountedLines:
+    """The text's lines (ended by line feeds or carriage returns only), counting those read:
+    the csv reader reads no further than the row it returns, so the count is where the next
+    row starts."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = io.StringIO(text, newline="")
+        self.read = 0
+
+    def __iter__(self) -> _CountedLines:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self.lines)
+        self.read += 1
+        return line
+
+
+def _csv_problem(error: csv.Error, last_line: int) -> str:
+    if "unexpected end of data" in str(error):
+        return (f"a quoted field opened here is never closed: lines up to {last_line} were "
+                "read into it and are not loaded")
+    return f"unreadable CSV row ({error})"
 
 
 def _records(path: Path, rows: Iterator[tuple[int, dict[str, Any]]],

@@ -158,3 +158,25 @@ def test_control_characters_are_dropped_and_long_fields_cut(fresh: Catalog, tmp_
     assert paper.title == "Bell and [31mescape"
     assert paper.author_list == ["Ada Lovelace", "N" * 200]
     assert paper.keyword_list == ["k" * 200]
+
+
+def test_a_csv_row_that_cannot_be_read_loses_no_other_row(fresh: Catalog, tmp_path: Path):
+    source = tmp_path / "rows.csv"
+    source.write_text('venue,year,abstract\nWIDE,2026,"' + "x" * 200_000 + '"\n'
+                      "WIDE,2026,A good row after the wide one.\n"
+                      'WIDE,2026,"Closed" then text\n'
+                      "WIDE,2026,The last good row.\n")
+    report = fresh.ingest(source)
+    assert [(error.line, "field limit" in error.message) for error in report.errors] == [
+        (2, True), (4, False)]
+    assert report.added == 2
+
+
+def test_an_unclosed_quote_says_which_rows_it_swallowed(fresh: Catalog, tmp_path: Path):
+    source = tmp_path / "quote.csv"
+    source.write_text('venue,year,abstract\nQUOTE,2026,A good row.\nQUOTE,2026,"Never closed\n'
+                      "QUOTE,2026,Swallowed row.\nQUOTE,2026,Another swallowed row.\n")
+    report = fresh.ingest(source)
+    (error,) = report.errors
+    assert error.line == 3 and "never closed" in error.message and "up to 5" in error.message
+    assert report.added == 1
