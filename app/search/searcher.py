@@ -422,19 +422,9 @@ class _Search:
         candidates = self._filtered(set(np.flatnonzero(wanted).tolist()))
         if not candidates:
             return []
-        either = Or([query for _, query in parts.words])
-        scores = match_scores(self.searcher, either, candidates, self.phrases)
-        docs = as_array(candidates)
-        score = scores[docs] if scores is not None else np.zeros(len(docs))
-        best = docs[np.lexsort((docs, -score, -counts[docs]))[:room]]
-        ids = [self.current.ids[doc] for doc in best.tolist()]
-        plain = self.texts(ids)
-        terms = query_terms(either)
-        return [SearchHit(paper_id, float(scores[doc]) if scores is not None else 0.0,
-                          make_snippet(plain.get(paper_id, ""), terms), partial=True,
-                          missing=[label for row, (label, _) in enumerate(parts.words)
-                                   if not has[row, doc]])
-                for paper_id, doc in zip(ids, best.tolist(), strict=True)]
+        return self._fill(Or([query for _, query in parts.words]), candidates, room, counts,
+                          lambda doc: [label for row, (label, _) in enumerate(parts.words)
+                                       if not has[row, doc]])
 
     def _related_words(self, exact: set[int], room: int) -> tuple[list[str], list[SearchHit]]:
         """For a query of one word whose matches end before the page does: the best papers
@@ -445,26 +435,34 @@ class _Search:
                 or any(leaf.field() in FILTER_INDEX_FIELDS for leaf in parsed.query.leaves())):
             return [], []  # only a plain word: no inline filter or exclusion to carry over
         words = self.current.vocabulary.family(parsed.words[0])
-        forms = list(dict.fromkeys(form for form in map(analyze, words)
-                                   if form and form != analyze(parsed.words[0])))
+        own = analyze(parsed.words[0])
+        forms = list(dict.fromkeys(form for form in map(analyze, words) if form and form != own))
         if not forms:
             return [], []
         either = Or([text_query(form) for form in forms])
         candidates = self._filtered(self._matching(either) - exact)
         if not candidates:
             return [], []
+        return words, self._fill(either, candidates, room)
+
+    def _fill(self, either: Query, candidates: set[int], room: int,
+              more_first: np.ndarray | None = None,
+              missing: Callable[[int], list[str]] = lambda doc: []) -> list[SearchHit]:
+        """The best `room` of `candidates` as hits that follow the exact matches: those with
+        the larger `more_first` (by document number) first when given, then by their score for
+        `either`, whose terms the snippets mark."""
         scores = match_scores(self.searcher, either, candidates, self.phrases)
         docs = as_array(candidates)
         score = scores[docs] if scores is not None else np.zeros(len(docs))
-        best = docs[np.lexsort((docs, -score))[:room]].tolist()
+        order = (docs, -score) if more_first is None else (docs, -score, -more_first[docs])
+        best = docs[np.lexsort(order)[:room]].tolist()
         ids = [self.current.ids[doc] for doc in best]
         plain = self.texts(ids)
         terms = query_terms(either)
-        hits = [SearchHit(paper_id, float(score_of), make_snippet(plain.get(paper_id, ""), terms),
-                          partial=True)
-                for paper_id, score_of in zip(ids, (scores[doc] if scores is not None else 0.0
-                                                    for doc in best), strict=True)]
-        return words, hits
+        return [SearchHit(paper_id, float(scores[doc]) if scores is not None else 0.0,
+                          make_snippet(plain.get(paper_id, ""), terms), partial=True,
+                          missing=missing(doc))
+                for paper_id, doc in zip(ids, best, strict=True)]
 
     def _page(self, query: Query, allowed: set[int], docs: set[int],
               start: int) -> list[SearchHit]:
