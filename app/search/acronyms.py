@@ -11,7 +11,6 @@ seen in enough papers is kept, and the acronym expands to all of them.
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.search.analysis import acronym_form, catalog_analyzer
+from app.search.vocabulary import write_lines
 
 ACRONYMS_FILE = "acronyms.tsv"
 MIN_PAPERS = 2  # a definition seen once may be a one-off coinage
@@ -99,11 +99,9 @@ class AcronymCounts:
                 self.written.setdefault(key, long_form)
 
     def write(self, directory: Path) -> None:
-        tmp = directory / f"{ACRONYMS_FILE}.tmp"
-        with open(tmp, "w", encoding="utf-8") as out:
-            out.writelines(f"{acronym}\t{stems}\t{self.written[acronym, stems]}\t{n}\n"
-                           for (acronym, stems), n in sorted(self.papers.items()))
-        os.replace(tmp, directory / ACRONYMS_FILE)
+        write_lines(directory / ACRONYMS_FILE, (
+            f"{acronym}\t{stems}\t{self.written[acronym, stems]}\t{n}\n"
+            for (acronym, stems), n in sorted(self.papers.items())))
 
     @classmethod
     def read(cls, directory: Path) -> AcronymCounts:

@@ -18,7 +18,8 @@ import os
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,22 +56,34 @@ def paper_words(text: str) -> set[str]:
 
 def write_vocabulary(directory: Path, counts: Counter[str]) -> None:
     """Write (atomically) the counts as the vocabulary of the index in `directory`."""
-    tmp = directory / f"{VOCABULARY_FILE}.tmp"
-    with open(tmp, "w", encoding="utf-8") as out:
-        out.writelines(f"{word}\t{df}\n" for word, df in sorted(counts.items()) if df > 0)
-    os.replace(tmp, directory / VOCABULARY_FILE)
+    write_counts(directory / VOCABULARY_FILE, counts)
 
 
 def read_counts(directory: Path) -> Counter[str]:
+    return counts_in(directory / VOCABULARY_FILE)
+
+
+def write_counts(path: Path, counts: Counter[str]) -> None:
+    """Write (atomically) "key<TAB>papers" lines, sorted, without keys no paper uses."""
+    write_lines(path, (f"{key}\t{n}\n" for key, n in sorted(counts.items()) if n > 0))
+
+
+def counts_in(path: Path) -> Counter[str]:
+    """The counts `write_counts` wrote (none when there is no such file)."""
     counts: Counter[str] = Counter()
-    try:
-        with open(directory / VOCABULARY_FILE, encoding="utf-8") as lines:
-            for line in lines:
-                word, _, df = line.rstrip("\n").rpartition("\t")
-                counts[word] = int(df)
-    except FileNotFoundError:
-        pass
+    with suppress(FileNotFoundError), open(path, encoding="utf-8") as lines:
+        for line in lines:
+            key, _, n = line.rstrip("\n").rpartition("\t")
+            counts[key] = int(n)
     return counts
+
+
+def write_lines(path: Path, lines: Iterable[str]) -> None:
+    """Write a file of an index generation atomically: readers see the old or the new one."""
+    tmp = path.with_name(f"{path.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as out:
+        out.writelines(lines)
+    os.replace(tmp, path)
 
 
 @dataclass(frozen=True)
