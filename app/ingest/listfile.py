@@ -83,7 +83,7 @@ def parse_list_bytes(path: Path, data: bytes) -> ParsedList:
 
 def decode_text(path: Path, data: bytes) -> str:
     """UTF-8 text of a file, or a ListFileError naming where it is not."""
-    if not data.strip():
+    if not data or data.isspace():  # strip() would copy the whole file
         raise ListFileError(path, 1, f"the file is empty; expected {HEADER_HINT}")
     if data.startswith(_UTF16_BOMS):
         raise ListFileError(path, 1, "the file is UTF-16 encoded; expected UTF-8 text")

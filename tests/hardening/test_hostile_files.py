@@ -1,7 +1,10 @@
 """Hostile list files: each is rejected with file:line or stored as inert text; nothing
 crashes ingest and the catalog that was there before is never damaged."""
 
+import gzip
 import json
+import tracemalloc
+import zlib
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -9,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import select
 
+from app.ingest import load
 from app.main import create_app
 from app.models import Paper
 from tests.conftest import Catalog
@@ -180,3 +184,54 @@ def test_an_unclosed_quote_says_which_rows_it_swallowed(fresh: Catalog, tmp_path
     (error,) = report.errors
     assert error.line == 3 and "never closed" in error.message and "up to 5" in error.message
     assert report.added == 1
+
+
+def _gzip_of_zeros(megabytes: int) -> bytes:
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = bytes(1 << 20)
+    return b"".join([*(packer.compress(block) for _ in range(megabytes)), packer.flush()])
+
+
+@pytest.mark.parametrize("name", ["bomb.txt.gz", "bomb.jsonl.gz"])
+def test_a_decompression_bomb_is_refused_before_it_inflates(
+        fresh: Catalog, tmp_path: Path, name: str):
+    bomb = tmp_path / name
+    bomb.write_bytes(_gzip_of_zeros(512))  # half a megabyte that claims half a gigabyte
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"venue":"GOOD","year":2026,"abstract":"Quokkas forage at night."}\n')
+    before = snapshot(fresh)
+    tracemalloc.start()
+    try:
+        report = fresh.ingest(bomb, good)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    (error,) = report.errors
+    assert error.path == str(bomb) and "decompression bomb" in error.message
+    assert peak < 100 << 20  # the half gigabyte is never held
+    assert report.added == 1 and set(before) < set(snapshot(fresh))
+
+
+def test_gzip_members_one_after_another_all_load(fresh: Catalog, tmp_path: Path):
+    path = tmp_path / "joined.jsonl.gz"
+    path.write_bytes(b"".join(gzip.compress(json.dumps(
+        {"venue": "JOIN", "year": 2026, "abstract": f"Abstract number {n} of many."}).encode()
+        + b"\n") for n in range(3)))
+    report = fresh.ingest(path)
+    assert report.errors == [] and report.added == 3
+
+
+def test_a_truncated_gzip_is_an_error(fresh: Catalog, tmp_path: Path):
+    path = tmp_path / "cut.jsonl.gz"
+    path.write_bytes(gzip.compress(b'{"venue":"CUT","year":2026,"abstract":"x"}\n' * 500)[:60])
+    (error,) = fresh.ingest(path).errors
+    assert "not a readable gzip file" in error.message
+
+
+def test_a_file_past_the_input_cap_is_refused_unread(
+        fresh: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(load, "MAX_INPUT_BYTES", 1000)
+    path = tmp_path / "big.txt"
+    path.write_text("BIG 2026 Papers\n\n" + "A long abstract. " * 100 + "\n")
+    (error,) = fresh.ingest(path).errors
+    assert "larger than 1,000 bytes" in error.message
