@@ -5,15 +5,26 @@ one document at a time in Python: half of a common query's time at L (profiled: 
 "graph neural network", "in-context learning"). Here a term's posting list is read a block
 at a time into arrays (kept, most recently used first), and the query's And / Or / Not
 become set operations; a phrase intersects (document, start) keys of its words' positions,
-decoded into arrays and kept too; other nodes (year ranges) keep Whoosh's matchers. The best
-matches are then ranked with the scores Whoosh's BM25F would give them, computed a posting
-list at a time with numpy from the same arrays.
+decoded into arrays and kept too; a year range is the union of its years' lists; other
+nodes keep Whoosh's matchers. The best matches are then ranked with the scores Whoosh's
+BM25F would give them, computed a posting list at a time with numpy from the same arrays.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Phrase, Query, Term
+from whoosh.query import (
+    And,
+    AndNot,
+    Every,
+    Not,
+    NullQuery,
+    NumericRange,
+    Or,
+    Phrase,
+    Query,
+    Term,
+)
 from whoosh.reading import IndexReader, SegmentReader
 from whoosh.scoring import BM25F
 from whoosh.searching import Searcher
@@ -23,6 +34,7 @@ from app.search.arrays import field_arrays
 from app.search.codec import decode_positions, decode_postings, segment_lengths
 from app.search.facets import as_mask
 
+MAX_RANGE_VALUES = 1000  # wider ranges than years: Whoosh's trie terms
 Phrases = dict[tuple[str, tuple[str, ...]], set[int]]
 
 
@@ -52,7 +64,21 @@ def matching_docs(searcher: Searcher, query: Query, phrases: Phrases | None = No
         return _live_docs(searcher)
     if query is NullQuery:
         return set()
+    if kind is NumericRange and query.start is not None and query.end is not None:
+        return _range_docs(searcher, query)
     return set(searcher.docs_for_query(query))
+
+
+def _range_docs(searcher: Searcher, query: NumericRange) -> set[int]:
+    """A range of whole numbers (year:2010-2020) as the union of its values' posting lists,
+    read as arrays: Whoosh's matchers over its trie terms took half a second at L."""
+    field = searcher.schema[query.fieldname]
+    first = int(query.start) + bool(query.startexcl)
+    last = int(query.end) - bool(query.endexcl)
+    if last - first > MAX_RANGE_VALUES:
+        return set(searcher.docs_for_query(query))
+    return set().union(*(_term_docs(searcher, query.fieldname, field.to_bytes(value))
+                         for value in range(first, last + 1)))
 
 
 def _phrase_docs(searcher: Searcher, phrase: Phrase) -> set[int]:
@@ -244,6 +270,8 @@ def _scored_terms(searcher: Searcher, query: Query, phrases: Phrases) -> list[Le
             return None
         leaves: list[Leaf] = []
         for sub in query.subqueries:
+            if kind is And and type(sub) is NumericRange:
+                continue  # year:2010-2020 adds the same constant to every match: no order
             sub_leaves = _scored_terms(searcher, sub, phrases)
             if sub_leaves is None:
                 return None

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 from whoosh import index as whoosh_index
@@ -23,6 +24,7 @@ from whoosh.searching import Searcher
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
 from app.cache import ComputedOnce
+from app.faults import pause_point
 from app.search import proximity, similar
 from app.search.acronyms import AcronymCounts, Meaning
 from app.search.analysis import analyze
@@ -57,6 +59,10 @@ PREFIX_EXPANSIONS = 8  # the most frequent completions a `prefix*` stands for
 FACETS = ("series", "venue", "year", "topic", "status", "has")
 RELATED_CACHE = 4096
 RESULT_CACHE = 256  # pages are in the page cache; these serve twins (docs/performance.md)
+# Searches computed at once per process; two, not one, so that a quick search is not held
+# behind a slow one for its whole time (docs/performance.md).
+SEARCHES_AT_ONCE = 2
+T = TypeVar("T")
 NOT_READY = "Search is not ready yet: the index is being built. Try again shortly."
 # A pasted text is answered by this many papers most like it, the best of more candidates so
 # that filters still leave them.
@@ -106,6 +112,7 @@ class PaperSearch:
         self.index_path = index_path
         self.check_interval = check_interval
         self._lock = threading.Lock()
+        self._working = threading.BoundedSemaphore(SEARCHES_AT_ONCE)
         self._open: _OpenIndex | None = None
         self._checked_at = 0.0
         self._related: ComputedOnce[tuple[tuple[str, float], str], list[RelatedPaper]] = (
@@ -178,7 +185,7 @@ class PaperSearch:
         # Popular queries, paging back and forth and the same query again after a facet
         # click cost nothing: results are kept per index version, like related papers.
         return self._results.get((current.identity, request),
-                                 lambda: _Search(current, request, texts).run())
+                                 lambda: self._gated(_Search(current, request, texts).run))
 
     def counts(self, request: SearchRequest) -> SearchResult:
         """The request's total and facet counts, exactly as `search` gives them, without
@@ -187,8 +194,8 @@ class PaperSearch:
             current = self._current()
         except IndexUnavailable:
             return SearchResult(request, request.q, notes=[NOT_READY])
-        return self._counts.get((current.identity, request), lambda: _Search(
-            current, request, lambda ids: {}).run(with_hits=False))
+        return self._counts.get((current.identity, request), lambda: self._gated(
+            lambda: _Search(current, request, lambda ids: {}).run(with_hits=False)))
 
     def ranked_ids(self, request: SearchRequest, limit: int | None = None,
                    newest_first: bool = False) -> list[str]:
@@ -197,7 +204,8 @@ class PaperSearch:
             current = self._current()
         except IndexUnavailable:
             return []
-        return _Search(current, request, lambda ids: {}).ranked_ids(limit, newest_first)
+        return self._gated(lambda: _Search(current, request, lambda ids: {}).ranked_ids(
+            limit, newest_first))
 
     def related(self, paper_id: str, plain: str, texts: similar.Texts,
                 limit: int = similar.RELATED_PAPERS) -> list[RelatedPaper]:
@@ -208,8 +216,9 @@ class PaperSearch:
         except IndexUnavailable:
             return []
         topics = current.columns["topic"].codes if "topic" in current.columns else None
-        return self._related.get((current.identity, paper_id), lambda: similar.related_papers(
-            current.searcher, current.ids, topics, paper_id, plain, texts, limit))
+        return self._related.get((current.identity, paper_id), lambda: self._gated(
+            lambda: similar.related_papers(current.searcher, current.ids, topics, paper_id,
+                                           plain, texts, limit)))
 
     def recommend(self, listed: list[str], texts: similar.Texts, series: str = "",
                   year: int | None = None, limit: int = 20) -> list[Recommendation]:
@@ -220,9 +229,18 @@ class PaperSearch:
         except IndexUnavailable:
             return []
         key = (current.identity, tuple(listed), series, year, limit)
-        return self._recommended.get(key, lambda: similar.recommendations(
-            current.searcher, current.ids, current.columns, listed, texts,
-            {"series": series, "year": year}, limit))
+        return self._recommended.get(key, lambda: self._gated(
+            lambda: similar.recommendations(current.searcher, current.ids, current.columns,
+                                            listed, texts, {"series": series, "year": year},
+                                            limit)))
+
+    def _gated(self, work: Callable[[], T]) -> T:
+        """Searching is bound by the interpreter lock: past a few at once, more searches in
+        parallel finish no sooner and only make everything else in the process wait for the
+        lock. The rest wait here, asleep."""
+        with self._working:
+            pause_point("search")  # tests: a search that never ends holds its thread
+            return work()
 
     def learned_acronyms(self) -> list[Meaning]:
         """The acronyms the catalog defines often enough to expand in searches."""

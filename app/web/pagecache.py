@@ -16,7 +16,6 @@ import gzip
 import hashlib
 
 from sqlmodel import Session
-from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, QueryParams
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -24,6 +23,7 @@ from app.cache import BoundedCache
 from app.config import Settings
 from app.db import catalog_version, get_engine
 from app.search.searcher import PaperSearch
+from app.web.lanes import QuickLane
 from app.web.urls import PAGE_PREFIXES
 
 # HTML pages (urls.PAGE_PREFIXES); their dotted twins (/venues/x.csv) and ?format= downloads
@@ -50,11 +50,12 @@ def cacheable(scope: Scope) -> bool:
 
 
 class PageCache:
-    def __init__(self, app: ASGIApp, settings: Settings, search: PaperSearch,
+    def __init__(self, app: ASGIApp, settings: Settings, search: PaperSearch, lane: QuickLane,
                  size: int = PAGES) -> None:
         self.app = app
         self.settings = settings
         self.search = search
+        self.lane = lane
         self._pages: BoundedCache[tuple[object, ...], _Page] = BoundedCache(
             PAGE_BYTES, max_entries=size, size=lambda page: len(page.body))
 
@@ -70,7 +71,7 @@ class PageCache:
         request_headers = Headers(scope=scope)
         # The host too: pages hold absolute links (BibTeX URLs) to the address they were asked at.
         key = (request_headers.get("host"), scope.get("scheme"), scope["path"],
-               scope["query_string"], await run_in_threadpool(self._version))
+               scope["query_string"], await self.lane.run(self._version))
         digest = hashlib.sha256(repr(key).encode()).hexdigest()[:24]
         compress = "gzip" in request_headers.get("accept-encoding", "")
         # Each encoding its own ETag, as a cache between us and the browser may keep both.
