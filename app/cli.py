@@ -162,10 +162,12 @@ def serve(
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     get_engine(settings.database_url)  # fail now, with the reason, on a database we cannot use
     from app.serving import serve_workers
+    from app.web.middleware import MAX_REQUEST_HEAD_BYTES
 
     # Each worker process builds its own app from the same environment.
-    app, options = "app.main:create_app", {"factory": True, "host": host, "port": port,
-                                           "log_level": "info"}
+    app, options = "app.main:create_app", {
+        "factory": True, "host": host, "port": port, "log_level": "info",
+        "h11_max_incomplete_event_size": MAX_REQUEST_HEAD_BYTES}
     if workers == 1:
         uvicorn.run(app, **options)
     else:

@@ -21,12 +21,13 @@ from app.search.keeper import IndexKeeper
 from app.search.searcher import PaperSearch
 from app.topics import use_taxonomy
 from app.web import api, discovery, downloads, health, pages, saved
-from app.web.assets import STATIC_DIR, Assets
+from app.web.assets import STATIC_DIR, SWAGGER_UI_DIR, SWAGGER_UI_URL, Assets
 from app.web.lanes import QuickLane
 from app.web.middleware import (
     SECURITY_HEADERS,
     DropNul,
     HeadAsGet,
+    LongAddresses,
     PublicAddress,
     RefusedEncodings,
     SecurityHeaders,
@@ -74,7 +75,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         search.close()
 
     app = FastAPI(title="Paper catalog", summary="ML conference paper abstracts",
-                  lifespan=lifespan)
+                  lifespan=lifespan, docs_url=None, redoc_url=None)  # /docs: discovery.py
     app.state.settings = settings
     app.state.search = search
     app.state.keeper = keeper
@@ -96,6 +97,7 @@ def _add_middlewares(app: FastAPI, settings: Settings, search: PaperSearch) -> N
     app.add_middleware(GZipMiddleware, minimum_size=MIN_GZIP_BYTES, compresslevel=6)
     app.add_middleware(PageCache, settings=settings, search=search, lane=app.state.quick)
     app.add_middleware(DropNul)
+    app.add_middleware(LongAddresses)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(HeadAsGet)
     app.add_middleware(RefusedEncodings)
@@ -103,6 +105,7 @@ def _add_middlewares(app: FastAPI, settings: Settings, search: PaperSearch) -> N
 
 
 def _add_routes(app: FastAPI, settings: Settings) -> None:
+    app.mount(SWAGGER_UI_URL, Assets(directory=SWAGGER_UI_DIR), name="swagger-ui")
     app.mount("/static", Assets(directory=STATIC_DIR), name="static")
     app.include_router(downloads.router)  # first: /venues/x.csv before /venues/{slug}
     for module in (pages, api, saved, discovery, health):

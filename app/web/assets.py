@@ -8,14 +8,22 @@ from __future__ import annotations
 
 import hashlib
 from functools import cache
+from importlib.metadata import version
+from pathlib import Path
 
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import Response
 from starlette.types import Scope
+from swagger_ui.utils import SWAGGER_UI_PY_ROOT
 
 from app.config import PROJECT_ROOT
 
 STATIC_DIR = PROJECT_ROOT / "static"
+# Swagger UI for /docs from its pinned package, not a CDN: offline deployments get the page
+# and no third-party script runs under our address.
+SWAGGER_UI_DIR = Path(SWAGGER_UI_PY_ROOT) / "static"
+SWAGGER_UI_URL = "/static/swagger-ui"
+SWAGGER_UI_VERSION = version("swagger-ui-py")  # its files' addresses change with it
 IMMUTABLE = "public, max-age=31536000, immutable"
 
 

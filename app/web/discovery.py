@@ -1,5 +1,6 @@
-"""How browsers and crawlers find the catalog: an OpenSearch description (add the catalog as a
-search engine), robots.txt, and a sitemap of every browsable page.
+"""How browsers, crawlers and programs find the catalog: an OpenSearch description (add the
+catalog as a search engine), robots.txt, a sitemap of every browsable page, and the JSON
+API's explorer (/docs).
 
 A sitemap file holds at most 50,000 URLs (sitemaps.org); beyond that /sitemap.xml is an index
 of one file for the site's own pages and one per conference series, a series itself split
@@ -19,10 +20,19 @@ from sqlmodel import Session
 
 from app import catalog, series
 from app.topics import load_taxonomy
+from app.web.assets import SWAGGER_UI_URL, SWAGGER_UI_VERSION
 from app.web.deps import SessionDep
+from app.web.render import render
 from app.web.urls import paper_path, topic_path, venue_path
 
 router = APIRouter(tags=["discovery"])
+
+
+@router.get("/docs", include_in_schema=False)
+def api_docs(request: Request) -> Response:
+    """Swagger UI over /openapi.json, in the site's layout."""
+    return render(request, "api_docs.html", swagger_ui=SWAGGER_UI_URL,
+                  swagger_version=SWAGGER_UI_VERSION)
 SITEMAP_URLS = 50_000
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'

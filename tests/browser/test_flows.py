@@ -190,3 +190,26 @@ def test_hostile_pages_hold_nothing_active_even_without_csp(browser, server):
             link.click()
     assert dialogs == []
     context.close()
+
+
+def test_the_api_explorer_works_offline_under_the_site_policy(page, server):
+    """Swagger UI from the package, started by our own script: no inline script, nothing
+    fetched from another address, no policy violation (issue 29, item 10)."""
+    problems: list[str] = []
+    foreign: list[str] = []
+    page.on("console", lambda message: problems.append(message.text)
+            if "Content Security Policy" in message.text else None)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on("request", lambda request: foreign.append(request.url)
+            if not request.url.startswith(server) else None)
+    page.goto("/docs")
+    page.wait_for_selector(".opblock")
+    assert page.locator(".opblock").count() >= 20
+    page.locator(".opblock-summary", has_text="/api/search").first.click()
+    page.locator("button.try-out__btn").first.click()
+    page.locator("button.execute").first.click()
+    status = page.locator(".live-responses-table tr.response .response-col_status").first
+    status.wait_for()
+    assert status.inner_text().strip().startswith("200")
+    assert problems == [] and foreign == []
+    screenshot(page, "api-docs")

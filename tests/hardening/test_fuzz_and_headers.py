@@ -1,5 +1,6 @@
 """Generated queries never get a 5xx; every response carries the security headers."""
 
+import http.client
 import re
 
 import pytest
@@ -8,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.postgres import sqlite_run
+from tests.servers import running_server
 
 QUERY_PIECES = st.sampled_from([
     '"', "(", ")", "*", "-", "OR", "AND", "NOT", "venue:", "year:", "topic:", "has:",
@@ -104,3 +106,26 @@ def test_a_public_url_names_every_absolute_link_whatever_the_host(seeded):
         assert redirect.headers["location"].startswith("/saved")
     with pytest.raises(ValueError, match="CATALOG_PUBLIC_URL"):
         replace(seeded.settings, public_url="ftp://papers.example.org")
+
+
+@pytest.mark.parametrize("url", ["/search?q=" + "learning+" * 5_000,
+                                 "/api/search?q=" + "a" * 40_000, "/venues/" + "x" * 40_000])
+def test_an_overlong_address_is_a_short_414(client: TestClient, url: str):
+    response = client.get(url)
+    assert response.status_code == 414
+    assert "10,000 characters" in response.text and len(response.content) < 20_000
+
+
+def test_a_pasted_abstract_is_not_too_long(client: TestClient):
+    pasted = " ".join(["Überraschend viele Modelle lernen schnell."] * 230)[:10_000]
+    assert client.get("/search", params={"q": pasted}).status_code == 200
+
+
+def test_a_served_overlong_address_gets_414_not_a_reset(fresh):
+    with running_server(fresh.env()) as base:
+        host, port = base.removeprefix("http://").split(":")
+        connection = http.client.HTTPConnection(host, int(port), timeout=30)
+        connection.request("GET", "/search?q=" + "a" * 300_000)
+        response = connection.getresponse()
+        assert response.status == 414 and len(response.read()) < 20_000
+        connection.close()
