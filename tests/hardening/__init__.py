@@ -1,0 +1,28 @@
+"""Hostile requests and files. Issue 29's eleven defects and the test that reproduces each:
+
+1. encoded `format` defeating the page cache: tests/web/test_pagecache.py
+   (test_downloads_errors_and_the_api_are_not_cached);
+2. a JSON Lines row that crashed the ingest: test_hostile_files.py
+   (test_a_hostile_json_row_is_an_error_and_every_other_row_and_file_loads);
+3. decompression bombs: test_hostile_files.py (test_a_decompression_bomb_is_refused_before_it
+   _inflates, test_a_file_past_the_input_cap_is_refused_unread);
+4. CSV rows lost: test_hostile_files.py (test_a_csv_row_that_cannot_be_read_loses_no_other_row,
+   test_an_unclosed_quote_says_which_rows_it_swallowed);
+5. formula injection: tests/web/test_downloads.py
+   (test_csv_cells_that_a_spreadsheet_would_run_are_written_as_text);
+6. unbounded fields, control characters: test_hostile_files.py
+   (test_control_characters_are_dropped_and_long_fields_cut);
+7. response amplification: test_fuzz_and_headers.py (test_an_overlong_address_is_a_short_414)
+   and tests/search/test_pasted_text.py
+   (test_an_overlong_query_is_echoed_only_as_far_as_it_is_read);
+8. the Host header: test_fuzz_and_headers.py (test_a_redirect_within_the_site_is_relative_
+   whatever_the_host, test_a_public_url_names_every_absolute_link_whatever_the_host);
+9. slow queries starving health checks: test_slow_searches.py;
+10. protocol details: tests/web/test_compression.py (Allow on 405, q=0), test_fuzz_and_headers.py
+    (414), tests/browser/test_flows.py (the API explorer offline, under the site's policy),
+    tests/web/test_downloads.py (404 for a .csv of no topic), tests/ingest/test_load.py (a
+    FIFO);
+11. the reading-list import: tests/browser/test_saved.py (a numeric saved_at).
+
+`bench/hostile.py` replays them all against a served catalog.
+"""
