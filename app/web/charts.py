@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 WIDTH = 760
-LEFT = 48  # room for the y-axis labels
+LEFT = 60  # room for the y-axis labels ("12.5%", "1,004"), at a phone's larger text
 RIGHT = 24  # room for the last year's label
 TOP = 10
 BOTTOM = 22  # room for the year labels
@@ -46,6 +46,7 @@ class ColumnChart:
     x_ticks: list[tuple[float, str]]
     top_label: str
     baseline: float
+    left: int = LEFT  # where the plot starts: the y-axis labels end just before
 
 
 def column_chart(title: str, points: list[tuple[int, float, str]], height: int = 150,
@@ -89,6 +90,7 @@ class LineChart:
     x_ticks: list[tuple[float, str]]
     y_ticks: list[tuple[float, str]]
     baseline: float
+    left: int = LEFT
 
 
 def line_chart(title: str, years: list[int], lines: list[tuple[str, list[float]]],

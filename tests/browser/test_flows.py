@@ -213,3 +213,21 @@ def test_the_api_explorer_works_offline_under_the_site_policy(page, server):
     assert status.inner_text().strip().startswith("200")
     assert problems == [] and foreign == []
     screenshot(page, "api-docs")
+
+
+@pytest.mark.parametrize(("url", "width", "box"), [
+    ("/search?q=kernel", 390, "figure.wide-chart"),
+    ("/trends?q=kernel&q=transformer", 390, "figure.wide-chart"),
+    ("/topics", 1280, ".matrix-wrap"),
+])
+def test_charts_and_the_matrix_fit_without_sideways_scrolling(browser, server, url, width, box):
+    """The year chart scales to a phone's width (it scrolled 589 px wide in 364); the
+    topic × series matrix fits a 1280 px screen (issue 25)."""
+    context = browser.new_context(base_url=server, viewport={"width": width, "height": 900},
+                                  is_mobile=width < 500)
+    page = context.new_page()
+    page.goto(url)
+    element = page.locator(box).first
+    sizes = element.evaluate("e => [e.scrollWidth, e.clientWidth]")
+    context.close()
+    assert sizes[0] <= sizes[1], (url, width, sizes)
