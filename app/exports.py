@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from urllib.parse import urlencode
 from xml.sax.saxutils import escape as xml_escape
 
+from app.ingest.normalize import title_text
 from app.models import Paper, Venue
 from app.outputs import PaperOut
 
@@ -35,7 +36,8 @@ _STOP_WORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "we", "th
 
 
 def paper_title(paper: Paper) -> str:
-    return paper.title or paper.headline.rstrip("…").rstrip()
+    """The title as plain text (its math as Unicode), or the abstract's opening words."""
+    return title_text(paper.title) if paper.title else paper.headline.rstrip("…").rstrip()
 
 
 def bibtex_key(paper: Paper, venue: Venue) -> str:

@@ -24,7 +24,7 @@ from app.enrich import add_keyphrases, topic_fields, update_word_stats
 from app.faults import pause_point
 from app.ids import author_slug, paper_id, venue_slug
 from app.ingest.listfile import ListFileError, ParsedList, RawAbstract, parse_list_bytes
-from app.ingest.normalize import normalize_abstract
+from app.ingest.normalize import normalize_abstract, title_text
 from app.ingest.tabular import parse_csv_bytes, parse_jsonl_bytes
 from app.models import Paper, PaperAuthor, SourceFile, Venue
 from app.topics import default_scorer
@@ -247,7 +247,7 @@ class _Store:
         if pid in existing:
             return "kept"
         normalized = normalize_abstract(abstract.text)
-        headline = " ".join(abstract.title.split()) or normalized.headline
+        headline = title_text(abstract.title) or normalized.headline
         self.placeholder += 1
         row: dict[str, object] = {
             "id": pid, "venue_slug": slug, "ordinal": self.placeholder,

@@ -44,6 +44,20 @@ def normalize_abstract(raw: str) -> NormalizedText:
                           code_urls=extract_code_urls(raw))
 
 
+def title_text(title: str) -> str:
+    """A title as plain text: its TeX math as readable Unicode ("Gradient ℓ1 Regularization"),
+    for the headline, <title>, feeds and exports."""
+    return " ".join("".join(tex_to_text(s.text) if s.is_math else s.text
+                            for s in split_math(title)).split())
+
+
+def title_html(title: str) -> str:
+    """A title as HTML: its math as MathML, like an abstract's; the rest escaped as written,
+    since titles use * and _ as characters, not markdown (Q*, snake_case)."""
+    return "".join(_math_html(s.text, s.delimiters) if s.is_math else escape(s.text)
+                   for s in split_math(" ".join(title.split())))
+
+
 # --- math segments -----------------------------------------------------------------------------
 
 

@@ -7,10 +7,12 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup, escape
 
 from app.config import PROJECT_ROOT
 from app.exports import coins, paper_title
 from app.ids import author_slug
+from app.ingest.normalize import title_html
 from app.topics import load_taxonomy
 from app.web.assets import static_url
 from app.web.urls import author_path, paper_path, topic_path, venue_path
@@ -26,6 +28,15 @@ def topic_name(slug: str) -> str:
     return topic.name if topic else slug
 
 
+def headline_html(paper: Any) -> Markup:
+    """A paper's headline as HTML: a title's math as MathML, as in abstracts."""
+    title = getattr(paper, "title", "")
+    if title and ("$" in title or "\\(" in title):
+        return Markup(title_html(title))
+    return escape(paper.headline)
+
+
+templates.env.filters["headline_html"] = headline_html
 templates.env.globals["topic_name"] = topic_name
 templates.env.globals["author_slug"] = author_slug
 templates.env.globals["static_url"] = static_url

@@ -131,3 +131,21 @@ def test_an_upgrade_assigns_topics_again_with_this_releases_analyzer(tmp_path: P
     assert topic == expected[0][0] != "stale-topic"
     assert [tuple(pair) for pair in json.loads(scores)] == expected
     engine.dispose()
+
+
+def test_titles_with_math_get_plain_headlines_on_upgrade(tmp_path: Path):
+    url = _url(tmp_path)
+    engine = connect(url)
+    upgrade(engine, FIRST_REVISION)
+    with engine.begin() as connection:
+        for statement in FIRST_RELEASE_ROWS:
+            connection.execute(text(statement))
+        connection.execute(text(
+            "UPDATE paper SET title = :t, headline = :t WHERE id = 'p2'"),
+            {"t": r"Gradient $\ell_1$ Regularization for  Quantization"})
+    upgrade(engine)
+    with engine.connect() as connection:
+        headlines = dict(connection.execute(text("SELECT id, headline FROM paper")).all())
+    assert headlines == {"p1": "We study quokkas.",
+                         "p2": "Gradient ℓ1 Regularization for Quantization"}
+    engine.dispose()

@@ -1,3 +1,4 @@
+import json
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -5,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 from fastapi.testclient import TestClient
 from sqlmodel import select
 
+from app.main import create_app
 from app.models import Paper
 from app.search import similar
 from app.search.searcher import PaperSearch
@@ -79,3 +81,26 @@ def test_related_papers_are_computed_once_for_simultaneous_requests(seeded: Cata
     assert answers[0] and all(answer == answers[0] for answer in answers)
     search.related(paper.id, paper.plain, texts)  # later views: from the cache
     assert computed == [paper.id]
+
+
+def test_a_title_with_math_shows_it_as_mathml_and_reads_as_text_elsewhere(
+        fresh: Catalog, tmp_path):
+    rows = tmp_path / "math.jsonl"
+    rows.write_text(json.dumps({
+        "venue": "MATH", "year": 2026, "title": r"Gradient $\ell_1$ Regularization for  Q* nets",
+        "abstract": "We regularize gradients so that quantized networks stay robust."}) + "\n")
+    assert fresh.ingest(rows).errors == []
+    with TestClient(create_app(fresh.settings)) as client:
+        (paper,) = client.get("/api/venues/math-2026/papers").json()["papers"]
+        assert paper["headline"] == "Gradient ℓ1 Regularization for Q* nets"
+        page = client.get(paper["url"]).text
+        heading = re.search(r"<h1>(.*?)</h1>", page, re.S)[1]
+        assert "<math " in heading and "$" not in heading and "Q* nets" in heading
+        assert "<title>Gradient ℓ1 Regularization for Q* nets ·" in page
+        listing = client.get("/venues/math-2026").text
+        assert "<math " in listing and r"$\ell_1$" not in listing
+        plain = "Gradient ℓ1 Regularization for Q* nets"
+        assert f"TI  - {plain}" in client.get("/venues/math-2026.ris").text
+        assert f"<title>{plain}</title>" in client.get("/venues/math-2026.atom").text
+        assert "title = {{Gradient ℓ1 Regularization for Q* nets}}" in client.get(
+            "/venues/math-2026.bib").text
