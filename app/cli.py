@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from sqlmodel import Session
 
-from app.config import Settings, get_settings
+from app.config import Settings, SettingsError, get_settings
 from app.db import catalog_id, catalog_version, connect, get_engine, paper_total, session_scope
 from app.enrich import retopic_all
 from app.ingest.load import IngestReport, expand_paths, ingest_paths
@@ -183,7 +183,7 @@ def configure() -> None:
 def main() -> None:
     try:
         cli()
-    except CatalogSchemaError as error:
+    except (CatalogSchemaError, SettingsError) as error:
         typer.echo(f"error: {error}", err=True)
         raise SystemExit(2) from None
 

@@ -1,13 +1,20 @@
-"""Settings in one place: environment variables with defaults."""
+"""Settings in one place: environment variables with defaults, validated by pydantic-settings
+so that a bad value is one line naming its variable, not a traceback."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class SettingsError(ValueError):
+    """A CATALOG_* variable holds a value the catalog cannot use."""
 
 
 @dataclass(frozen=True)
@@ -33,8 +40,8 @@ class Settings:
         if self.public_url:
             address = urlsplit(self.public_url)
             if address.scheme not in ("http", "https") or not address.hostname or address.query:
-                raise ValueError(f"CATALOG_PUBLIC_URL {self.public_url!r} is not an http(s) "
-                                 "address such as https://papers.example.org")
+                raise SettingsError(f"CATALOG_PUBLIC_URL={self.public_url!r}: not an http(s) "
+                                    "address such as https://papers.example.org")
 
     @property
     def database_path(self) -> Path:
@@ -50,14 +57,30 @@ class Settings:
         return self.data_dir / "index"
 
 
+class _Environment(BaseSettings):
+    """The CATALOG_* environment variables as the catalog reads them."""
+
+    model_config = SettingsConfigDict(env_prefix="CATALOG_", extra="ignore")
+
+    data_dir: Path = Path("data")
+    seeds_dir: Path = PROJECT_ROOT / "seeds"
+    topics_file: Path = Settings.topics_file
+    bench_endpoint: bool = False
+    database_url: str = ""
+    poll_seconds: float = Field(2.0, gt=0)
+    threads: int = Field(4, ge=1, le=256)
+    public_url: str = ""
+
+
 def get_settings() -> Settings:
     """Read the settings from the environment each time, so tests can point at tmp_path."""
-    data_dir = Path(os.environ.get("CATALOG_DATA_DIR", "data")).resolve()
-    seeds_dir = Path(os.environ.get("CATALOG_SEEDS_DIR", PROJECT_ROOT / "seeds")).resolve()
-    topics_file = Path(os.environ.get("CATALOG_TOPICS_FILE", Settings.topics_file)).resolve()
-    return Settings(data_dir=data_dir, seeds_dir=seeds_dir, topics_file=topics_file,
-                    bench_endpoint=os.environ.get("CATALOG_BENCH_ENDPOINT") == "1",
-                    database=os.environ.get("CATALOG_DATABASE_URL", ""),
-                    poll_seconds=float(os.environ.get("CATALOG_POLL_SECONDS", "2")),
-                    threads=max(1, int(os.environ.get("CATALOG_THREADS", "4"))),
-                    public_url=os.environ.get("CATALOG_PUBLIC_URL", ""))
+    try:
+        env = _Environment()
+    except ValidationError as error:
+        raise SettingsError("; ".join(
+            f"CATALOG_{'_'.join(map(str, problem['loc'])).upper()}={problem['input']!r}: "
+            f"{problem['msg'].lower()}" for problem in error.errors())) from None
+    return Settings(data_dir=env.data_dir.resolve(), seeds_dir=env.seeds_dir.resolve(),
+                    topics_file=env.topics_file.resolve(), bench_endpoint=env.bench_endpoint,
+                    database=env.database_url, poll_seconds=env.poll_seconds,
+                    threads=env.threads, public_url=env.public_url)
