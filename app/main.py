@@ -12,6 +12,7 @@ from anyio import to_thread
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
+from sqlmodel import Session
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
@@ -66,9 +67,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         to_thread.current_default_thread_limiter().total_tokens = settings.threads
-        # The index already here is opened before the first request is taken, so that the
-        # first search or completion after a start is as fast as the next ones.
+        # The index already here is opened, the templates compiled and the home page's counts
+        # made before the first request is taken (/healthz included), so that the first
+        # page, search or completion after a start is as fast as the next ones.
         await to_thread.run_sync(search.warm)
+        await to_thread.run_sync(_warm_pages, settings)
         keeper.start()
         yield
         keeper.stop()
@@ -86,6 +89,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     _add_routes(app, settings)
     _add_error_handlers(app)
     return app
+
+
+def _warm_pages(settings: Settings) -> None:
+    with Session(get_engine(settings.database_url)) as session:
+        pages.warm(session)
 
 
 def _add_middlewares(app: FastAPI, settings: Settings, search: PaperSearch) -> None:

@@ -29,7 +29,7 @@ from app.web.deps import (
     topic_named,
 )
 from app.web.downloads import ListFormat
-from app.web.render import render, topic_name
+from app.web.render import compile_templates, render, topic_name
 from app.web.results import related_papers, run_search
 from app.web.urls import paper_url_for, search_query_string, topic_path, venue_path
 
@@ -38,6 +38,13 @@ router = APIRouter(default_response_class=HTMLResponse)
 
 EXAMPLE_SEARCHES = ("diffusion model", '"graph neural network"', "reinforcement learning robot",
                     "transformer -vision", "optim*", "lora has:code")
+
+
+def warm(session: Session) -> None:
+    """What the first pages after a start would wait for: compiled templates and the
+    catalog-wide counts the home, series and topic pages share (the first / took 535 ms)."""
+    compile_templates()
+    series.topic_matrix(session)
 
 
 @router.get("/")

@@ -46,6 +46,12 @@ for path in (paper_path, venue_path, topic_path, author_path):
     templates.env.globals[path.__name__] = path
 
 
+def compile_templates() -> None:
+    """Compile every template now (0.2 s at start), not in the first request for each page."""
+    for name in templates.env.list_templates(extensions=["html"]):
+        templates.env.get_template(name)
+
+
 def render(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
     return templates.TemplateResponse(request, name, context, status_code=status_code)
 
