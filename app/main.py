@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import logging
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -36,6 +37,7 @@ from app.web.middleware import (
 from app.web.pagecache import MIN_GZIP_BYTES, PageCache
 from app.web.render import error_response
 
+logger = logging.getLogger("uvicorn.error")
 M_ARENA_MAX = -8  # glibc's mallopt parameter
 MALLOC_ARENAS = 2
 SWITCH_INTERVAL = 0.0002  # seconds
@@ -92,8 +94,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 def _warm_pages(settings: Settings) -> None:
-    with Session(get_engine(settings.database_url)) as session:
-        pages.warm(session)
+    """Only a head start: a catalog that cannot be read now is reported by the requests that
+    read it (a clear 500 page), not by a server that does not start."""
+    try:
+        with Session(get_engine(settings.database_url)) as session:
+            pages.warm(session)
+    except Exception:  # noqa: BLE001
+        logger.warning("Warming up the pages failed; the first requests will do it.",
+                       exc_info=True)
 
 
 def _add_middlewares(app: FastAPI, settings: Settings, search: PaperSearch) -> None:

@@ -77,16 +77,6 @@ class VenuesOut(BaseModel):
     venues: list[VenueOut]
 
 
-class VenuePapersOut(BaseModel):
-    venue: VenueOut
-    topic: str | None
-    page: int
-    pages: int
-    per_page: int
-    total: int
-    papers: list[PaperOut]
-
-
 class EditionOut(BaseModel):
     slug: str
     year: int
@@ -117,6 +107,22 @@ class PhraseCount(BaseModel):
     papers: int
 
 
+class VenuePapersOut(BaseModel):
+    venue: VenueOut
+    topic: str | None
+    page: int
+    pages: int
+    per_page: int
+    total: int
+    papers: list[PaperOut]
+    # What the edition's page shows of the whole edition, whatever page or topic is listed.
+    topics: dict[str, int]  # papers per topic slug, most first
+    keyphrases: list[PhraseCount]
+    with_code: int
+    previous: EditionOut | None  # the series' edition before this one
+    next: EditionOut | None
+
+
 class SeriesDetailOut(SeriesOut):
     years: list[SeriesYearOut]
     keyphrases: list[PhraseCount]
@@ -132,13 +138,23 @@ class TopicOut(BaseModel):
     slug: str
     name: str
     description: str
-    paper_count: int
-    papers_per_venue: dict[str, int]
+    paper_count: int  # within the years asked
+    papers_per_series: dict[str, int]  # the matrix's row: series slug (or "other") → papers
+    papers_per_venue: dict[str, int]  # edition slug → papers
     url: str
 
 
+class MatrixColumnOut(BaseModel):
+    slug: str  # a series, or "other": the smaller series summed
+    name: str
+    papers: int
+
+
 class TopicsOut(BaseModel):
-    topics: list[TopicOut]
+    first_year: int | None
+    last_year: int | None
+    series: list[MatrixColumnOut]  # the matrix's columns, largest first
+    topics: list[TopicOut]  # largest first within the years
 
 
 class TopicRef(BaseModel):

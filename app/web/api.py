@@ -17,6 +17,7 @@ from app.outputs import (
     ErrorOut,
     Expansion,
     FacetValue,
+    MatrixColumnOut,
     PaperDetailOut,
     PaperOut,
     PhraseCount,
@@ -40,7 +41,6 @@ from app.outputs import (
 )
 from app.search.query import MAX_QUERY_CHARS
 from app.search.results import PER_PAGE
-from app.topics import load_taxonomy
 from app.trends import compute_trends
 from app.web.deps import (
     AuthorDep,
@@ -53,10 +53,11 @@ from app.web.deps import (
     SessionDep,
     TopicDep,
     VenueDep,
-    topic_named,
+    YearRangeDep,
 )
 from app.web.results import related_papers, run_search
 from app.web.urls import paper_url_for
+from app.web.views import edition_view, topics_view
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorOut, "description": "A parameter is malformed or out of range"},
@@ -84,13 +85,16 @@ def venues(request: Request, session: SessionDep) -> VenuesOut:
     return VenuesOut(venues=[venue_out(request, v) for v in catalog.list_venues(session)])
 
 
+def edition_out(request: Request, edition: series.Edition) -> EditionOut:
+    return EditionOut(slug=edition.slug, year=edition.year, papers=edition.papers,
+                      url=str(request.url_for("venue", slug=edition.slug)))
+
+
 def series_out(request: Request, found: series.Series) -> SeriesOut:
     return SeriesOut(
         slug=found.slug, name=found.name, papers=found.papers,
         url=str(request.url_for("venue", slug=found.slug)),
-        editions=[EditionOut(slug=e.slug, year=e.year, papers=e.papers,
-                             url=str(request.url_for("venue", slug=e.slug)))
-                  for e in found.editions])
+        editions=[edition_out(request, e) for e in found.editions])
 
 
 @router.get("/series", name="api_series")
@@ -115,15 +119,20 @@ def venue_papers(
     request: Request, venue: VenueDep, session: SessionDep, page: PageDep = 1,
     topic: Annotated[str, Query(description="Only papers of this topic (slug)")] = "",
 ) -> VenuePapersOut:
-    """One page of an edition's papers in list order, optionally of one topic."""
-    if topic:
-        topic_named(topic)  # a 404 for a topic that does not exist
-    listing = (catalog.venue_topic_papers(session, venue, topic, page) if topic
-               else catalog.venue_papers(session, venue, page))
+    """One page of an edition's papers in list order, optionally of one topic, with what its
+    page shows of the whole edition: papers per topic, keyphrases, papers with code, and the
+    editions of its series before and after."""
+    view = edition_view(session, venue, topic, page)
+    listing = view.listing
     return VenuePapersOut(
         venue=venue_out(request, venue), topic=topic or None, page=listing.number,
         pages=listing.pages, per_page=listing.per_page, total=listing.total,
-        papers=papers_out(request, session, listing.items))
+        papers=papers_out(request, session, listing.items),
+        topics=dict(view.landscape.topic_counts),
+        keyphrases=[PhraseCount(phrase=p, papers=n) for p, n in view.landscape.keyphrases],
+        with_code=view.landscape.with_code,
+        previous=edition_out(request, view.previous) if view.previous else None,
+        next=edition_out(request, view.following) if view.following else None)
 
 
 @router.get("/papers/{paper_id}", name="api_paper")
@@ -149,15 +158,25 @@ def author(request: Request, slug: str, found: AuthorDep, session: SessionDep) -
 
 
 @router.get("/topics", name="api_topics")
-def topics(request: Request, session: SessionDep) -> TopicsOut:
-    """Every topic with its papers per edition."""
+def topics(request: Request, session: SessionDep, years: YearRangeDep) -> TopicsOut:
+    """Every topic with its papers per edition and per series (the /topics page's matrix),
+    within a range of years when given; series beyond the largest are summed as "other"."""
+    view = topics_view(session, *years)
+    first, last = years
+    in_range = {v.slug for v in catalog.list_venues(session)
+                if (first is None or v.year >= first) and (last is None or v.year <= last)}
     counts = catalog.topic_venue_counts(session)
-    return TopicsOut(topics=[
-        TopicOut(slug=t.slug, name=t.name, description=t.description,
-                 paper_count=sum(counts.get(t.slug, {}).values()),
-                 papers_per_venue=counts.get(t.slug, {}),
-                 url=str(request.url_for("topic", slug=t.slug)))
-        for t in load_taxonomy().topics])
+    return TopicsOut(
+        first_year=first, last_year=last,
+        series=[MatrixColumnOut(slug=slug, name=name, papers=n)
+                for slug, name, n in view.matrix.columns],
+        topics=[TopicOut(slug=t.slug, name=t.name, description=t.description,
+                         paper_count=view.matrix.row_total(t.slug),
+                         papers_per_series=view.matrix.cells.get(t.slug, {}),
+                         papers_per_venue={slug: n for slug, n in counts.get(t.slug, {}).items()
+                                           if slug in in_range},
+                         url=str(request.url_for("topic", slug=t.slug)))
+                for t in view.topics])
 
 
 @router.get("/topics/{slug}/papers", name="api_topic_papers")

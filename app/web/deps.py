@@ -103,6 +103,18 @@ def _author(slug: str, session: SessionDep) -> catalog.AuthorPapers:
     return found
 
 
+def year_range(
+    first: Annotated[int | None, Query(alias="from", ge=1900, le=2100,
+                                       description="First year (inclusive)")] = None,
+    last: Annotated[int | None, Query(alias="to", ge=1900, le=2100,
+                                      description="Last year (inclusive)")] = None,
+) -> tuple[int | None, int | None]:
+    """A range of years as asked; a reversed one (from=2024&to=2020) read the right way."""
+    if first and last and first > last:
+        return last, first
+    return first, last
+
+
 PaperDep = Annotated[Paper, Depends(_paper)]
 VenueDep = Annotated[Venue, Depends(_venue)]
 SeriesDep = Annotated[Series, Depends(_series)]
@@ -112,4 +124,5 @@ AuthorDep = Annotated[catalog.AuthorPapers, Depends(_author)]
 ListFilterDep = Annotated[ListFilter, Depends(list_filter)]
 SearchDep = Annotated[PaperSearch, Depends(get_search)]
 SearchRequestDep = Annotated[SearchRequest, Depends(search_request)]
+YearRangeDep = Annotated[tuple[int | None, int | None], Depends(year_range)]
 PageDep = Annotated[int, Query(ge=1, le=100_000, description="1-based page number")]

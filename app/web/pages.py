@@ -26,12 +26,13 @@ from app.web.deps import (
     SearchRequestDep,
     SessionDep,
     TopicDep,
-    topic_named,
+    YearRangeDep,
 )
 from app.web.downloads import ListFormat
 from app.web.render import compile_templates, render, topic_name
 from app.web.results import related_papers, run_search
 from app.web.urls import paper_url_for, search_query_string, topic_path, venue_path
+from app.web.views import edition_view, topics_view
 
 router = APIRouter(default_response_class=HTMLResponse)
 
@@ -78,18 +79,12 @@ def venue(
         return _series_page(request, session, found)
     if format:
         return downloads.venue_download(request, found, format, topic)
-    if topic:
-        topic_named(topic)  # a 404 for a topic that does not exist
-    topics = load_taxonomy().by_slug()
-    landscape = catalog.venue_landscape(session, found.slug)
-    listing = (catalog.venue_topic_papers(session, found, topic, page) if topic
-               else catalog.venue_papers(session, found, page))
-    edition_series = series.series_of(session, found)
+    view = edition_view(session, found, topic, page)
     return render(
-        request, "venue.html", venue=found, listing=listing, topics=topics, topic=topic,
-        series=edition_series, neighbours=edition_series.neighbours(found.slug),
-        topic_counts=landscape.topic_counts,
-        keyphrases=landscape.keyphrases, with_code=landscape.with_code,
+        request, "venue.html", venue=found, listing=view.listing,
+        topics=load_taxonomy().by_slug(), topic=topic, series=view.series,
+        neighbours=(view.previous, view.following), topic_counts=view.landscape.topic_counts,
+        keyphrases=view.landscape.keyphrases, with_code=view.landscape.with_code,
     )
 
 
@@ -116,17 +111,9 @@ def author(request: Request, found: AuthorDep, session: SessionDep) -> HTMLRespo
 
 
 @router.get("/topics")
-def topics(
-    request: Request, session: SessionDep,
-    first: Annotated[int | None, Query(alias="from", ge=1900, le=2100)] = None,
-    last: Annotated[int | None, Query(alias="to", ge=1900, le=2100)] = None,
-) -> HTMLResponse:
-    if first and last and first > last:
-        first, last = last, first
-    matrix = series.topic_matrix(session, first, last)
-    taxonomy = sorted(load_taxonomy().topics,
-                      key=lambda t: (-matrix.row_total(t.slug), t.name))
-    return render(request, "topics.html", topics=taxonomy, matrix=matrix)
+def topics(request: Request, session: SessionDep, years: YearRangeDep) -> HTMLResponse:
+    view = topics_view(session, *years)
+    return render(request, "topics.html", topics=view.topics, matrix=view.matrix)
 
 
 @router.get("/topics/{slug}")

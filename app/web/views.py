@@ -1,0 +1,55 @@
+"""One view per page: what a page shows, built once, rendered by its HTML route and returned
+by its JSON twin, so that the twin carries everything the page does."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlmodel import Session
+
+from app import catalog, series
+from app.catalog import Landscape
+from app.models import Paper, Venue
+from app.paging import Page
+from app.topics import Topic, load_taxonomy
+from app.web.deps import topic_named
+
+
+@dataclass(frozen=True)
+class EditionView:
+    """An edition's page: its papers (of one topic, when chosen), the topics, keyphrases and
+    code links of the whole edition, and the editions of its series before and after."""
+
+    venue: Venue
+    topic: str
+    listing: Page[Paper]
+    series: series.Series
+    previous: series.Edition | None
+    following: series.Edition | None
+    landscape: Landscape
+
+
+def edition_view(session: Session, venue: Venue, topic: str, page: int) -> EditionView:
+    if topic:
+        topic_named(topic)  # a 404 for a topic that does not exist
+    listing = (catalog.venue_topic_papers(session, venue, topic, page) if topic
+               else catalog.venue_papers(session, venue, page))
+    edition_series = series.series_of(session, venue)
+    previous, following = edition_series.neighbours(venue.slug)
+    return EditionView(venue, topic, listing, edition_series, previous, following,
+                       catalog.venue_landscape(session, venue.slug))
+
+
+@dataclass(frozen=True)
+class TopicsView:
+    """The topics page: every topic, largest first in the range, and the topic × series
+    matrix of papers within a range of years."""
+
+    topics: list[Topic]
+    matrix: series.TopicMatrix
+
+
+def topics_view(session: Session, first: int | None, last: int | None) -> TopicsView:
+    matrix = series.topic_matrix(session, first, last)
+    return TopicsView(sorted(load_taxonomy().topics,
+                             key=lambda t: (-matrix.row_total(t.slug), t.name)), matrix)
