@@ -212,6 +212,20 @@ def test_a_decompression_bomb_is_refused_before_it_inflates(
     assert report.added == 1 and set(before) < set(snapshot(fresh))
 
 
+def test_a_gzip_past_the_input_cap_is_refused_as_it_inflates(
+        fresh: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The size bound on its own, for a gzip whose ratio is a text's (issue 28, mutant 9)."""
+    monkeypatch.setattr(load, "MAX_INPUT_BYTES", 1 << 20)
+    rows = "".join(json.dumps({"venue": "BIG", "year": 2026, "abstract": f"Paper {n} on "
+                               f"{n * 7919 % 100_003} kernels and {n * 104_729 % 99_991} graphs."})
+                   + "\n" for n in range(40_000))
+    path = tmp_path / "big.jsonl.gz"
+    path.write_bytes(gzip.compress(rows.encode()))
+    assert len(rows) > 2 << 20 and len(rows) < 50 * path.stat().st_size  # not a bomb
+    (error,) = fresh.ingest(path).errors
+    assert "decompresses to more than 1,048,576 bytes" in error.message
+
+
 def test_gzip_members_one_after_another_all_load(fresh: Catalog, tmp_path: Path):
     path = tmp_path / "joined.jsonl.gz"
     path.write_bytes(b"".join(gzip.compress(json.dumps(

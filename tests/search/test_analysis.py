@@ -102,3 +102,22 @@ def test_the_analyzer_is_safe_for_many_threads_while_its_cache_is_cleared(monkey
     finally:
         sys.setswitchinterval(interval)
     assert errors == []
+
+
+def test_a_word_is_analyzed_right_when_its_cache_is_cleared_at_the_worst_moment(monkeypatch):
+    """Deterministic form of the thread test above (issue 28, mutant 11, which the threads
+    caught in 9 runs of 10): another thread clears the shared cache just after this one
+    stored a word, so the value must be the one computed, never read back."""
+    from app.search import analysis
+
+    class ClearedAtOnce(dict):
+        def __setitem__(self, key, value):  # type: ignore[no-untyped-def]
+            super().__setitem__(key, value)
+            self.clear()
+
+    analyzer = analysis.catalog_analyzer()
+    expected = analyzer.normalize("transformers")
+    monkeypatch.setitem(analysis._caches, "stem", ClearedAtOnce())
+    assert analyzer.normalize("transformers") == expected == "transformer"
+    assert analyzer.terms("transformers models") == ("transformer", "model")
+    assert analyzer.spans("transformers models", {"model"}) == [(13, 19)]

@@ -126,6 +126,11 @@ def test_positions_are_encoded_as_whoosh_encodes_them():
     lists = [sorted(draw.sample(range(limit), count))
              for limit, count in [(10, 1), (300, 5), (70_000, 40), (3_000_000, 9), (1000, 1000)]
              for _ in range(20)]
+    # Deltas at each opcode's edge (1-byte K below 256, 2-byte M below 65,536, then J), as
+    # first positions and between positions (issue 28, mutant 4: 255 and 65,535 as bounds).
+    edges = [255, 256, 65_535, 65_536]
+    lists += [[edge] for edge in edges] + [[3, 3 + edge] for edge in edges] + [
+        [1, 1 + 255, 1 + 255 + 256, 1 + 255 + 256 + 65_535, 1 + 255 + 256 + 65_535 + 65_536]]
     bounds = np.cumsum([0, *map(len, lists)])
     buffer, offsets = encode_positions(bounds, np.array([p for ps in lists for p in ps]))
     encode = Positions().encode

@@ -67,3 +67,22 @@ def test_sync_without_waiting_says_busy_while_another_process_updates(fresh: Cat
     with search_index.index_lock(fresh.settings), fresh.session() as session:
         # flock is per open file: a second open in this process stands in for another one.
         assert sync_index(fresh.settings, session, wait=False) == "busy"
+
+
+def test_a_rebuild_keeps_the_index_it_replaced_for_searchers_still_open(fresh: Catalog):
+    """A searcher opened on the old generation goes on reading it after a rebuild; the one
+    before that is dropped (issue 28, mutant 3: the replaced one deleted at once)."""
+    first = fresh.settings.index_path.resolve()
+    search = PaperSearch(fresh.settings.index_path, check_interval=3600)
+    before = search.search(SearchRequest(q="learning"), lambda ids: {}).total
+    with fresh.session() as session:
+        search_index.build_index(fresh.settings, session)
+    second = fresh.settings.index_path.resolve()
+    assert second != first and first.exists()
+    # The open generation still answers (and fully: its files are all there).
+    assert search.search(SearchRequest(q="learning model"), lambda ids: {}).total > 0
+    assert search.search(SearchRequest(q="learning"), lambda ids: {}).total == before
+    with fresh.session() as session:
+        search_index.build_index(fresh.settings, session)
+    assert fresh.settings.index_path.resolve().exists() and second.exists()
+    assert not first.exists()

@@ -66,3 +66,12 @@ def test_filters_and_exclusions_hold_for_the_partial_part(client: TestClient):
     assert body["partial_hits"] > 0
     assert all(hit["series"] == "iclr" and "benchmark" not in hit["abstract"].lower()
                for hit in body["hits"] if hit["partial"])
+
+
+def test_of_three_parts_a_partial_match_has_at_least_two(client: TestClient):
+    """"At least half" of an odd number of parts rounds up: two of three, never one (issue
+    28, mutant 5)."""
+    body = _search(client, "grokking memorization quokka")
+    partial = [hit for hit in body["hits"] if hit["partial"]]
+    assert partial and all(len(hit["missing"]) == 1 for hit in partial)
+    assert body["total"] == 0  # no abstract has the quokka

@@ -42,3 +42,22 @@ def test_passages_never_show_runs_of_ellipses():
     near = "A grokking B " + "x " * 100 + "grokking C grokking D " + "y " * 300 + "end"
     snippet = make_snippet(near, set(analyze("grokking")))
     assert "… …" not in snippet and snippet.endswith("…")
+
+
+def test_passages_that_meet_read_as_one_run_of_the_text():
+    """Two windows that overlap are one passage: no word shown twice, none lost at a seam,
+    and an ellipsis only where words are left out (issue 28, mutant 8)."""
+    words = [f"w{i:03d}" for i in range(150)]
+    for second in range(50, 80):
+        text = " ".join(["alpha" if i == 20 else "omega" if i == second else w
+                         for i, w in enumerate(words)])
+        snippet = make_snippet(text, {"alpha", "omega"}).replace("<mark>", "").replace(
+            "</mark>", "")
+        source = text.split()
+        shown = [passage.split() for passage in snippet.strip("…").split(" … ")]
+        starts = [source.index(passage[0]) for passage in shown]
+        for passage, start in zip(shown, starts, strict=True):
+            assert passage == source[start:start + len(passage)], (second, snippet)
+        for (before, start), after in zip(zip(shown, starts, strict=False), starts[1:],
+                                          strict=False):
+            assert start + len(before) < after, (second, snippet)  # a gap, or one passage

@@ -138,6 +138,7 @@ def test_bibtex_escapes_what_latex_would_read_and_keeps_its_key(fresh: Catalog, 
 
 
 def test_feeds_hold_the_newest_fifty_newest_first(fresh: Catalog, tmp_path: Path):
+    """Search, edition and topic feeds alike (issue 28, mutant 2: a topic feed oldest first)."""
     older = write_list(tmp_path / "older.txt", "FEEDCONF 2025 Papers",
                        *(f"Older feedword study number {i} of sparse kernels." for i in range(40)))
     fresh.ingest(older)
@@ -146,7 +147,10 @@ def test_feeds_hold_the_newest_fifty_newest_first(fresh: Catalog, tmp_path: Path
                        *(f"Newer feedword study number {i} of sparse kernels." for i in range(40)))
     fresh.ingest(newer)
     with TestClient(create_app(fresh.settings)) as client:
-        for url in ("/search.atom?q=feedword", "/venues/feedconf-2025.atom"):
+        topic = client.get("/api/search", params={"q": "newer feedword"}).json()["hits"][0][
+            "topic"]
+        for url in ("/search.atom?q=feedword", "/venues/feedconf-2025.atom",
+                    f"/topics/{topic}.atom"):
             root = ET.fromstring(client.get(url).content)
             entries = root.findall(f"{ATOM}entry")
             assert len(entries) == 50, url
@@ -178,3 +182,17 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_written_as_text(fresh: Catal
 def test_a_topic_that_does_not_exist_is_a_404_for_the_page_and_its_downloads(
         client: TestClient, url: str):
     assert client.get(url).status_code == 404
+
+
+def test_a_backslash_never_reaches_bibtex_as_a_command(fresh: Catalog, tmp_path: Path):
+    """`\\input{x}` in a title would make LaTeX read a file (issue 28, mutant 1)."""
+    source = tmp_path / "slash.jsonl"
+    source.write_text(json.dumps({
+        "venue": "SLASH", "year": 2025, "title": r"Read \input{/etc/passwd} and \\ \write18{ls}",
+        "authors": [r"Ada \def\x Lovelace"], "abstract": r"An \include{secrets} abstract."}) + "\n")
+    fresh.ingest(source)
+    with TestClient(create_app(fresh.settings)) as client:
+        paper = client.get("/api/venues/slash-2025/papers").json()["papers"][0]
+        text = client.get(f"/papers/{paper['id']}.bib").text
+    assert "input" in text and "write18" in text and "include" in text
+    assert not re.search(r"\\(input|write18|include|def)\b", text), text

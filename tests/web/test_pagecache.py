@@ -11,15 +11,21 @@ from app.web import pages as pages_module
 from tests.conftest import Catalog, write_list
 
 
-def test_a_page_is_served_again_from_the_cache_with_an_etag(client: TestClient):
-    first = client.get("/venues/icml-2026")
-    again = client.get("/venues/icml-2026")
+def test_a_page_is_served_again_from_the_cache_with_an_etag(client: TestClient,
+                                                           monkeypatch: pytest.MonkeyPatch):
+    # Rendered once: the ETag comes from the cache key, so only the count shows that the
+    # second answer and the 304 came from the cache (issue 28, mutant 10).
+    rendered = counted_renders(monkeypatch)
+    url = "/venues/icml-2026?from-the-etag-test=1"  # a page no other test has cached
+    first = client.get(url)
+    again = client.get(url)
     assert first.status_code == again.status_code == 200
     assert again.text == first.text and again.headers["etag"] == first.headers["etag"]
     assert again.headers["content-security-policy"] == first.headers["content-security-policy"]
     assert again.headers["content-type"].startswith("text/html")
-    revalidated = client.get("/venues/icml-2026", headers={"If-None-Match": first.headers["etag"]})
+    revalidated = client.get(url, headers={"If-None-Match": first.headers["etag"]})
     assert revalidated.status_code == 304 and revalidated.content == b""
+    assert rendered == ["venue.html"]
     other = client.get("/venues/icml-2026", params={"page": 2})
     assert other.headers["etag"] != first.headers["etag"]
 

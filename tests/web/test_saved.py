@@ -187,3 +187,14 @@ def test_ris_round_trips_every_list(client: TestClient):
     assert single == first
     search = rispy.loads(client.get("/search.ris", params={"q": "diffusion"}).text)
     assert search and all(r["type_of_reference"] == "CPAPER" for r in search)
+
+
+@pytest.mark.parametrize("url", ["/saved", "/saved.csv", "/saved.bib"])
+def test_a_shared_list_of_more_than_500_is_refused_where_it_is_read(client: TestClient,
+                                                                    url: str):
+    """The cap in ids.py, not a route's own limit (issue 28, mutant 6)."""
+    ids = ",".join(f"{i:016x}" for i in range(MAX_LISTED + 1))
+    response = client.get(url, params={"ids": ids})
+    assert response.status_code == 400
+    assert f"at most {MAX_LISTED} papers" in response.text
+    assert client.get(url, params={"ids": ids.rsplit(",", 1)[0]}).status_code == 200
