@@ -13,18 +13,8 @@ BM25F would give them, computed a posting list at a time with numpy from the sam
 from __future__ import annotations
 
 import numpy as np
-from whoosh.query import (
-    And,
-    AndNot,
-    Every,
-    Not,
-    NullQuery,
-    NumericRange,
-    Or,
-    Phrase,
-    Query,
-    Term,
-)
+from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Phrase, Query, Term
+from whoosh.query.ranges import NumericRange
 from whoosh.reading import IndexReader, SegmentReader
 from whoosh.scoring import BM25F
 from whoosh.searching import Searcher

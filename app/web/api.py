@@ -9,7 +9,6 @@ from fastapi.responses import JSONResponse
 from sqlmodel import Session
 
 from app import catalog, series
-from app.exports import bibtex_entry
 from app.models import Paper, Venue
 from app.outputs import (
     AuthorOut,
@@ -55,9 +54,9 @@ from app.web.deps import (
     VenueDep,
     YearRangeDep,
 )
-from app.web.results import related_papers, run_search
+from app.web.results import run_search
 from app.web.urls import paper_url_for
-from app.web.views import edition_view, topics_view
+from app.web.views import edition_view, paper_view, topics_view
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorOut, "description": "A parameter is malformed or out of range"},
@@ -139,15 +138,14 @@ def venue_papers(
 def paper(request: Request, found: PaperDep, session: SessionDep,
           search: SearchDep) -> PaperDetailOut:
     """A paper, its related papers (with the key terms they share) and its BibTeX entry."""
-    venue = catalog.paper_venue(session, found)
-    venues = catalog.venues_by_slug(session)
+    view = paper_view(request, session, search, found)
     url_for = paper_url_for(request)
     related = [RelatedOut(id=other.id, headline=other.headline,
-                          venue=venues[other.venue_slug].label, url=url_for(other),
+                          venue=view.venues[other.venue_slug].label, url=url_for(other),
                           shares=shared)
-               for other, shared in related_papers(search, session, found)]
-    return PaperDetailOut(**PaperOut.of(found, venue, url_for(found)).model_dump(),
-                          related=related, bibtex=bibtex_entry(found, venue, url_for(found)))
+               for other, shared in view.related]
+    return PaperDetailOut(**PaperOut.of(found, view.venue, view.url).model_dump(),
+                          related=related, bibtex=view.bibtex)
 
 
 @router.get("/authors/{slug}", name="api_author")

@@ -9,7 +9,6 @@ from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
 from app import catalog, series
-from app.exports import bibtex_entry
 from app.search.query import PASTED_TEXT_WORDS, replace_word
 from app.search.results import SearchResult
 from app.search.synonyms import SYNONYM_GROUPS
@@ -30,9 +29,9 @@ from app.web.deps import (
 )
 from app.web.downloads import ListFormat
 from app.web.render import compile_templates, render, topic_name
-from app.web.results import related_papers, run_search
-from app.web.urls import paper_url_for, search_query_string, topic_path, venue_path
-from app.web.views import edition_view, topics_view
+from app.web.results import run_search
+from app.web.urls import search_query_string, topic_path, venue_path
+from app.web.views import edition_view, paper_view, topics_view
 
 router = APIRouter(default_response_class=HTMLResponse)
 
@@ -142,12 +141,9 @@ def topic(
 @router.get("/papers/{paper_id}")
 def paper(request: Request, found: PaperDep, session: SessionDep,
           search: SearchDep) -> HTMLResponse:
-    venue = catalog.paper_venue(session, found)
-    related = related_papers(search, session, found)
-    page_url = paper_url_for(request)(found)
-    return render(request, "paper.html", paper=found, venue=venue, related=related,
-                  venues=catalog.venues_by_slug(session), page_url=page_url,
-                  bibtex=bibtex_entry(found, venue, page_url))
+    view = paper_view(request, session, search, found)
+    return render(request, "paper.html", paper=found, venue=view.venue, related=view.related,
+                  venues=view.venues, page_url=view.url, bibtex=view.bibtex)
 
 
 @router.get("/search")

@@ -5,14 +5,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fastapi import Request
 from sqlmodel import Session
 
 from app import catalog, series
 from app.catalog import Landscape
+from app.exports import bibtex_entry
 from app.models import Paper, Venue
 from app.paging import Page
+from app.search.searcher import PaperSearch
 from app.topics import Topic, load_taxonomy
 from app.web.deps import topic_named
+from app.web.results import related_papers
+from app.web.urls import paper_url_for
 
 
 @dataclass(frozen=True)
@@ -53,3 +58,24 @@ def topics_view(session: Session, first: int | None, last: int | None) -> Topics
     matrix = series.topic_matrix(session, first, last)
     return TopicsView(sorted(load_taxonomy().topics,
                              key=lambda t: (-matrix.row_total(t.slug), t.name)), matrix)
+
+
+@dataclass(frozen=True)
+class PaperView:
+    """A paper's page: the paper, its edition, its related papers with the key terms they
+    share, and its BibTeX entry naming the page's address."""
+
+    paper: Paper
+    venue: Venue
+    related: list[tuple[Paper, list[str]]]
+    venues: dict[str, Venue]  # every edition by slug, to label the related papers
+    url: str
+    bibtex: str
+
+
+def paper_view(request: Request, session: Session, search: PaperSearch,
+               paper: Paper) -> PaperView:
+    venue = catalog.paper_venue(session, paper)
+    url = paper_url_for(request)(paper)
+    return PaperView(paper, venue, related_papers(search, session, paper),
+                     catalog.venues_by_slug(session), url, bibtex_entry(paper, venue, url))
