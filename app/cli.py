@@ -14,7 +14,7 @@ from app.enrich import retopic_all
 from app.ingest.load import IngestReport, expand_paths, ingest_paths
 from app.schema import CatalogSchemaError, upgrade
 from app.search.acronyms import AcronymCounts
-from app.search.index import IndexStamp, build_index, sync_index
+from app.search.index import IndexStamp, SyncKind, build_index, sync_index
 from app.search.parallel_build import ParallelIndexBuild
 from app.topics import use_taxonomy
 
@@ -51,9 +51,10 @@ def ingest(
         if not _index_is_local(settings):
             index_state = "left to the servers (none on this machine)"
         else:  # up to date when the parallel build made it; else it did not: build now
-            index_state = sync_index(settings, session)
-            if built is not None and index_state == "up to date":
-                index_state = f"built while storing ({built} papers)"
+            outcome = sync_index(settings, session)
+            index_state = (f"built while storing ({built} papers)"
+                           if built is not None and outcome.kind is SyncKind.UP_TO_DATE
+                           else str(outcome))
     _print_report(report, index_state)
     if report.errors:
         raise typer.Exit(1)

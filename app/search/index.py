@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC
+from enum import Enum
 from functools import partial
 from pathlib import Path
 
@@ -319,18 +320,44 @@ def pending_changes(settings: Settings, session: Session) -> int | None:
         CatalogChange.version > have.version, CatalogChange.version <= want.version)).one()
 
 
-def sync_index(settings: Settings, session: Session, wait: bool = True) -> str:
+class SyncKind(Enum):
+    UP_TO_DATE = "up to date"
+    BUSY = "busy"  # another process is updating the index
+    UPDATED = "updated"  # the change log applied
+    REBUILT = "rebuilt"
+
+
+@dataclass(frozen=True)
+class SyncOutcome:
+    """What bringing an index to the catalog's version did, and to how many papers."""
+
+    kind: SyncKind
+    papers: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return self.kind in (SyncKind.UPDATED, SyncKind.REBUILT)
+
+    def __str__(self) -> str:
+        if self.kind is SyncKind.UPDATED:
+            return f"updated ({self.papers} papers changed)"
+        if self.kind is SyncKind.REBUILT:
+            return f"rebuilt ({self.papers} papers)"
+        return self.kind.value
+
+
+def sync_index(settings: Settings, session: Session, wait: bool = True) -> SyncOutcome:
     """Bring this node's index to the database's catalog version: apply the change log since
-    the index's version, or rebuild. Returns what it did; "busy" when `wait` is False and
-    another process is already updating the index.
+    the index's version, or rebuild. Busy when `wait` is False and another process is already
+    updating the index.
     """
     with index_lock(settings, wait) as locked:
         if not locked:
-            return "busy"
+            return SyncOutcome(SyncKind.BUSY)
         have, want, covered = _gap(settings, session)
         if have == want:
-            return "up to date"
+            return SyncOutcome(SyncKind.UP_TO_DATE)
         if not covered or have is None:
-            return f"rebuilt ({_build(settings, session)} papers)"
-        changed = _apply_changes(settings, session, have.version, want)
-        return f"updated ({changed} papers changed)"
+            return SyncOutcome(SyncKind.REBUILT, _build(settings, session))
+        return SyncOutcome(SyncKind.UPDATED,
+                           _apply_changes(settings, session, have.version, want))

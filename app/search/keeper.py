@@ -27,7 +27,7 @@ from sqlmodel import Session
 
 from app.config import Settings
 from app.db import catalog_id, get_engine
-from app.search.index import pending_changes, read_index_stamp, sync_index
+from app.search.index import SyncOutcome, pending_changes, read_index_stamp, sync_index
 
 # Up to this many changed papers, the update runs in the server (about 1 ms per paper).
 IN_PROCESS_CHANGES = 2_000
@@ -73,18 +73,19 @@ class IndexKeeper:
                 pending = pending_changes(self.settings, session)
                 in_process = pending is not None and pending <= IN_PROCESS_CHANGES
                 if in_process:
-                    state = sync_index(self.settings, session, wait=False)
+                    outcome = sync_index(self.settings, session, wait=False)
             if not in_process:
-                state = self._update()
+                outcome = self._update()
+            state = str(outcome)
+            if outcome.changed:
+                log.info("search index %s", state)
         except Exception as error:  # the database may be briefly unreachable: keep serving
             log.exception("search index update failed")
             state = f"update failed: {type(error).__name__}"
-        if state != self.state and state not in ("up to date", "busy"):
-            log.info("search index %s", state)
         self.state = state
         return state
 
-    def _update(self) -> str:
+    def _update(self) -> SyncOutcome:
         """The update run by `_sync_in_child` in a process of its own; its outcome."""
         context = multiprocessing.get_context("spawn")  # no inherited connection or lock
         outcome, sender = context.Pipe(duplex=False)
@@ -95,7 +96,7 @@ class IndexKeeper:
         try:
             sender.close()
             try:
-                return str(outcome.recv())
+                return outcome.recv()
             except EOFError:  # it died without an answer (killed, out of memory)
                 child.join()
                 raise RuntimeError(f"the index update exited with {child.exitcode}") from None

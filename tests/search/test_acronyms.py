@@ -102,12 +102,12 @@ def test_definitions_of_an_index_update_are_learned(fresh: Catalog, tmp_path: Pa
     with TestClient(create_app(fresh.settings)) as client:
         assert "<td>QWK</td>" not in meanings(client)
     from app.ingest.load import ingest_paths
-    from app.search.index import sync_index
+    from app.search.index import SyncKind, sync_index
 
     with fresh.session() as session:
         ingest_paths(session, [write_list(tmp_path / "two.txt", "TWO 2025 Papers",
                                           "Quantum walk kernels (QWKs) scale to molecules.")])
-        assert sync_index(fresh.settings, session).startswith("updated")
+        assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
     with TestClient(create_app(fresh.settings)) as client:
         assert "<td>QWK</td><td>quantum walk kernels</td><td class=\"num\">2</td>" in meanings(
             client)

@@ -13,7 +13,7 @@ from app.ingest.load import ingest_paths
 from app.search import arrays
 from app.search.arrays import ARRAYS_DIR, FIELDS, field_arrays
 from app.search.codec import decode_positions, decode_postings
-from app.search.index import sync_index
+from app.search.index import SyncKind, sync_index
 from app.search.matches import matching_docs
 from app.search.query import QueryParser
 from tests.conftest import Catalog, write_list
@@ -53,7 +53,7 @@ def test_an_update_adds_its_segment_arrays_and_a_rebuild_drops_old_ones(fresh: C
                        "Wombat learning in graphs.")
     with fresh.session() as session:
         ingest_paths(session, [added])
-        assert sync_index(fresh.settings, session).startswith("updated")
+        assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
     directory = fresh.settings.index_path.resolve()
     assert len(list((directory / ARRAYS_DIR).iterdir())) == 2 * len(FIELDS)
     _check_every_term(directory)

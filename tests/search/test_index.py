@@ -3,7 +3,14 @@ from pathlib import Path
 from app.enrich import retopic_all
 from app.ingest.load import ingest_paths
 from app.search import index as search_index
-from app.search.index import VERSION_FILE, read_index_stamp, read_index_version, sync_index
+from app.search.index import (
+    VERSION_FILE,
+    SyncKind,
+    SyncOutcome,
+    read_index_stamp,
+    read_index_version,
+    sync_index,
+)
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from tests.conftest import Catalog, write_list
@@ -20,7 +27,7 @@ def test_index_of_an_older_format_is_rebuilt(fresh: Catalog, monkeypatch):
     monkeypatch.setattr(search_index, "INDEX_FORMAT", search_index.INDEX_FORMAT + 1)
     assert read_index_version(live) is None
     with fresh.session() as session:
-        assert sync_index(fresh.settings, session).startswith("rebuilt")
+        assert sync_index(fresh.settings, session).kind is SyncKind.REBUILT
     assert read_index_version(live) == 1
     assert (live.resolve() / VERSION_FILE).exists()
 
@@ -34,8 +41,8 @@ def test_sync_applies_the_change_log_since_the_index_version(fresh: Catalog, tmp
         ingest_paths(session, [added])  # version 2: two papers added
         write_list(added, "ICLR 2027 Papers", "Quokka behaviour.")
         ingest_paths(session, [added])  # version 3: the wombat removed
-        assert sync_index(fresh.settings, session) == "updated (2 papers changed)"
-        assert sync_index(fresh.settings, session) == "up to date"
+        assert sync_index(fresh.settings, session) == SyncOutcome(SyncKind.UPDATED, 2)
+        assert sync_index(fresh.settings, session) == SyncOutcome(SyncKind.UP_TO_DATE)
     assert live.resolve() == directory  # updated in place, not rebuilt
     assert read_index_version(live) == 3
     assert len(_hits(fresh, "quokka")) == 1
@@ -51,7 +58,8 @@ def test_an_index_of_another_catalog_is_rebuilt(fresh: Catalog, tmp_path: Path):
     (fresh.settings.index_path.resolve() / VERSION_FILE).write_text(
         (other.settings.index_path.resolve() / VERSION_FILE).read_text())
     with fresh.session() as session:
-        assert sync_index(fresh.settings, session) == f"rebuilt ({fresh.report.added} papers)"
+        assert sync_index(fresh.settings, session) == SyncOutcome(SyncKind.REBUILT,
+                                                                  fresh.report.added)
     stamp = read_index_stamp(fresh.settings.index_path)
     assert stamp is not None and stamp.version == 1
 
@@ -59,14 +67,14 @@ def test_an_index_of_another_catalog_is_rebuilt(fresh: Catalog, tmp_path: Path):
 def test_retopic_makes_every_index_rebuild(fresh: Catalog):
     with fresh.session() as session:
         retopic_all(session)
-        assert sync_index(fresh.settings, session).startswith("rebuilt")
+        assert sync_index(fresh.settings, session).kind is SyncKind.REBUILT
     assert read_index_version(fresh.settings.index_path) == 2
 
 
 def test_sync_without_waiting_says_busy_while_another_process_updates(fresh: Catalog):
     with search_index.index_lock(fresh.settings), fresh.session() as session:
         # flock is per open file: a second open in this process stands in for another one.
-        assert sync_index(fresh.settings, session, wait=False) == "busy"
+        assert sync_index(fresh.settings, session, wait=False) == SyncOutcome(SyncKind.BUSY)
 
 
 def test_a_rebuild_keeps_the_index_it_replaced_for_searchers_still_open(fresh: Catalog):

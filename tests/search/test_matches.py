@@ -11,7 +11,7 @@ from whoosh.query import And, AndNot, Every, Not, NullQuery, NumericRange, Or, P
 from app.ingest.load import ingest_paths
 from app.search import arrays, matches
 from app.search.arrays import ARRAYS_DIR
-from app.search.index import sync_index
+from app.search.index import SyncKind, sync_index
 from app.search.matches import matching_docs, top_by_terms, top_matches
 from app.search.query import QueryParser, matching_query
 from tests.conftest import Catalog, write_list
@@ -77,7 +77,7 @@ def test_same_matches_over_several_segments_with_deletions(fresh: Catalog, tmp_p
             seed.write_text("\n\n".join(lines[:-1]) + "\n")
             report = ingest_paths(session, [seed])
             assert report.removed >= 1
-        assert sync_index(fresh.settings, session).startswith("updated")
+        assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
     directory = fresh.settings.index_path.resolve()
     ix = whoosh_index.open_dir(str(directory))
     assert len(ix._segments()) >= 2
@@ -101,7 +101,7 @@ def test_top_by_terms_scores_as_whoosh_scores_the_or_query(fresh: Catalog, tmp_p
                            "Diffusion of learning in graphs and networks.")
         with fresh.session() as session:
             ingest_paths(session, [added])
-            assert sync_index(fresh.settings, session).startswith("updated")
+            assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
     ix = whoosh_index.open_dir(str(fresh.settings.index_path.resolve()))
     assert len(ix._segments()) == (2 if several_segments else 1)
     terms = [("diffus", 2.5), ("graph", 1.0), ("learn", 0.3), ("absentterm", 4.0)]
@@ -119,7 +119,7 @@ def test_top_matches_rank_as_whoosh_ranks_plain_word_queries(fresh: Catalog, tmp
                        "Learning networks of neural graphs.")
     with fresh.session() as session:
         ingest_paths(session, [added])
-        assert sync_index(fresh.settings, session).startswith("updated")
+        assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
     scored = 0
     directory = fresh.settings.index_path.resolve()
     with whoosh_index.open_dir(str(directory)).searcher() as searcher:

@@ -8,7 +8,7 @@ from whoosh.scoring import BM25F
 
 from app.ingest.load import ingest_paths
 from app.search.codec import SegmentLengthBM25F
-from app.search.index import sync_index
+from app.search.index import SyncKind, sync_index
 from app.search.query import QueryParser
 from tests.conftest import Catalog, write_list
 
@@ -37,7 +37,7 @@ def test_same_scores_as_whoosh_on_several_segments(fresh: Catalog, tmp_path: Pat
                        "Quokka learning with neural networks.", "A quokka of learning.")
     with fresh.session() as session:
         ingest_paths(session, [added])
-        assert sync_index(fresh.settings, session).startswith("updated")
+        assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
     directory = fresh.settings.index_path.resolve()
     assert len(whoosh_index.open_dir(str(directory))._segments()) == 2
     for q in QUERIES:

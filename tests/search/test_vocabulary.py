@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from app.ingest.load import ingest_paths
-from app.search.index import VERSION_FILE, sync_index
+from app.search.index import VERSION_FILE, SyncKind, SyncOutcome, sync_index
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from app.search.vocabulary import PrefixTable, Vocabulary, paper_words, read_counts
@@ -64,12 +64,12 @@ def test_incremental_updates_add_new_words_once(fresh: Catalog, tmp_path: Path):
     added = write_list(tmp_path / "n.txt", "ICLR 2027 Papers", "Quokkas hop.", "Quokkas nap.")
     with fresh.session() as session:
         ingest_paths(session, [added])
-        assert sync_index(fresh.settings, session) == "updated (2 papers changed)"
+        assert sync_index(fresh.settings, session) == SyncOutcome(SyncKind.UPDATED, 2)
         assert fresh.settings.index_path.resolve() == directory  # applied in place
         assert read_counts(directory)["quokkas"] == 2
         # As after a crash between the index commit and its stamp: the same changes again.
         (directory / VERSION_FILE).write_text(stamp_before)
-        assert sync_index(fresh.settings, session) == "updated (2 papers changed)"
+        assert sync_index(fresh.settings, session) == SyncOutcome(SyncKind.UPDATED, 2)
     assert read_counts(directory)["quokkas"] == 2
     search = PaperSearch(fresh.settings.index_path, check_interval=0, result_cache=0)
     assert search.suggest("quok") == ["quokkas"]
