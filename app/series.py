@@ -141,14 +141,18 @@ class TopicMatrix:
         return sum(self.cells.get(topic, {}).values())
 
 
+def in_years(year: int, first: int | None, last: int | None) -> bool:
+    """Whether the year is within the range (an end that is None is open)."""
+    return (first is None or year >= first) and (last is None or year <= last)
+
+
 def topic_matrix(session: Session, first: int | None = None,
                  last: int | None = None) -> TopicMatrix:
     def compute() -> TopicMatrix:
         counts = edition_topic_counts(session)
         in_range: dict[str, tuple[Series, list[Edition]]] = {}
         for series in list_series(session):
-            editions = [e for e in series.editions
-                        if (first is None or e.year >= first) and (last is None or e.year <= last)]
+            editions = [e for e in series.editions if in_years(e.year, first, last)]
             if editions:
                 in_range[series.slug] = (series, editions)
         sizes = sorted(((sum(e.papers for e in eds), s.slug) for s, eds in in_range.values()),

@@ -162,7 +162,7 @@ def topics(request: Request, session: SessionDep, years: YearRangeDep) -> Topics
     view = topics_view(session, *years)
     first, last = years
     in_range = {v.slug for v in catalog.list_venues(session)
-                if (first is None or v.year >= first) and (last is None or v.year <= last)}
+                if series.in_years(v.year, first, last)}
     counts = catalog.topic_venue_counts(session)
     return TopicsOut(
         first_year=first, last_year=last,
