@@ -31,9 +31,7 @@ def topic_name(slug: str) -> str:
 def headline_html(paper: Any) -> Markup:
     """A paper's headline as HTML: a title's math as MathML, as in abstracts."""
     title = getattr(paper, "title", "")
-    if title and ("$" in title or "\\(" in title):
-        return Markup(title_html(title))
-    return escape(paper.headline)
+    return Markup(title_html(title)) if title else escape(paper.headline)
 
 
 templates.env.filters["headline_html"] = headline_html
