@@ -48,10 +48,13 @@ def test_series_facet_changes_the_count(page):
 def test_page_through_a_venue(page):
     page.goto("/venues/big-2026")
     assert "Page 1 of 3" in page.locator(".pager").inner_text()
-    page.click("a[rel=next]")
+    with page.expect_navigation():  # count() does not wait: the next page must have loaded
+        page.click("a[rel=next]")
     assert "Page 2 of 3" in page.locator(".pager").inner_text()
     assert page.locator("ol.papers").get_attribute("start") == "51"
-    page.click("a[rel=next]")
+    with page.expect_navigation():
+        page.click("a[rel=next]")
+    assert "Page 3 of 3" in page.locator(".pager").inner_text()
     assert page.locator("ol.papers li.paper").count() == 20
     screenshot(page, "venue-paging")
 
