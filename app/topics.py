@@ -3,7 +3,9 @@
 Each topic is a set of weighted phrases. A paper's text is analyzed exactly as search analyzes
 it (inflections folded, British→American spelling), so "optimisation" and "optimizations" both
 hit the phrase "optimization"; "optimizer" does not. A topic scores the sum over its phrases
-of weight × (1 + ln count), the first sentence counting twice. The best topic is primary when
+of weight × (1 + ln count), the first sentence counting twice, plus a boost to the topic of
+the kind of venue the paper reads like (vision and language papers lean to applications,
+app/topic_families.py). The best topic is primary when
 it reaches `min_score`, otherwise the paper goes to "other"; up to two more topics within
 `secondary_share` of the best become secondary topics.
 """
@@ -19,6 +21,7 @@ from pathlib import Path
 
 from app.config import Settings
 from app.search.analysis import analyze
+from app.topic_families import family_model
 
 OTHER = "other"
 MAX_PHRASE_TOKENS = 6
@@ -84,17 +87,21 @@ class TopicScorer:
                 tokens = analyze(phrase)[:MAX_PHRASE_TOKENS]
                 if tokens:
                     self.phrases.setdefault(tokens, []).append((topic.slug, float(weight)))
-        self.first_tokens = {tokens[0] for tokens in self.phrases}
-        self.longest = max((len(t) for t in self.phrases), default=1)
+        # first token → the lengths of the phrases it starts: the scan tries only those
+        self.lengths: dict[str, list[int]] = {}
+        for tokens in self.phrases:
+            self.lengths.setdefault(tokens[0], []).append(len(tokens))
+        for lengths in self.lengths.values():
+            lengths.sort()
+        self.slugs = {topic.slug for topic in self.taxonomy.topics}
 
     def scores(self, headline: str, text: str) -> list[tuple[str, float]]:
         """Every topic with a positive score, best first."""
+        analyzed = analyze(headline), analyze(text)
         counts: Counter[tuple[str, ...]] = Counter()
-        for tokens in (analyze(headline), analyze(text)):
+        for tokens in analyzed:
             for i, token in enumerate(tokens):
-                if token not in self.first_tokens:
-                    continue
-                for n in range(1, self.longest + 1):
+                for n in self.lengths.get(token, ()):
                     gram = tokens[i : i + n]
                     if len(gram) == n and gram in self.phrases:
                         counts[gram] += 1
@@ -102,6 +109,9 @@ class TopicScorer:
         for gram, count in counts.items():
             for slug, weight in self.phrases[gram]:
                 totals[slug] += weight * (1 + math.log(count))
+        for slug, boost in family_model().boosts(*analyzed):
+            if slug in self.slugs:
+                totals[slug] += boost
         return sorted(((slug, round(score, 3)) for slug, score in totals.items()),
                       key=lambda pair: (-pair[1], pair[0]))
 
