@@ -14,13 +14,15 @@ from sqlmodel import Session, col, select
 
 from app.db import batched, paper_total, require_full_rebuild
 from app.keyphrases import KeyphraseExtractor, document_frequencies
-from app.models import Paper, WordStat
+from app.models import Paper, Venue, WordStat
 from app.topics import TopicScorer, default_scorer, reload_taxonomy
 
 
-def topic_fields(scorer: TopicScorer, headline: str, plain: str) -> dict[str, str]:
-    """A paper's `topic` (the primary one) and `topic_scores` (up to three, as JSON)."""
-    topics = scorer.assign(headline, plain)
+def topic_fields(scorer: TopicScorer, headline: str, plain: str,
+                 series: str) -> dict[str, str]:
+    """A paper's `topic` (the primary one) and `topic_scores` (up to three, as JSON); `series`
+    is its conference's slug."""
+    topics = scorer.assign(headline, plain, series)
     return {"topic": topics[0][0], "topic_scores": json.dumps(topics)}
 
 
@@ -73,9 +75,11 @@ def enrich_all(session: Session) -> int:
     rebuild_word_stats(session)
     word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
     extract = KeyphraseExtractor(word_df, paper_total(session)).extract
+    series = {venue.slug: venue.series_slug for venue in session.exec(select(Venue))}
     count = 0
     for paper in session.exec(select(Paper).execution_options(yield_per=2000)).all():
-        for name, value in topic_fields(scorer, paper.headline, paper.plain).items():
+        fields = topic_fields(scorer, paper.headline, paper.plain, series[paper.venue_slug])
+        for name, value in fields.items():
             setattr(paper, name, value)
         paper.keyphrases = "\n".join(extract(paper.plain, title=paper.title))
         session.add(paper)

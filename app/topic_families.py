@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.ids import series_slug
 from app.ingest.normalize import normalize_abstract, title_text
 from app.search.analysis import analyze
 
@@ -74,6 +75,8 @@ class FamilyModel:
         self.vocabulary = frozenset(terms)
         self.weights, self.bias = weights, bias
         self.boost, self.threshold = boost, threshold
+        self.family_of_series = {series_slug(s): i for i, f in enumerate(families)
+                                 for s in f.series}
 
     def probabilities(self, terms: set[str]) -> np.ndarray:
         """How likely the paper is to come from each family's series."""
@@ -87,11 +90,18 @@ class FamilyModel:
         odds = np.exp(logits - logits.max())
         return odds / odds.sum()
 
-    def boosts(self, headline: Sequence[str], text: Sequence[str]) -> list[tuple[str, float]]:
+    def boosts(self, headline: Sequence[str], text: Sequence[str],
+               series: str | None = None) -> list[tuple[str, float]]:
         """Topic boosts: `boost` for a family that is certain, nothing below `threshold`,
-        linear between (a paper equally like two families leans to neither)."""
+        linear between (a paper equally like two families leans to neither). A paper of a
+        family's series (by slug: "cvpr") is certain of it: the text model only guesses the
+        series; a general series (NeurIPS) says nothing, so its papers are read."""
+        family = self.family_of_series.get(series or "")
+        if family is not None and self.families[family].topic:
+            return [(self.families[family].topic, self.boost)]
         p = self.probabilities(features(headline, text))
-        return [(family.topic, self.boost * (p[i] - self.threshold) / (1 - self.threshold))
+        return [(family.topic,
+                 float(self.boost * (p[i] - self.threshold) / (1 - self.threshold)))
                 for i, family in enumerate(self.families)
                 if family.topic and p[i] > self.threshold]
 

@@ -4,8 +4,8 @@ Each topic is a set of weighted phrases. A paper's text is analyzed exactly as s
 it (inflections folded, British→American spelling), so "optimisation" and "optimizations" both
 hit the phrase "optimization"; "optimizer" does not. A topic scores the sum over its phrases
 of weight × (1 + ln count), the first sentence counting twice, plus a boost to the topic of
-the kind of venue the paper reads like (vision and language papers lean to applications,
-app/topic_families.py). The best topic is primary when
+the kind of venue the paper comes from or reads like (vision and language papers lean to
+applications, app/topic_families.py). The best topic is primary when
 it reaches `min_score`, otherwise the paper goes to "other"; up to two more topics within
 `secondary_share` of the best become secondary topics.
 """
@@ -101,8 +101,10 @@ class TopicScorer:
             lengths.sort()
         self.slugs = {topic.slug for topic in self.taxonomy.topics}
 
-    def scores(self, headline: str, text: str) -> list[tuple[str, float]]:
-        """Every topic with a positive score, best first."""
+    def scores(self, headline: str, text: str,
+               series: str | None = None) -> list[tuple[str, float]]:
+        """Every topic with a positive score, best first; `series` is the slug of the paper's
+        conference ("icra") when known."""
         analyzed = analyze(headline), analyze(text)
         counts: Counter[tuple[str, ...]] = Counter()
         for tokens in analyzed:
@@ -115,15 +117,16 @@ class TopicScorer:
         for gram, count in counts.items():
             for slug, weight in self.phrases[gram]:
                 totals[slug] += weight * (1 + math.log(count))
-        for slug, boost in family_model().boosts(*analyzed):
+        for slug, boost in family_model().boosts(*analyzed, series):
             if slug in self.slugs:
                 totals[slug] += boost
         return sorted(((slug, round(score, 3)) for slug, score in totals.items()),
                       key=lambda pair: (-pair[1], pair[0]))
 
-    def assign(self, headline: str, text: str) -> list[tuple[str, float]]:
+    def assign(self, headline: str, text: str,
+               series: str | None = None) -> list[tuple[str, float]]:
         """The primary topic first, then up to two secondary ones, with their scores."""
-        ranked = self.scores(headline, text)
+        ranked = self.scores(headline, text, series)
         if not ranked or ranked[0][1] < self.taxonomy.min_score:
             return [(OTHER, ranked[0][1] if ranked else 0.0)]
         best = ranked[0][1]

@@ -17,6 +17,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from app.ids import series_slug
 from app.ingest.normalize import normalize_abstract, title_text
 from app.topics import default_scorer
 
@@ -59,8 +60,9 @@ def agreement(corpus: Path) -> dict[str, dict[str, Counter[str]]]:
                 continue
             plain = normalize_abstract(row["abstract"]).plain
             headline = title_text(row.get("title") or "") or plain[:200]
-            ranked = [slug for slug, _ in scorer.scores(headline, plain)] or ["other"]
-            assigned = scorer.assign(headline, plain)[0][0]
+            series = series_slug(row["venue"])  # as ingest passes it; in no family
+            ranked = [slug for slug, _ in scorer.scores(headline, plain, series)] or ["other"]
+            assigned = scorer.assign(headline, plain, series)[0][0]
             hits = Counter(papers=1, top1=assigned in allowed,
                            top3=any(slug in allowed for slug in ranked[:3]))
             area = GROUPS.get(row["primary_area"], row["primary_area"])

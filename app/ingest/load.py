@@ -256,7 +256,8 @@ class _Store:
             "authors": "\n".join(abstract.authors), "url": abstract.url,
             "keywords": "\n".join(abstract.keywords), "status": abstract.status,
             "code_urls": "\n".join(normalized.code_urls),
-            **topic_fields(self.scorer, headline, normalized.plain),
+            **topic_fields(self.scorer, headline, normalized.plain,
+                           self.venues[slug].series_slug),
             "source_file": name, "source_line": abstract.line, "added_at": self.now,
         }
         self.new_rows.append(row)
