@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -32,12 +32,7 @@ class Topic:
     slug: str
     name: str
     description: str
-    phrases: dict[str, float]  # written by hand
-    # From the description and ICLR keywords (app/topic_phrases.py); hand phrases win.
-    expanded: dict[str, float] = field(default_factory=dict)
-
-    def weighted_phrases(self) -> dict[str, float]:
-        return {**self.expanded, **self.phrases}
+    phrases: dict[str, float]
 
 
 @dataclass(frozen=True)
@@ -67,14 +62,13 @@ def use_taxonomy(path: Path) -> None:
 
 def load_taxonomy() -> Taxonomy:
     """The taxonomy in use (app/topics.json unless the settings name another file)."""
-    return read_taxonomy(_taxonomy_file)
+    return _read_taxonomy(_taxonomy_file)
 
 
 @lru_cache(maxsize=4)
-def read_taxonomy(path: Path) -> Taxonomy:
+def _read_taxonomy(path: Path) -> Taxonomy:
     data = json.loads(path.read_text(encoding="utf-8"))
-    topics = [Topic(t["slug"], t["name"], t["description"], dict(t.get("phrases", {})),
-                    dict(t.get("expanded", {})))
+    topics = [Topic(t["slug"], t["name"], t["description"], dict(t.get("phrases", {})))
               for t in data["topics"]]
     if OTHER not in {t.slug for t in topics}:
         topics.append(Topic(OTHER, "Other topics in machine learning",
@@ -89,7 +83,7 @@ class TopicScorer:
         # analyzed phrase → [(topic slug, weight)]; the first tokens gate the n-gram scan
         self.phrases: dict[tuple[str, ...], list[tuple[str, float]]] = {}
         for topic in self.taxonomy.topics:
-            for phrase, weight in topic.weighted_phrases().items():
+            for phrase, weight in topic.phrases.items():
                 tokens = analyze(phrase)[:MAX_PHRASE_TOKENS]
                 if tokens:
                     self.phrases.setdefault(tokens, []).append((topic.slug, float(weight)))
@@ -141,5 +135,5 @@ def default_scorer() -> TopicScorer:
 
 def reload_taxonomy() -> None:
     """Read topics.json again (it was edited): the next scorer and pages use the new one."""
-    read_taxonomy.cache_clear()
+    _read_taxonomy.cache_clear()
     default_scorer.cache_clear()
