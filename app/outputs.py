@@ -139,6 +139,8 @@ class TopicOut(BaseModel):
     name: str
     description: str
     paper_count: int  # within the years asked
+    share: float  # of all papers within the years
+    typical_series_share: float  # the median over the series of the topic's share of theirs
     papers_per_series: dict[str, int]  # the matrix's row: series slug (or "other") → papers
     papers_per_venue: dict[str, int]  # edition slug → papers
     url: str
@@ -162,6 +164,21 @@ class TopicRef(BaseModel):
     name: str
 
 
+class TopicYearOut(BaseModel):
+    year: int
+    papers: int  # on the topic
+    all_papers: int
+
+
+class TopicSeriesOut(BaseModel):
+    slug: str
+    name: str
+    papers: int  # on the topic
+    share: float  # of the series' papers
+    of_topic: float  # of the topic's papers
+    of_catalog: float  # the series' share of all papers
+
+
 class TopicPapersOut(BaseModel):
     topic: TopicRef
     venue: str | None
@@ -171,6 +188,13 @@ class TopicPapersOut(BaseModel):
     pages: int
     total: int
     papers: list[PaperOut]
+    # What the topic's page shows of the whole topic, whatever page or filter is listed.
+    paper_count: int
+    share: float  # of all papers
+    typical_series_share: float  # the median over the series of the topic's share of theirs
+    years: list[TopicYearOut]
+    per_series: list[TopicSeriesOut]  # largest share first
+    keyphrases: list[PhraseCount]
 
 
 class SearchHitOut(PaperOut):

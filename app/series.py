@@ -9,6 +9,7 @@ years and shares are sums over it in Python (a few thousand cells at 88,000 pape
 from __future__ import annotations
 
 import math
+import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -136,9 +137,26 @@ class TopicMatrix:
     first_year: int | None
     last_year: int | None
     years: list[int] = field(default_factory=list)  # every year of the catalog
+    # topic slug → its median share over the series in range: a topic that a few large
+    # series hold (robotics at ICRA and IROS) reads smaller here than in its overall share
+    typical: dict[str, float] = field(default_factory=dict)
 
     def row_total(self, topic: str) -> int:
         return sum(self.cells.get(topic, {}).values())
+
+    def share(self, topic: str) -> float:
+        """The topic's share of all papers in range."""
+        papers = sum(n for _, _, n in self.columns)
+        return self.row_total(topic) / papers if papers else 0.0
+
+
+def typical_share(counts: dict[str, Counter[str]], series: list[tuple[Series, list[Edition]]],
+                  topic: str) -> float:
+    """The median over the series of the topic's share of their papers (in these editions),
+    series without the topic counting as 0."""
+    shares = [sum(counts.get(e.slug, Counter()).get(topic, 0) for e in editions)
+              / (sum(e.papers for e in editions) or 1) for _, editions in series]
+    return statistics.median(shares) if shares else 0.0
 
 
 def in_years(year: int, first: int | None, last: int | None) -> bool:
@@ -173,9 +191,11 @@ def topic_matrix(session: Session, first: int | None = None,
         ordered = sorted((slug for slug in columns if slug != OTHER), key=lambda s: -columns[s])
         if OTHER in columns:
             ordered.append(OTHER)
+        typical = {topic: typical_share(counts, list(in_range.values()), topic)
+                   for topic in cells}
         return TopicMatrix(
             [(slug, names.get(slug, "Other series"), columns[slug]) for slug in ordered],
-            cells, first, last, list(year_totals(session)))
+            cells, first, last, list(year_totals(session)), typical)
 
     return memoized(session, ("topic-matrix", first, last), compute)
 
@@ -185,17 +205,38 @@ class TopicSeriesShare:
     series: Series
     papers: int  # on the topic
     share: float  # of the series' papers
+    of_topic: float  # of the topic's papers
+    of_catalog: float  # the series' share of all papers: its share of the topic if even
 
 
-def topic_series_shares(session: Session, topic: str) -> list[TopicSeriesShare]:
-    """The series with papers on the topic, by the topic's share of their papers."""
+@dataclass(frozen=True)
+class TopicSpread:
+    """Where a topic's papers come from: its share of the catalog, the share the median
+    series gives it, and each series' share next to that series' weight in the catalog, so
+    that "robotics is 30 % of all papers" reads as the ICRA and IROS effect it is."""
+
+    papers: int
+    catalog_papers: int
+    typical: float
+    series: list[TopicSeriesShare]  # the series with papers on the topic, largest share first
+
+    @property
+    def share(self) -> float:
+        return self.papers / self.catalog_papers if self.catalog_papers else 0.0
+
+
+def topic_spread(session: Session, topic: str) -> TopicSpread:
     counts = edition_topic_counts(session)
-    shares = []
-    for series in list_series(session):
-        n = sum(counts.get(e.slug, Counter()).get(topic, 0) for e in series.editions)
-        if n:
-            shares.append(TopicSeriesShare(series, n, n / series.papers))
-    return sorted(shares, key=lambda s: (-s.share, -s.papers, s.series.slug))
+    every = [(s, s.editions) for s in list_series(session)]
+    catalog_papers = sum(s.papers for s, _ in every)
+    on_topic = {s.slug: sum(counts.get(e.slug, Counter()).get(topic, 0) for e in s.editions)
+                for s, _ in every}
+    papers = sum(on_topic.values())
+    shares = [TopicSeriesShare(s, on_topic[s.slug], on_topic[s.slug] / s.papers,
+                               on_topic[s.slug] / papers, s.papers / catalog_papers)
+              for s, _ in every if on_topic[s.slug]]
+    shares.sort(key=lambda s: (-s.share, -s.papers, s.series.slug))
+    return TopicSpread(papers, catalog_papers, typical_share(counts, every, topic), shares)
 
 
 @dataclass(frozen=True)

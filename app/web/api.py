@@ -31,7 +31,9 @@ from app.outputs import (
     TopicOut,
     TopicPapersOut,
     TopicRef,
+    TopicSeriesOut,
     TopicsOut,
+    TopicYearOut,
     TrendLineOut,
     TrendsOut,
     VenueOut,
@@ -56,7 +58,7 @@ from app.web.deps import (
 )
 from app.web.results import run_search
 from app.web.urls import paper_url_for
-from app.web.views import edition_view, paper_view, topics_view
+from app.web.views import edition_view, paper_view, topic_view, topics_view
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorOut, "description": "A parameter is malformed or out of range"},
@@ -170,6 +172,8 @@ def topics(request: Request, session: SessionDep, years: YearRangeDep) -> Topics
                 for slug, name, n in view.matrix.columns],
         topics=[TopicOut(slug=t.slug, name=t.name, description=t.description,
                          paper_count=view.matrix.row_total(t.slug),
+                         share=view.matrix.share(t.slug),
+                         typical_series_share=view.matrix.typical.get(t.slug, 0.0),
                          papers_per_series=view.matrix.cells.get(t.slug, {}),
                          papers_per_venue={slug: n for slug, n in counts.get(t.slug, {}).items()
                                            if slug in in_range},
@@ -182,13 +186,22 @@ def topic_papers(
     request: Request, topic: TopicDep, session: SessionDep, where: ListFilterDep,
     page: PageDep = 1,
 ) -> TopicPapersOut:
-    """One page of a topic's papers, optionally of one edition, series or year."""
-    listing = catalog.topic_papers(session, topic, page, where)
+    """One page of a topic's papers, optionally of one edition, series or year, with what its
+    page shows of the whole topic: its share per year, per series and of the catalog, and
+    its frequent keyphrases."""
+    view = topic_view(session, topic, where, page)
+    listing, spread = view.listing, view.spread
     return TopicPapersOut(
         topic=TopicRef(slug=topic.slug, name=topic.name), venue=where.venue or None,
         series=where.series or None, year=where.year, page=listing.number,
         pages=listing.pages, total=listing.total,
-        papers=papers_out(request, session, listing.items))
+        papers=papers_out(request, session, listing.items),
+        paper_count=spread.papers, share=spread.share, typical_series_share=spread.typical,
+        years=[TopicYearOut(year=y, papers=n, all_papers=total) for y, n, total in view.years],
+        per_series=[TopicSeriesOut(slug=s.series.slug, name=s.series.name, papers=s.papers,
+                                   share=s.share, of_topic=s.of_topic,
+                                   of_catalog=s.of_catalog) for s in spread.series],
+        keyphrases=[PhraseCount(phrase=p, papers=n) for p, n in view.keyphrases])
 
 
 @router.get("/search", name="api_search")

@@ -31,7 +31,7 @@ from app.web.downloads import ListFormat
 from app.web.render import compile_templates, render, topic_name
 from app.web.results import run_search
 from app.web.urls import search_query_string, topic_path, venue_path
-from app.web.views import edition_view, paper_view, topics_view
+from app.web.views import edition_view, paper_view, topic_view, topics_view
 
 router = APIRouter(default_response_class=HTMLResponse)
 
@@ -122,19 +122,16 @@ def topic(
 ) -> Response:
     if format:
         return downloads.topic_download(request, found, format, where)
-    slug = found.slug
-    years = catalog.topic_year_counts(session, slug)
+    view = topic_view(session, found, where, page)
     share_chart = charts.line_chart(
-        f"{found.name}: share of each year's papers", [year for year, _, _ in years],
-        [(found.name, [n / total if total else 0 for _, n, total in years])])
+        f"{found.name}: share of each year's papers", [year for year, _, _ in view.years],
+        [(found.name, [n / total if total else 0 for _, n, total in view.years])])
     return render(
-        request, "topic.html", topic=found,
-        listing=catalog.topic_papers(session, found, page, where),
+        request, "topic.html", topic=found, listing=view.listing,
         where=where, venues=catalog.venues_by_slug(session),
         series_names={s.slug: s.name for s in series.list_series(session)},
-        series_shares=series.topic_series_shares(session, slug),
-        keyphrases=catalog.topic_keyphrases(session, slug),
-        years=years, share_chart=share_chart,
+        spread=view.spread, keyphrases=view.keyphrases,
+        years=view.years, share_chart=share_chart,
     )
 
 

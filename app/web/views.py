@@ -61,6 +61,27 @@ def topics_view(session: Session, first: int | None, last: int | None) -> Topics
 
 
 @dataclass(frozen=True)
+class TopicView:
+    """A topic's page: its papers (of one edition, series or year, when chosen), its share of
+    each year's papers, where its papers come from, and its frequent keyphrases."""
+
+    topic: Topic
+    listing: Page[Paper]
+    where: catalog.ListFilter
+    years: list[tuple[int, int, int]]  # (year, papers on the topic, all papers)
+    spread: series.TopicSpread
+    keyphrases: list[tuple[str, int]]
+
+
+def topic_view(session: Session, topic: Topic, where: catalog.ListFilter,
+               page: int) -> TopicView:
+    return TopicView(topic, catalog.topic_papers(session, topic, page, where), where,
+                     catalog.topic_year_counts(session, topic.slug),
+                     series.topic_spread(session, topic.slug),
+                     catalog.topic_keyphrases(session, topic.slug))
+
+
+@dataclass(frozen=True)
 class PaperView:
     """A paper's page: the paper, its edition, its related papers with the key terms they
     share, and its BibTeX entry naming the page's address."""

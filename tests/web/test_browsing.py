@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import pytest
 from sqlmodel import select
 
 from app.models import Paper, Venue
@@ -105,6 +106,38 @@ def test_topic_page_shows_its_share_per_year_and_series_ranked(multi_client, mul
     expected = sum(1 for p, v in _papers(multiseries)
                    if p.topic == "robotics" and v.slug == "beta-2016")
     assert body["total"] == expected and body["series"] == "beta"
+
+
+def test_a_topics_share_stands_next_to_each_series_weight_and_the_median_series(
+        multi_client, multiseries):
+    """Issue 30: "robotics is a third of all papers" must read as the series that hold it."""
+    papers = _papers(multiseries)
+    by_series = Counter(v.series_slug for _, v in papers)
+    on_topic = Counter(v.series_slug for p, v in papers if p.topic == "robotics")
+    body = multi_client.get("/api/topics/robotics/papers?series=alpha").json()
+    assert body["paper_count"] == sum(on_topic.values())  # the whole topic, whatever is listed
+    assert body["share"] == pytest.approx(sum(on_topic.values()) / len(papers))
+    shares = sorted(on_topic[s] / n for s, n in by_series.items())
+    middle = len(shares) // 2
+    median = shares[middle] if len(shares) % 2 else (shares[middle - 1] + shares[middle]) / 2
+    assert body["typical_series_share"] == pytest.approx(median)
+    rows = {row["slug"]: row for row in body["per_series"]}
+    assert set(rows) == set(on_topic)
+    for slug, row in rows.items():
+        assert row["papers"] == on_topic[slug]
+        assert row["share"] == pytest.approx(on_topic[slug] / by_series[slug])
+        assert row["of_topic"] == pytest.approx(on_topic[slug] / sum(on_topic.values()))
+        assert row["of_catalog"] == pytest.approx(by_series[slug] / len(papers))
+    page = multi_client.get("/topics/robotics").text
+    alpha = rows["alpha"]
+    assert f"<td>{100 * alpha['of_topic']:.1f}%</td>".replace("<td>", '<td class="num">') in page
+    assert f"median conference gives it {round(100 * median, 1)}%" in page
+    everything = multi_client.get("/api/topics").json()
+    robotics = next(t for t in everything["topics"] if t["slug"] == "robotics")
+    assert robotics["typical_series_share"] == pytest.approx(median)
+    assert robotics["share"] == pytest.approx(body["share"])
+    listed = multi_client.get("/topics").text
+    assert f"{round(100 * median, 1)}%</td>" in listed
 
 
 def _brute_force_years(multiseries, word: str) -> dict[int, int]:
