@@ -68,7 +68,8 @@ def write_corpus(directory: Path) -> dict[str, Path]:
                         for i, text in enumerate(texts))
     for i in range(TINY_SERIES):
         first_rows.append({"venue": f"Tiny{i:02d}", "year": 2020,
-                           "abstract": abstract(rng, 2020, i) + f" Tiny venue {i}."})
+                           "abstract": abstract(rng, 2020, i) + f" Tiny venue {i}."
+                           + (f" Code: https://github.com/tiny/t{i}" if i % 3 == 0 else "")})
     first = directory / "first.jsonl"
     later = directory / "later.jsonl"
     for path, rows in ((first, first_rows), (later, later_rows)):

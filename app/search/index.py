@@ -27,13 +27,13 @@ from sqlalchemy import distinct, func
 from sqlmodel import Session, col, select
 from whoosh import index as whoosh_index
 from whoosh.columns import NumericColumn
-from whoosh.fields import COLUMN, ID, KEYWORD, NUMERIC, TEXT, Schema
+from whoosh.fields import COLUMN, ID, KEYWORD, NUMERIC, TEXT, FieldType, Schema
 from whoosh.writing import NO_MERGE, SegmentWriter
 
 from app.config import Settings
 from app.db import batched, catalog_id, catalog_version, full_rebuild_version
+from app.facets import FACETS, Facet, Kind
 from app.faults import pause_point
-from app.ids import slugify
 from app.models import CatalogChange, Paper, Venue
 from app.search.acronyms import AcronymCounts
 from app.search.analysis import (
@@ -65,19 +65,24 @@ def _positional(analyzer: CachedAnalyzer, field_boost: float = 1.0) -> TEXT:
     return field
 
 
+def _facet_field(facet: Facet) -> FieldType:
+    """A facet's field: a column (for filters and counts by array) and its terms (for the
+    inline `name:value` filters)."""
+    if facet.kind is Kind.YEAR:
+        return NUMERIC(int, stored=facet.stored, sortable=True, signed=False)
+    if facet.kind is Kind.FLAG:
+        return KEYWORD(stored=facet.stored, sortable=True)
+    return ID(stored=facet.stored, sortable=True)
+
+
 def build_schema() -> Schema:
     analyzer = catalog_analyzer()
     return Schema(
         id=ID(stored=True, unique=True, sortable=True),  # a column too: hits' IDs by lookup
-        venue=ID(stored=True, sortable=True),  # the edition's slug, for filters and facets
-        series=ID(sortable=True),  # the series' slug ("neurips"), for filters and facets
+        **{facet.name: _facet_field(facet) for facet in FACETS},
         venue_name=TEXT(analyzer=word_analyzer(), phrase=False),  # "icml", "neurips"
-        year=NUMERIC(int, stored=True, sortable=True, signed=False),
         headline=_positional(analyzer, field_boost=1.5),
         text=_positional(analyzer),
-        has=KEYWORD(stored=True, sortable=True),  # "code" when the abstract links code
-        topic=ID(stored=True, sortable=True),  # the primary topic's slug
-        status=ID(sortable=True),  # the status' slug ("oral", "poster"), "" when unknown
         author=_positional(word_analyzer()),  # author names, for `author:`
         # First ingested, epoch seconds: only sorted by (feeds), so a column and no terms.
         added=COLUMN(NumericColumn("Q")),
@@ -87,19 +92,14 @@ def build_schema() -> Schema:
 def paper_document(paper: Paper, venue: Venue) -> dict[str, object]:
     return {
         "id": paper.id,
-        "venue": venue.slug,
-        "series": venue.series_slug,
+        **{facet.name: facet.value(paper, venue) for facet in FACETS},
         "venue_name": f"{venue.name} {venue.slug}",
-        "year": venue.year,
         # Author keywords count like title words (a headline match, measured for titles:
         # their own weight cannot be measured here, as keywords are the only judgments).
         "headline": "\n".join([paper.headline, *paper.keyword_list]),
         # The title and keywords lead the text: every headline word is a text word.
         "text": "\n".join([*([paper.title] if paper.title else []), *paper.keyword_list,
                            paper.plain]),
-        "has": "code" if paper.code_urls else "",
-        "topic": paper.topic,
-        "status": slugify(paper.status),
         "author": " ; ".join(paper.author_list),
         "added": int(paper.added_at.replace(tzinfo=paper.added_at.tzinfo or UTC).timestamp()),
     }

@@ -22,7 +22,7 @@ from whoosh.searching import Searcher
 from app.cache import BoundedCache
 from app.search.arrays import field_arrays
 from app.search.codec import decode_positions, decode_postings, segment_lengths
-from app.search.facets import as_mask
+from app.search.columns import as_mask
 
 MAX_RANGE_VALUES = 1000  # wider ranges than years: Whoosh's trie terms
 Phrases = dict[tuple[str, tuple[str, ...]], set[int]]

@@ -28,6 +28,7 @@ from whoosh.query import (
     Term,
 )
 
+from app.facets import BY_NAME, FACETS, NAMES, Kind
 from app.ids import slugify
 from app.search.analysis import analyze, surface_forms, word_analyzer
 from app.search.expand import (
@@ -45,9 +46,10 @@ MAX_TERMS = 32
 MAX_DEPTH = 8
 MIN_PREFIX_CHARS = 2
 TEXT_FIELDS = ("headline", "text")
-FILTER_FIELDS = ("venue", "series", "year", "topic", "status", "has", "author")
-FILTER_INDEX_FIELDS = {"venue", "venue_name", "series", "year", "topic", "status", "has",
-                       "author"}
+# Inline filters: every facet of app/facets.py, and authors (a filter, not a facet).
+AUTHOR = "author"
+FILTER_FIELDS = (*NAMES, AUTHOR)
+FILTER_INDEX_FIELDS = {*FILTER_FIELDS, "venue_name"}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _TOKEN = re.compile(
     r'(?P<neg>-)?(?:(?P<field>[A-Za-z]+):(?:"(?P<fphrase>[^"]*)"?|(?P<fvalue>[^\s()"]*))'
@@ -319,22 +321,23 @@ def _is_filter(query: Query) -> bool:
     return all(leaf.field() in FILTER_INDEX_FIELDS for leaf in leaves)
 
 
-_EXAMPLES = {"venue": "icml", "series": "neurips", "year": "2026", "topic": "optimization",
-             "status": "oral", "has": "code", "author": "hinton"}
+_EXAMPLES = {**{facet.name: facet.example for facet in FACETS}, AUTHOR: "hinton"}
 
 
 def _filter_query(name: str, value: str) -> Query | None:
-    if name == "venue":
+    facet = BY_NAME.get(name)
+    kind = facet.kind if facet else None
+    if kind is Kind.EDITION:  # "venue:icml 2026": the words of the edition's name
         words = word_analyzer().terms(value)
         return And([Term("venue_name", w) for w in words]) if words else None
-    if name == "year":
+    if kind is Kind.YEAR:
         if value.isdigit() and len(value) == 4:
-            return NumericRange("year", int(value), int(value))
+            return NumericRange(name, int(value), int(value))
         match = _YEAR_RANGE.match(value)
-        return NumericRange("year", int(match[1]), int(match[2])) if match else None
-    if name == "has":
-        return Term("has", value.lower()) if value.lower() == "code" else None
-    if name in ("topic", "series", "status"):  # slugs: "series:NeurIPS", "status:Oral"
+        return NumericRange(name, int(match[1]), int(match[2])) if match else None
+    if facet and kind is Kind.FLAG:
+        return Term(name, facet.flag) if value.lower() == facet.flag else None
+    if kind is Kind.SLUG:  # "series:NeurIPS", "status:Oral"
         slug = slugify(value)
         return Term(name, slug) if slug else None
     words = word_analyzer().terms(value)

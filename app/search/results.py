@@ -2,30 +2,33 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
+from typing import Any
 
+from app.facets import FACETS, NAMES, Facet, Kind
 from app.paging import Page
 
 PER_PAGE = 20
 
 
-@dataclass(frozen=True)
-class SearchRequest:
-    q: str = ""
-    series: str = ""
-    venue: str = ""
-    year: int | None = None
-    topic: str = ""
-    status: str = ""
-    has: str = ""  # "code" keeps papers that link code
-    sort: str = "relevance"  # or "venue"
-    page: int = 1
+def _facet_field(facet: Facet) -> tuple[str, type, Any]:
+    if facet.kind is Kind.YEAR:
+        return facet.name, int | None, None
+    return facet.name, str, ""
 
-    def filters(self) -> dict[str, object]:
-        """The facet filters in effect, by facet name."""
-        values = {"series": self.series, "venue": self.venue, "year": self.year,
-                  "topic": self.topic, "status": self.status, "has": self.has}
-        return {name: value for name, value in values.items() if value}
+
+def _filters(self: Any) -> dict[str, object]:
+    """The facet filters in effect, by facet name."""
+    return {name: value for name in NAMES if (value := getattr(self, name))}
+
+
+# What a search is asked: `q`, a value (or none) per facet of app/facets.py (`series`,
+# `year`, `has`, ...), `sort` ("relevance" or "venue") and `page`. Built from the facet table,
+# so that a new facet is a new field here, in the page's links and in the API's parameters.
+SearchRequest = make_dataclass(
+    "SearchRequest",
+    [("q", str, ""), *map(_facet_field, FACETS), ("sort", str, "relevance"), ("page", int, 1)],
+    namespace={"filters": _filters, "__module__": __name__}, frozen=True)
 
 
 @dataclass

@@ -24,14 +24,15 @@ from whoosh.searching import Searcher
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
 from app.cache import ComputedOnce
+from app.facets import NAMES as FACET_NAMES
 from app.faults import pause_point
 from app.search import proximity, similar
 from app.search.acronyms import AcronymCounts, Meaning
 from app.search.analysis import analyze
 from app.search.codec import SegmentLengthBM25F, use_decoded_lengths
+from app.search.columns import FacetColumn, FacetFilter, as_array, as_mask, read_facet_columns
 from app.search.completions import AUTHOR_PREFIX, Completions
 from app.search.expand import Synonyms, text_query
-from app.search.facets import FacetColumn, FacetFilter, as_array, as_mask, read_facet_columns
 from app.search.index import VERSION_FILE
 from app.search.matches import (
     Phrases,
@@ -56,7 +57,6 @@ from app.search.snippets import make_snippet, query_terms
 from app.search.vocabulary import Vocabulary
 
 PREFIX_EXPANSIONS = 8  # the most frequent completions a `prefix*` stands for
-FACETS = ("series", "venue", "year", "topic", "status", "has")
 RELATED_CACHE = 4096
 RESULT_CACHE = 256  # pages are in the page cache; these serve twins (docs/performance.md)
 # Searches computed at once per process; two, not one, so that a quick search is not held
@@ -149,7 +149,7 @@ class PaperSearch:
                 use_decoded_lengths()
                 index = whoosh_index.open_dir(identity[0])
                 with index.searcher() as searcher:
-                    columns = read_facet_columns(searcher, FACETS)
+                    columns = read_facet_columns(searcher, FACET_NAMES)
                     ids = list(searcher.reader().column_reader("id"))
                 directory = Path(identity[0])
                 meanings = AcronymCounts.read(directory).meanings()
@@ -301,7 +301,7 @@ class _Search:
         self.parser = QueryParser(
             lambda prefix: current.vocabulary.completions(prefix, PREFIX_EXPANSIONS),
             lambda name: name in self.searcher.schema and (
-                name not in FACETS or (name in current.columns
+                name not in FACET_NAMES or (name in current.columns
                                         and current.columns[name].has_values())),
             current.synonyms,
         )

@@ -15,8 +15,8 @@ import numpy as np
 from whoosh.searching import Searcher
 
 from app.search.analysis import analyze, surface_forms
+from app.search.columns import FacetColumn, FacetFilter
 from app.search.expand import HEADLINE_BOOST
-from app.search.facets import FacetColumn, FacetFilter
 from app.search.matches import Leaf, best_scores, bm25_sums, top_by_terms
 
 RELATED_PAPERS = 5

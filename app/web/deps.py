@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import Depends, HTTPException, Query, Request
 from sqlmodel import Session
@@ -11,6 +12,7 @@ from sqlmodel import Session
 from app import catalog
 from app.catalog import ListFilter
 from app.db import get_engine
+from app.facets import FACETS, Facet, Kind
 from app.ids import slugify
 from app.models import Paper, Venue
 from app.search.query import MAX_TEXT_CHARS
@@ -29,22 +31,38 @@ def get_search(request: Request) -> PaperSearch:
     return request.app.state.search
 
 
-def search_request(
-    q: Annotated[str, Query(description="Query text; see /help/search")] = "",
-    series: Annotated[str, Query(description="Series slug, e.g. neurips")] = "",
-    venue: Annotated[str, Query(description="Edition slug, e.g. neurips-2018")] = "",
-    year: Annotated[int | None, Query(ge=1900, le=2100)] = None,
-    topic: Annotated[str, Query(description="Topic slug")] = "",
-    status: Annotated[str, Query(description="Status slug, e.g. oral, spotlight, poster")] = "",
-    has: Annotated[Literal["", "code"], Query(description="'code': only papers with code")] = "",
-    sort: Annotated[Literal["relevance", "venue"], Query()] = "relevance",
-    page: Annotated[int, Query(ge=1, le=10_000)] = 1,
-) -> SearchRequest:
+def _facet_parameter(facet: Facet) -> inspect.Parameter:
+    """A facet's API parameter: a slug, a year or a flag, described as the table says."""
+    if facet.kind is Kind.YEAR:
+        kind: Any = Annotated[int | None, Query(ge=1900, le=2100, description=facet.description)]
+        default: object = None
+    elif facet.kind is Kind.FLAG:
+        kind = Annotated[Literal["", facet.flag], Query(description=facet.description)]  # type: ignore[valid-type]
+        default = ""
+    else:
+        kind, default = Annotated[str, Query(description=facet.description)], ""
+    return inspect.Parameter(facet.name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                             annotation=kind)
+
+
+def search_request(q: str = "", sort: str = "relevance", page: int = 1,
+                   **facets: object) -> SearchRequest:
     # The query is kept (and echoed into the page's links) only as far as search reads it, and
     # one character more, by which search tells that the text was cut.
-    return SearchRequest(q=q[:MAX_TEXT_CHARS + 1], series=slugify(series), venue=venue,
-                         year=year, topic=topic, status=slugify(status), has=has, sort=sort,
-                         page=page)
+    return SearchRequest(q=q[:MAX_TEXT_CHARS + 1], sort=sort, page=page,
+                         **{facet.name: facet.parse(facets[facet.name]) for facet in FACETS})
+
+
+# FastAPI reads the parameters from the signature: one per facet of the table.
+search_request.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
+    inspect.Parameter("q", inspect.Parameter.KEYWORD_ONLY, default="", annotation=Annotated[
+        str, Query(description="Query text; see /help/search")]),
+    *map(_facet_parameter, FACETS),
+    inspect.Parameter("sort", inspect.Parameter.KEYWORD_ONLY, default="relevance",
+                      annotation=Annotated[Literal["relevance", "venue"], Query()]),
+    inspect.Parameter("page", inspect.Parameter.KEYWORD_ONLY, default=1,
+                      annotation=Annotated[int, Query(ge=1, le=10_000)]),
+], return_annotation=SearchRequest)
 
 
 def list_filter(

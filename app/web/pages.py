@@ -14,7 +14,7 @@ from app.search.results import SearchResult
 from app.search.synonyms import SYNONYM_GROUPS
 from app.topics import load_taxonomy
 from app.trends import MAX_TERMS, compute_trends
-from app.web import charts, downloads, facets
+from app.web import charts, downloads, sidebar
 from app.web.deps import (
     AuthorDep,
     EditionOrSeriesDep,
@@ -152,13 +152,14 @@ def search(
         return downloads.search_download(request, search, query, format)
     result, papers = run_search(search, session, query)
     venues = catalog.venues_by_slug(session)
-    label = facets.labeller({s.slug: s.name for s in series.list_series(session)},
-                            {slug: v.label for slug, v in venues.items()})
+    names = {"series": {s.slug: s.name for s in series.list_series(session)},
+             "venue": {slug: v.label for slug, v in venues.items()},
+             "topic": {t.slug: t.name for t in load_taxonomy().topics}}
     return render(request, "search.html", result=result, papers=papers,
                   venues=venues, url_with=search_query_string,
-                  chips=facets.chips(query, label), sidebar=facets.sidebar(result, label),
+                  chips=sidebar.chips(query, names), sidebar=sidebar.sidebar(result, names),
                   alone=lambda text, word: replace_word(text, word, f'"{word}"'),
-                  years=facets.year_histogram(result),
+                  years=sidebar.year_histogram(result),
                   year_chart=_year_share_chart(session, result))
 
 

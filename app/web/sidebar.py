@@ -8,16 +8,15 @@ editions only once a conference or an edition is chosen.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
+from app.facets import BY_NAME, FACETS, Kind
 from app.search.results import SearchRequest, SearchResult
-from app.web.render import topic_name
 from app.web.urls import search_query_string
 
 TOP_VALUES = 10
-TITLES = {"series": "Conference", "venue": "Edition", "topic": "Topic", "status": "Status",
-          "has": "Code"}
+# The names a facet's values read as, where slugs will not do: {facet: {value: name}}.
+Names = dict[str, dict[str, str]]
 
 
 @dataclass(frozen=True)
@@ -30,7 +29,7 @@ class FacetValue:
 
 
 @dataclass(frozen=True)
-class Facet:
+class SidebarFacet:
     name: str
     title: str
     values: list[FacetValue]
@@ -55,25 +54,24 @@ class YearBar:
 
 
 def _url(request: SearchRequest, name: str, value: object, selected: bool) -> str:
-    removed = None if name == "year" else ""
+    removed = None if BY_NAME[name].kind is Kind.YEAR else ""
     return "?" + search_query_string(request, **{name: removed if selected else value})
 
 
-def sidebar(result: SearchResult, label: Callable[[str, object], str]) -> list[Facet]:
-    """The facets to show, in order, each value labelled by `label(facet, value)`."""
+def sidebar(result: SearchResult, names: Names) -> list[SidebarFacet]:
+    """The facets to show, in the table's order, each value labelled by its name."""
     request = result.request
     chosen = request.filters()
-    names = ["series", *(["venue"] if request.series or request.venue else []),
-             "topic", "status", "has"]
     facets = []
-    for name in names:
-        counts = result.facets.get(name, [])
-        if not counts:
+    for facet in FACETS:
+        counts = result.facets.get(facet.name, [])
+        shown = not facet.shown_with or any(name in chosen for name in facet.shown_with)
+        if not (facet.in_sidebar and shown and counts):
             continue
-        facets.append(Facet(name, TITLES[name], [
-            FacetValue(value, label(name, value), count,
-                       _url(request, name, value, chosen.get(name) == value),
-                       chosen.get(name) == value)
+        facets.append(SidebarFacet(facet.name, facet.title, [
+            FacetValue(value, facet.label(value, names.get(facet.name, {})), count,
+                       _url(request, facet.name, value, chosen.get(facet.name) == value),
+                       chosen.get(facet.name) == value)
             for value, count in counts]))
     return facets
 
@@ -87,8 +85,8 @@ class Chip:
     remove_url: str
 
 
-def chips(request: SearchRequest, label: Callable[[str, object], str]) -> list[Chip]:
-    return [Chip(name, label(name, value) if name == "has" else f"{name}: {label(name, value)}",
+def chips(request: SearchRequest, names: Names) -> list[Chip]:
+    return [Chip(name, BY_NAME[name].chip(value, names.get(name, {})),
                  _url(request, name, value, selected=True))
             for name, value in request.filters().items()]
 
@@ -101,23 +99,3 @@ def year_histogram(result: SearchResult) -> list[YearBar]:
     return [YearBar(year, count, max(4, round(100 * count / top)),
                     _url(result.request, "year", year, year == selected), year == selected)
             for year, count in counts]
-
-
-def labeller(series_names: dict[str, str],
-             edition_labels: dict[str, str]) -> Callable[[str, object], str]:
-    """How a facet value reads on the page: names and labels instead of slugs."""
-    def label(name: str, value: object) -> str:
-        text = str(value)
-        if name == "series":
-            return series_names.get(text, text)
-        if name == "venue":
-            return edition_labels.get(text, text)
-        if name == "topic":
-            return topic_name(text)
-        if name == "status":
-            return text.replace("-", " ").capitalize()
-        if name == "has":
-            return "Has code"
-        return text
-
-    return label

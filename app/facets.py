@@ -1,0 +1,80 @@
+"""The search facets, one entry each: what a paper's value is, how a request and an inline
+filter (`series:neurips`) read it, and how the sidebar and the chips show it.
+
+The index schema and documents (search/index.py), the query language (search/query.py), the
+search request and its URL (search/results.py, web/urls.py), the API's parameters
+(web/deps.py) and the sidebar (web/sidebar.py) all read this table, so a new facet is one
+entry here plus the data it reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+
+from app.ids import slugify
+from app.models import Paper, Venue
+
+
+class Kind(Enum):
+    """How a facet's values are written, parsed and shown."""
+
+    SLUG = "slug"  # a slug; request values and `name:Value` are slugified ("NeurIPS" → neurips)
+    EDITION = "edition"  # an edition's slug; `venue:icml 2026` matches its name's words
+    YEAR = "year"  # a year; `year:2018-2020` is a range
+    FLAG = "flag"  # one value or none ("code"), shown as "Has code"
+
+
+@dataclass(frozen=True)
+class Facet:
+    name: str  # the request parameter, the inline prefix and the index field
+    title: str  # the sidebar's heading
+    kind: Kind
+    description: str  # of the API parameter
+    example: str  # an inline value the search help shows
+    value: Callable[[Paper, Venue], object]  # a paper's value, as indexed
+    flag: str = ""  # a FLAG's one value
+    stored: bool = False  # also a stored field of the index (read back with the hits)
+    # Listed in the sidebar only once one of these facets has a value (editions once a
+    # series is chosen: at 88,000 papers a query spans ~60 editions).
+    shown_with: tuple[str, ...] = ()
+    in_sidebar: bool = True  # years have a histogram of their own
+
+    def parse(self, value: object) -> object:
+        """A request parameter's value as the index holds it."""
+        if self.kind is Kind.SLUG:
+            return slugify(str(value))
+        return value
+
+    def label(self, value: object, names: dict[str, str]) -> str:
+        """How a value reads: its name where the page knows one, else words from the slug."""
+        text = str(value)
+        if self.kind is Kind.FLAG:
+            return f"Has {text}"
+        if text in names:
+            return names[text]
+        return text.replace("-", " ").capitalize() if self.kind is Kind.SLUG else text
+
+    def chip(self, value: object, names: dict[str, str]) -> str:
+        """A filter in effect, above the results: "series: NeurIPS", "Has code"."""
+        label = self.label(value, names)
+        return label if self.kind is Kind.FLAG else f"{self.name}: {label}"
+
+
+FACETS: tuple[Facet, ...] = (
+    Facet("series", "Conference", Kind.SLUG, "Series slug, e.g. neurips", "neurips",
+          lambda paper, venue: venue.series_slug),
+    Facet("venue", "Edition", Kind.EDITION, "Edition slug, e.g. neurips-2018", "icml",
+          lambda paper, venue: venue.slug, stored=True, shown_with=("series", "venue")),
+    Facet("year", "Year", Kind.YEAR, "Year, e.g. 2018", "2026",
+          lambda paper, venue: venue.year, stored=True, in_sidebar=False),
+    Facet("topic", "Topic", Kind.SLUG, "Topic slug", "optimization",
+          lambda paper, venue: paper.topic, stored=True),
+    Facet("status", "Status", Kind.SLUG, "Status slug, e.g. oral, spotlight, poster", "oral",
+          lambda paper, venue: slugify(paper.status)),
+    Facet("has", "Code", Kind.FLAG, "'code': only papers with code", "code",
+          lambda paper, venue: "code" if paper.code_urls else "", flag="code", stored=True),
+)
+BY_NAME = {facet.name: facet for facet in FACETS}
+NAMES = tuple(BY_NAME)

@@ -1,0 +1,78 @@
+"""Every facet of app/facets.py reaches every place a facet lives (issue 25: one facet table):
+the index, the API's parameters, the page's links and sidebar, and the query language."""
+
+from __future__ import annotations
+
+from collections import Counter
+from urllib.parse import urlencode
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlmodel import select
+
+from app.facets import FACETS, Facet, Kind
+from app.models import Paper, Venue
+from app.search.index import build_schema
+
+
+@pytest.fixture(scope="module")
+def values(multiseries) -> dict[str, Counter[object]]:
+    """Each facet's values over the catalog, counted from the database."""
+    with multiseries.session() as session:
+        rows = list(session.exec(select(Paper, Venue).join(Venue, Venue.slug == Paper.venue_slug)))
+    return {facet.name: Counter(facet.value(paper, venue) for paper, venue in rows)
+            for facet in FACETS}
+
+
+def _common(values: dict[str, Counter[object]], facet: Facet) -> tuple[object, int]:
+    return next((value, n) for value, n in values[facet.name].most_common() if value != "")
+
+
+def test_every_facet_is_an_api_parameter_as_the_table_describes_it(multi_client: TestClient):
+    parameters = {p["name"]: p for p in
+                  multi_client.get("/openapi.json").json()["paths"]["/api/search"]["get"]
+                  ["parameters"]}
+    for facet in FACETS:
+        assert parameters[facet.name]["description"] == facet.description
+
+
+def test_every_facet_is_an_index_column(multi_client: TestClient):
+    schema = build_schema()
+    assert all(schema[facet.name].column_type is not None for facet in FACETS)
+
+
+@pytest.mark.parametrize("facet", FACETS, ids=lambda f: f.name)
+def test_every_facet_filters_and_counts_what_the_database_holds(
+        multi_client: TestClient, values, facet: Facet):
+    value, papers = _common(values, facet)
+    body = multi_client.get("/api/search?" + urlencode({"q": "", facet.name: value})).json()
+    assert body["total"] == papers
+    counted = {str(v["value"]): v["count"] for v in body["facets"].get(facet.name, [])}
+    # A facet is counted without its own filter: the sidebar offers the other values too.
+    assert counted[str(value)] == papers
+    assert counted == {str(v): n for v, n in values[facet.name].items() if v != ""}
+
+
+@pytest.mark.parametrize("facet", FACETS, ids=lambda f: f.name)
+def test_every_facet_is_an_inline_filter(multi_client: TestClient, values, facet: Facet):
+    value, papers = _common(values, facet)
+    # An edition is named by its words inline ("venue:alpha 2016" is every ALPHA edition's
+    # word "alpha" and 2016's), so its slug is what `venue:` matches exactly.
+    written = str(value)
+    body = multi_client.get("/api/search?" + urlencode(
+        {"q": f'{facet.name}:"{written}"' if " " in written else f"{facet.name}:{written}"}
+    )).json()
+    assert "not a valid filter" not in (body.get("message") or "")
+    if facet.kind is not Kind.EDITION:
+        assert body["total"] == papers
+
+
+@pytest.mark.parametrize("facet", [f for f in FACETS if f.in_sidebar], ids=lambda f: f.name)
+def test_every_sidebar_facet_has_its_heading_and_a_chip_once_chosen(
+        multi_client: TestClient, values, facet: Facet):
+    value, _ = _common(values, facet)
+    chosen = {facet.name: value, **{name: values[name].most_common(1)[0][0]
+                                    for name in facet.shown_with if name != facet.name}}
+    page = multi_client.get("/search?" + urlencode({"q": "", **chosen})).text
+    assert f">{facet.title}<" in page
+    assert 'class="chip' in page and f"{facet.name}=" in page
