@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from whoosh.query import Or, Phrase, Query, Term
 
+from app.search import ranking
 from app.search.acronyms import Meaning, learned_groups
 from app.search.analysis import acronym_form, acronym_term
 from app.search.synonyms import SYNONYM_GROUPS
@@ -33,24 +34,16 @@ def _group_table(groups: Iterable[Iterable[str]]) -> SynonymTable:
     return table
 
 
-# How much more a match in the headline (the title, when there is one) counts than the same
-# match in the abstract, on top of the headline field's own boost: measured on ICLR keyword
-# judgments (bench/relevance/keywords.py, docs/search.md).
-HEADLINE_BOOST = 0.5
 
 
-# How much a match of another form of the typed word's group counts, beside a match of the
-# form typed: "RNN" finds the papers that write "recurrent neural network" too, after those
-# that write RNN (measured on keyword judgments: docs/search.md).
-OTHER_FORM_WEIGHT = 0.5
 
 
 def text_query(tokens: tuple[str, ...], weight: float = 1.0) -> Query:
     """Match analyzed tokens in headline or abstract: a term, or a phrase for several."""
     if len(tokens) == 1:
-        return Or([Term("headline", tokens[0], boost=HEADLINE_BOOST * weight),
+        return Or([Term("headline", tokens[0], boost=ranking.WEIGHTS.headline_match * weight),
                    Term("text", tokens[0], boost=weight)])
-    return Or([Phrase("headline", list(tokens), boost=HEADLINE_BOOST * weight),
+    return Or([Phrase("headline", list(tokens), boost=ranking.WEIGHTS.headline_match * weight),
                Phrase("text", list(tokens), boost=weight)])
 
 
@@ -100,7 +93,7 @@ class Synonyms:
         key = self.key(typed, tokens)
         if key is None:
             return text_query(tokens)
-        return Or([text_query(form, 1.0 if form == key else OTHER_FORM_WEIGHT)
+        return Or([text_query(form, 1.0 if form == key else ranking.WEIGHTS.other_form)
                    for form in self.table[key]])
 
     def learned_meanings(self, typed: str, tokens: tuple[str, ...]) -> list[str] | None:

@@ -35,6 +35,7 @@ from app.db import batched, catalog_id, catalog_version, full_rebuild_version
 from app.facets import FACETS, Facet, Kind
 from app.faults import pause_point
 from app.models import CatalogChange, Paper, Venue
+from app.search import ranking
 from app.search.acronyms import AcronymCounts
 from app.search.analysis import (
     AnalyzedPositions,
@@ -81,7 +82,7 @@ def build_schema() -> Schema:
         id=ID(stored=True, unique=True, sortable=True),  # a column too: hits' IDs by lookup
         **{facet.name: _facet_field(facet) for facet in FACETS},
         venue_name=TEXT(analyzer=word_analyzer(), phrase=False),  # "icml", "neurips"
-        headline=_positional(analyzer, field_boost=1.5),
+        headline=_positional(analyzer, field_boost=ranking.WEIGHTS.headline_field),
         text=_positional(analyzer),
         author=_positional(word_analyzer()),  # author names, for `author:`
         # First ingested, epoch seconds: only sorted by (feeds), so a column and no terms.

@@ -1,4 +1,4 @@
-"""Matching and ranking over whole posting lists, instead of Whoosh's matchers.
+"""Matching over whole posting lists, instead of Whoosh's matchers.
 
 Counts and facets need every match but no score. Whoosh's matchers step through postings
 one document at a time in Python: half of a common query's time at L (profiled: "learning",
@@ -6,8 +6,7 @@ one document at a time in Python: half of a common query's time at L (profiled: 
 at a time into arrays (kept, most recently used first), and the query's And / Or / Not
 become set operations; a phrase intersects (document, start) keys of its words' positions,
 decoded into arrays and kept too; a year range is the union of its years' lists; other
-nodes keep Whoosh's matchers. The best matches are then ranked with the scores Whoosh's
-BM25F would give them, computed a posting list at a time with numpy from the same arrays.
+nodes keep Whoosh's matchers. ranking.py scores the best matches from the same arrays.
 """
 
 from __future__ import annotations
@@ -16,13 +15,11 @@ import numpy as np
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Phrase, Query, Term
 from whoosh.query.ranges import NumericRange
 from whoosh.reading import IndexReader, SegmentReader
-from whoosh.scoring import BM25F
 from whoosh.searching import Searcher
 
 from app.cache import BoundedCache
 from app.search.arrays import field_arrays
-from app.search.codec import decode_positions, decode_postings, segment_lengths
-from app.search.columns import as_mask
+from app.search.codec import decode_positions, decode_postings
 
 MAX_RANGE_VALUES = 1000  # wider ranges than years: Whoosh's trie terms
 Phrases = dict[tuple[str, tuple[str, ...]], set[int]]
@@ -172,7 +169,7 @@ def _term_docs(searcher: Searcher, fieldname: str, text: object) -> set[int]:
 
 def _posting_ids(reader: IndexReader, fieldname: str, text: object) -> set[int]:
     """One segment's live document numbers in the term's posting list."""
-    ids, _, deleted = _postings(reader, fieldname, text)
+    ids, _, deleted = postings(reader, fieldname, text)
     return set(ids.tolist()) - deleted if deleted else set(ids.tolist())
 
 
@@ -185,7 +182,7 @@ _NO_IDS = np.zeros(0, dtype=np.uint32)
 _NO_WEIGHTS = np.zeros(0, dtype=np.float32)
 
 
-def _postings(reader: IndexReader, fieldname: str, text: object
+def postings(reader: IndexReader, fieldname: str, text: object
               ) -> tuple[np.ndarray, np.ndarray, set[int]]:
     """The term's postings in one segment (document numbers and weights, the term's
     frequency, as arrays) and the segment's deleted documents, which they still hold."""
@@ -203,122 +200,6 @@ def _postings(reader: IndexReader, fieldname: str, text: object
     if key is not None:
         _decoded.put(key, (ids, weights))
     return ids, weights, deleted
-
-
-# A scored term: field, text, boost, and the documents where it counts (None: wherever it
-# occurs; a phrase's words count only where the phrase matches).
-Leaf = tuple[str, object, float, "set[int] | None"]
-
-
-def top_by_terms(searcher: Searcher, fieldname: str, weighted_terms: list[tuple[str, float]],
-                 limit: int) -> list[tuple[int, float]]:
-    """The `limit` best documents for weighted terms (any of them), scored as Whoosh's BM25F
-    scores an Or of the terms, over whole posting lists (Whoosh's matchers were orders of
-    magnitude slower for a related-papers query: docs/performance.md)."""
-    leaves: list[Leaf] = [(fieldname, text, boost, None) for text, boost in weighted_terms]
-    return best_scores(bm25_sums(searcher, leaves, None), limit)
-
-
-def top_matches(searcher: Searcher, query: Query, docs: set[int], limit: int,
-                phrases: Phrases | None = None) -> list[tuple[int, float]] | None:
-    """The `limit` best of `docs` (the query's matches) with the scores Whoosh gives them,
-    for queries of words and phrases joined by And, Or and AndNot, where a match's score is
-    the sum of the BM25F scores of the terms that match it (a phrase's: of its words); None
-    for other queries (ranges, filter fields...)."""
-    scored = _scores(searcher, query, docs, phrases)
-    return None if scored is None else best_scores(scored, limit)
-
-
-def match_scores(searcher: Searcher, query: Query, docs: set[int],
-                 phrases: Phrases | None = None) -> np.ndarray | None:
-    """The scores `top_matches` ranks by, of every document (by document number; 0 outside
-    `docs` and where no term counts); None for the queries it cannot score."""
-    scored = _scores(searcher, query, docs, phrases)
-    return None if scored is None else scored[1]
-
-
-def _scores(searcher: Searcher, query: Query, docs: set[int],
-            phrases: Phrases | None) -> tuple[np.ndarray, np.ndarray] | None:
-    leaves = _scored_terms(searcher, query, {} if phrases is None else phrases)
-    if leaves is None or not all(
-            name in searcher.schema and searcher.schema[name].scorable for name, *_ in leaves):
-        return None  # filter terms (ID fields) Whoosh scores by weight alone
-    return bm25_sums(searcher, leaves, docs)
-
-
-def _scored_terms(searcher: Searcher, query: Query, phrases: Phrases) -> list[Leaf] | None:
-    kind = type(query)
-    if kind is Term:
-        return [(query.fieldname, query.text, query.boost, None)]
-    if kind is Phrase and query.slop == 1:
-        where = matching_docs(searcher, query, phrases)
-        return [(query.fieldname, word, query.boost, where) for word in query.words]
-    if query.boost != 1.0:
-        return None
-    if kind in (And, Or):
-        if kind is Or and query.scale is not None:
-            return None
-        leaves: list[Leaf] = []
-        for sub in query.subqueries:
-            if kind is And and type(sub) is NumericRange:
-                continue  # year:2010-2020 adds the same constant to every match: no order
-            sub_leaves = _scored_terms(searcher, sub, phrases)
-            if sub_leaves is None:
-                return None
-            leaves.extend(sub_leaves)
-        return leaves
-    if kind is AndNot:  # the excluded part only removes matches
-        return _scored_terms(searcher, query.a, phrases)
-    return None
-
-
-def bm25_sums(searcher: Searcher, leaves: list[Leaf],
-               docs: set[int] | None) -> tuple[np.ndarray, np.ndarray]:
-    """The documents (of `docs`, or any) where a term counts, and every document's sum of
-    Whoosh's BM25F over the terms that count in it, computed a posting list at a time."""
-    model = BM25F()
-    b, k1 = model.B, model.K1
-    total = searcher.doc_count_all()
-    scores = np.zeros(total, dtype=np.float64)
-    touched = np.zeros(total, dtype=bool)
-    allowed = None if docs is None else as_mask(docs, total)
-    # Where each term counts, over all segments: a phrase's words only where it matches.
-    counted_by_leaf = [allowed if where is None else as_mask(
-        where if docs is None else docs & where, total) for *_, where in leaves]
-    for leaf, offset in searcher.leaf_searchers():
-        reader = leaf.reader()
-        for (fieldname, text, boost, _), counted in zip(leaves, counted_by_leaf, strict=True):
-            lengths = segment_lengths(reader, fieldname)
-            average = searcher.avg_field_length(fieldname) or 1
-            idf = searcher.idf(fieldname, text) * boost
-            ids, weights, deleted = _postings(reader, fieldname, text)
-            local = ids.astype(np.int64)
-            keep = counted[local + offset] if counted is not None else None
-            if deleted:
-                live = ~np.isin(local, np.fromiter(deleted, dtype=np.int64))
-                keep = live if keep is None else keep & live
-            if keep is not None:
-                local, weights = local[keep], weights[keep]
-            tf = weights.astype(np.float64)
-            length = (np.frombuffer(lengths, dtype=np.uint32)[local] if lengths is not None
-                      else 1)
-            norm = k1 * (1 - b + b * length / average)
-            scores[local + offset] += idf * tf * (k1 + 1) / (tf + norm)
-            touched[local + offset] = True
-    return np.flatnonzero(touched), scores
-
-
-def best_scores(scored: tuple[np.ndarray, np.ndarray], limit: int) -> list[tuple[int, float]]:
-    """The `limit` highest scores, ties in document order (as Whoosh's collector breaks
-    them), without sorting every scored document."""
-    docs, scores = scored
-    values = scores[docs]
-    if len(docs) > limit > 0:
-        cutoff = np.partition(values, len(values) - limit)[len(values) - limit]
-        keep = values >= cutoff
-        docs, values = docs[keep], values[keep]
-    order = np.lexsort((docs, -values))[:limit]
-    return [(int(docs[i]), float(values[i])) for i in order]
 
 
 def positions_in(searcher: Searcher, fieldname: str, word: str, doc: int) -> np.ndarray:

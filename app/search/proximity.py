@@ -1,10 +1,10 @@
 """Proximity: a paper whose abstract has the query's words close together ranks above one
 where the same words lie scattered (a phrase is the closest case).
 
-The best matches by BM25F are re-ranked: each score grows by WEIGHT × the mean, over each
-pair of consecutive query words, of 1 / (the least distance between them in the text), so
-adjacent words add WEIGHT, words three apart a third of it. Only the first RERANKED matches
-move; the positions come from the index's arrays.
+The best matches by BM25F are re-ranked: each score grows by W × the mean, over each pair
+of consecutive query words, of 1 / (the least distance between them in the text), so
+adjacent words add W, words three apart a third of it (W: `ranking.WEIGHTS.proximity`).
+Only the first RERANKED matches move; the positions come from the index's arrays.
 """
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ from __future__ import annotations
 import numpy as np
 from whoosh.searching import Searcher
 
+from app.search import ranking
 from app.search.matches import positions_in
 
-# Measured on ICLR keyword judgments (bench/relevance/keywords.py, docs/search.md).
-WEIGHT = 0.6
 RERANKED = 50
 
 
@@ -38,9 +37,9 @@ def closeness(searcher: Searcher, words: list[str], doc: int) -> float:
 def rerank(searcher: Searcher, words: list[str],
            best: list[tuple[int, float]]) -> list[tuple[int, float]]:
     """The best matches with the first RERANKED re-scored for closeness, in the new order."""
-    if len(words) < 2 or WEIGHT == 0:
+    if len(words) < 2 or ranking.WEIGHTS.proximity == 0:
         return best
-    head = [(doc, score * (1 + WEIGHT * closeness(searcher, words, doc)))
+    head = [(doc, score * (1 + ranking.WEIGHTS.proximity * closeness(searcher, words, doc)))
             for doc, score in best[:RERANKED]]
     head.sort(key=lambda item: (-item[1], item[0]))
     return head + best[RERANKED:]

@@ -31,8 +31,12 @@ class Weights:
     k1: float = 1.2  # BM25F: how fast a term's repeats stop counting (Whoosh's default)
     b: float = 0.75  # BM25F: how much a long field is discounted (Whoosh's default)
     headline_field: float = 1.5  # the headline field's boost in the index (a change re-indexes)
-    headline_match: float = 0.5  # a query word's headline clause, on top of its text clause
-    other_form: float = 0.5  # a word's other written forms ("colour" for "color")
+    # How much more a match in the headline (the title, when there is one) counts than the
+    # same match in the abstract, on top of the headline field's own boost.
+    headline_match: float = 0.5
+    # A match of another form of the typed word's group, beside one of the form typed: "RNN"
+    # finds the papers that write "recurrent neural network" too, after those that write RNN.
+    other_form: float = 0.5
     proximity: float = 0.6  # the re-rank's gain for query words close together
     partial_share: float = 0.5  # the share of a query's parts a partial match holds at least
     same_topic: float = 1.3  # a related paper of the same primary topic

@@ -9,6 +9,7 @@ loads every match.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -26,21 +27,15 @@ from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 from app.cache import ComputedOnce
 from app.facets import NAMES as FACET_NAMES
 from app.faults import pause_point
-from app.search import proximity, similar
+from app.search import proximity, ranking, similar
 from app.search.acronyms import AcronymCounts, Meaning
 from app.search.analysis import analyze
-from app.search.codec import SegmentLengthBM25F, use_decoded_lengths
+from app.search.codec import use_decoded_lengths
 from app.search.columns import FacetColumn, FacetFilter, as_array, as_mask, read_facet_columns
 from app.search.completions import AUTHOR_PREFIX, Completions
 from app.search.expand import Synonyms, text_query
 from app.search.index import VERSION_FILE
-from app.search.matches import (
-    Phrases,
-    match_scores,
-    matching_docs,
-    top_by_terms,
-    top_matches,
-)
+from app.search.matches import Phrases, matching_docs
 from app.search.query import (
     FILTER_INDEX_FIELDS,
     MAX_TEXT_CHARS,
@@ -51,6 +46,7 @@ from app.search.query import (
     matching_query,
     replace_word,
 )
+from app.search.ranking import match_scores, top_by_terms, top_matches
 from app.search.results import PER_PAGE, SearchHit, SearchRequest, SearchResult
 from app.search.similar import Recommendation, RelatedPaper
 from app.search.snippets import make_snippet, query_terms
@@ -100,7 +96,7 @@ class _OpenIndex:
     def searcher(self) -> Searcher:
         searcher = getattr(self.local, "searcher", None)
         if searcher is None:
-            searcher = self.local.searcher = self.index.searcher(weighting=SegmentLengthBM25F())
+            searcher = self.local.searcher = self.index.searcher(weighting=ranking.weighting())
         return searcher
 
 
@@ -431,7 +427,7 @@ class _Search:
         for row, (_, query) in enumerate(parts.words):
             has[row, as_array(self._matching(query))] = True
         counts = has.sum(axis=0)
-        wanted = counts >= max(1, -(-len(parts.words) // 2))
+        wanted = counts >= max(1, math.ceil(ranking.WEIGHTS.partial_share * len(parts.words)))
         wanted[as_array(exact)] = False
         for required in parts.filters:
             wanted &= as_mask(self._matching(required), total)

@@ -1,6 +1,6 @@
 """Papers like one paper (related papers) and like a reading list (recommendations).
 
-Both score every paper by BM25F over posting arrays (`matches.top_by_terms`) for weighted
+Both score every paper by BM25F over posting arrays (`ranking.top_by_terms`) for weighted
 terms drawn from the texts they start from, and name the terms a found paper shares with them.
 """
 
@@ -14,14 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 from whoosh.searching import Searcher
 
+from app.search import ranking
 from app.search.analysis import analyze, surface_forms
 from app.search.columns import FacetColumn, FacetFilter
-from app.search.expand import HEADLINE_BOOST
-from app.search.matches import Leaf, best_scores, bm25_sums, top_by_terms
+from app.search.ranking import Leaf, best_scores, bm25_sums, top_by_terms
 
 RELATED_PAPERS = 5
 KEY_TERMS = 20
-SAME_TOPIC_BOOST = 1.3
 SHARED_SHOWN = 6
 LIST_TERMS = 40
 # A term's weight in a list's profile grows with the square of the number of listed papers
@@ -81,8 +80,9 @@ def related_papers(searcher: Searcher, ids: list[str], topics: np.ndarray | None
             if doc != docnum]
     # Papers of the same primary topic rise: similar words and a similar area.
     own_topic = topics[docnum] if topics is not None else None
+    same_topic = ranking.WEIGHTS.same_topic
     ranked = sorted(hits, key=lambda hit: -hit[1] * (
-        SAME_TOPIC_BOOST if topics is not None and topics[hit[0]] == own_topic else 1.0))[:limit]
+        same_topic if topics is not None and topics[hit[0]] == own_topic else 1.0))[:limit]
     found = [ids[doc] for doc, _ in ranked]
     other_texts = texts(found)
     surface = surface_forms(plain)
@@ -130,7 +130,8 @@ def recommendations(searcher: Searcher, ids: list[str], columns: dict[str, Facet
     if not profile:
         return []
     leaves: list[Leaf] = [("text", term, weight, None) for term, weight, _ in profile]
-    leaves += [("headline", term, weight * HEADLINE_BOOST, None) for term, weight, _ in profile]
+    headline = ranking.WEIGHTS.headline_match
+    leaves += [("headline", term, weight * headline, None) for term, weight, _ in profile]
     docs, scores = bm25_sums(searcher, leaves, None)
     docs = docs[~np.isin(docs, np.asarray(listed_docs, dtype=np.int64))]
     chosen = {name: value for name, value in filters.items() if value not in ("", None)}

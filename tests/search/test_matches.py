@@ -2,6 +2,7 @@
 
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -9,11 +10,12 @@ from whoosh import index as whoosh_index
 from whoosh.query import And, AndNot, Every, Not, NullQuery, NumericRange, Or, Phrase, Term
 
 from app.ingest.load import ingest_paths
-from app.search import arrays, matches
+from app.search import arrays, matches, ranking
 from app.search.arrays import ARRAYS_DIR
 from app.search.index import SyncKind, sync_index
-from app.search.matches import matching_docs, top_by_terms, top_matches
+from app.search.matches import matching_docs
 from app.search.query import QueryParser, matching_query
+from app.search.ranking import top_by_terms, top_matches
 from tests.conftest import Catalog, write_list
 
 TYPED = ["learning", "neural network", '"in-context learning"', "diffusion OR transformer",
@@ -164,3 +166,27 @@ def test_a_typed_year_ranks_as_the_year_facet_does(client, words: str):
     faceted = client.get("/api/search", params={"q": words, "year": 2026}).json()
     assert typed["total"] == faceted["total"] > 0
     assert [hit["id"] for hit in typed["hits"]] == [hit["id"] for hit in faceted["hits"]]
+
+
+def test_both_scoring_paths_read_the_one_set_of_weights(seeded: Catalog,
+                                                         monkeypatch: pytest.MonkeyPatch):
+    """Issue 25: BM25F's k1 and b live in ranking.WEIGHTS, and the arrays' scores and Whoosh's
+    searcher (sorting by venue, queries the arrays cannot score) follow them alike."""
+    query = Or([Term("text", "learn"), Term("text", "graph"), Term("headline", "model")])
+    directory = str(seeded.settings.index_path.resolve())
+
+    def both() -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+        with whoosh_index.open_dir(directory).searcher(weighting=ranking.weighting()) as s:
+            docs = matching_docs(s, query)
+            got = top_matches(s, query, docs, 10)
+            assert got is not None
+            return got, [(hit.docnum, hit.score) for hit in s.search(query, limit=10)]
+
+    default_arrays, default_whoosh = both()
+    monkeypatch.setattr(ranking, "WEIGHTS", replace(ranking.WEIGHTS, k1=3.0, b=0.1))
+    arrays_now, whoosh_now = both()
+    for got, expected in ((default_arrays, default_whoosh), (arrays_now, whoosh_now)):
+        assert [doc for doc, _ in got] == [doc for doc, _ in expected]
+        assert all(abs(a - b) <= 1e-5 * b for (_, a), (_, b) in zip(got, expected, strict=True))
+    assert [score for _, score in arrays_now] != pytest.approx(
+        [score for _, score in default_arrays])
