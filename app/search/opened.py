@@ -1,0 +1,127 @@
+"""The live index generation, opened once per version: a Whoosh searcher per request thread,
+the facet columns, paper IDs, vocabulary, completions and acronyms read beside it, reopened
+when a newer generation is in place. Every use goes through one guard, `with_index`, which
+answers as asked while no index has been built yet."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from whoosh import index as whoosh_index
+from whoosh.searching import Searcher
+
+from app.facets import NAMES as FACET_NAMES
+from app.search import ranking
+from app.search.acronyms import AcronymCounts, Meaning
+from app.search.codec import use_decoded_lengths
+from app.search.columns import FacetColumn, read_facet_columns
+from app.search.completions import Completions
+from app.search.expand import Synonyms
+from app.search.index import VERSION_FILE
+from app.search.vocabulary import Vocabulary
+
+T = TypeVar("T")
+
+
+class IndexUnavailable(RuntimeError):
+    pass
+
+
+@dataclass
+class OpenIndex:
+    """One version of the index, its facet columns, and a searcher for each thread.
+
+    Whoosh searchers are not safe to share between threads; opening one on a segment written
+    with compound=False costs about a millisecond, so every request thread gets its own and
+    no request waits for another's search.
+    """
+
+    index: whoosh_index.Index
+    identity: tuple[str, float]
+    columns: dict[str, FacetColumn]  # facet name → value per document number
+    ids: list[str]  # paper ID per document number (Whoosh's stored fields unpickle a dict)
+    vocabulary: Vocabulary
+    completions: Completions
+    meanings: list[Meaning]  # acronyms learned from the catalog
+    synonyms: Synonyms
+    local: threading.local = field(default_factory=threading.local)
+
+    @property
+    def searcher(self) -> Searcher:
+        searcher = getattr(self.local, "searcher", None)
+        if searcher is None:
+            searcher = self.local.searcher = self.index.searcher(weighting=ranking.weighting())
+        return searcher
+
+
+class LiveIndex:
+    """Holds the open index; checks at most every `check_interval` seconds for a newer one."""
+
+    def __init__(self, index_path: Path, check_interval: float = 1.0) -> None:
+        self.index_path = index_path
+        self.check_interval = check_interval
+        self._lock = threading.Lock()
+        self._open: OpenIndex | None = None
+        self._checked_at = 0.0
+
+    def index_identity(self) -> tuple[str, float] | None:
+        """Which index generation is live: its directory and when its version was written."""
+        try:
+            target = self.index_path.resolve(strict=True)
+            return str(target), (target / VERSION_FILE).stat().st_mtime
+        except OSError:
+            return None
+
+    def _current(self) -> OpenIndex:
+        """The open index, reopened when a newer one is in place (checked every interval)."""
+        with self._lock:
+            now = time.monotonic()
+            if self._open is not None and now - self._checked_at < self.check_interval:
+                return self._open
+            self._checked_at = now
+            identity = self.index_identity()
+            if identity is None:
+                if self._open is not None:
+                    return self._open
+                raise IndexUnavailable("the search index has not been built yet")
+            if self._open is None or identity != self._open.identity:
+                # Threads still searching the previous version finish on their own searchers.
+                use_decoded_lengths()
+                index = whoosh_index.open_dir(identity[0])
+                with index.searcher() as searcher:
+                    columns = read_facet_columns(searcher, FACET_NAMES)
+                    ids = list(searcher.reader().column_reader("id"))
+                directory = Path(identity[0])
+                meanings = AcronymCounts.read(directory).meanings()
+                self._open = OpenIndex(index, identity, columns, ids,
+                                        Vocabulary.read(directory),
+                                        Completions.read(directory), meanings,
+                                        Synonyms.of(meanings))
+            return self._open
+
+    def close(self) -> None:
+        with self._lock:
+            self._open = None
+
+    def opened(self) -> tuple[str, float] | None:
+        """The identity of the index generation open now (None before the first)."""
+        current = self._open
+        return None if current is None else current.identity
+
+    def warm(self) -> None:
+        """Open the live index generation now, if it is new (0.8 s at L), so that a reader's
+        first search after a start or an update does not wait for it."""
+        self.with_index(lambda current: None, None)
+
+    def with_index(self, work: Callable[[OpenIndex], T], unavailable: T) -> T:
+        """`work` on the live index, or `unavailable` before any index was built."""
+        try:
+            current = self._current()
+        except IndexUnavailable:
+            return unavailable
+        return work(current)

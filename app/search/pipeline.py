@@ -1,0 +1,294 @@
+"""The query pipeline: one search request against one open index. The request's query is
+parsed (or read as a pasted text), matched as sets of document numbers, filtered by the facet
+columns and counted; then a page is ranked (ranking.py, proximity.py), and where the exact
+matches end before the page does, papers with most of the query's parts or with words of its
+family follow. What was parsed travels with what it resolved to (`Resolved`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from whoosh.query import AndNot, Every, Not, Or, Query, Term
+from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
+
+from app.facets import NAMES as FACET_NAMES
+from app.search import proximity, ranking, similar
+from app.search.analysis import analyze
+from app.search.columns import FacetFilter, as_array, as_mask
+from app.search.expand import text_query
+from app.search.matches import Phrases, matching_docs
+from app.search.opened import OpenIndex
+from app.search.query import (
+    FILTER_INDEX_FIELDS,
+    MAX_TEXT_CHARS,
+    TEXT_FIELDS,
+    ParsedQuery,
+    QueryParser,
+    is_pasted_text,
+    matching_query,
+    replace_word,
+)
+from app.search.ranking import match_scores, top_by_terms, top_matches
+from app.search.results import PER_PAGE, SearchHit, SearchRequest, SearchResult
+from app.search.snippets import make_snippet, query_terms
+
+PREFIX_EXPANSIONS = 8  # the most frequent completions a `prefix*` stands for
+# A pasted text is answered by this many papers most like it, the best of more candidates so
+# that filters still leave them.
+LIKE_TEXT_RESULTS = 100
+LIKE_TEXT_CANDIDATES = 2000
+LIKE_TEXT_NOTE = ("This {words}-word query was read as a text, not as words that must all "
+                  "match: these are the {n} papers most like it as a whole (by the terms that "
+                  "most set it apart), as related papers are found.")
+
+
+def _excludes(query: Query) -> bool:
+    return isinstance(query, (AndNot, Not)) or any(_excludes(q) for q in query.children())
+
+
+@dataclass
+class Resolved:
+    """What a request resolved to: the result so far, the parsed query, the query to rank
+    (after corrections and fallbacks; None when nothing can match), its matches and what the
+    filters allow of them."""
+
+    result: SearchResult
+    parsed: ParsedQuery
+    query: Query | None
+    docs: set[int]
+    allowed: set[int]
+
+
+class Search:
+    """One search request against one open index."""
+
+    def __init__(self, current: OpenIndex, request: SearchRequest,
+                 texts: Callable[[list[str]], dict[str, str]]) -> None:
+        self.current = current
+        self.searcher = current.searcher
+        self.request = request
+        self.texts = texts
+        self.phrases: Phrases = {}  # phrase matches, found while counting, used to rank
+        self.parser = QueryParser(
+            lambda prefix: current.vocabulary.completions(prefix, PREFIX_EXPANSIONS),
+            lambda name: name in self.searcher.schema and (
+                name not in FACET_NAMES or (name in current.columns
+                                        and current.columns[name].has_values())),
+            current.synonyms,
+        )
+
+    def run(self, with_hits: bool = True) -> SearchResult:
+        resolved = self._resolve()
+        result, query, allowed = resolved.result, resolved.query, resolved.allowed
+        result.total = len(allowed)
+        if query is None:
+            return result
+        result.facets = self._facet_counts(resolved.docs)
+        start = (self.request.page - 1) * PER_PAGE
+        if with_hits and start < result.total:
+            result.hits = self._page(resolved, start)
+        room = start + PER_PAGE - result.total
+        if (with_hits and 0 < room <= PER_PAGE and self.request.sort == "relevance"
+                and not result.showing_corrected and not result.pasted):
+            result.partial = self._partial(resolved.parsed, allowed, room)
+            if not result.partial:
+                result.related_words, result.partial = self._related_words(
+                    resolved.parsed, allowed, room)
+        return result
+
+    def ranked_ids(self, limit: int | None, newest_first: bool) -> list[str]:
+        """IDs of the whole result set (not one page), by rank or newest first."""
+        resolved = self._resolve()
+        query, allowed = resolved.query, resolved.allowed
+        if query is None or not allowed:
+            return []
+        sortedby = (FieldFacet("added", reverse=True) if newest_first
+                    else self._sort_order())
+        results = self.searcher.search(query, limit=limit, filter=allowed, sortedby=sortedby)
+        return [hit["id"] for hit in results]
+
+    def _resolve(self) -> Resolved:
+        request = self.request
+        if is_pasted_text(request.q):
+            return self._like_text()
+        parsed = self.parser.parse(request.q)
+        result = SearchResult(request, parsed.text, notes=list(parsed.notes),
+                              expansions=parsed.expansions)
+        query = parsed.query
+        if query is None and parsed.text and not request.filters():
+            return Resolved(result, parsed, None, set(), set())
+        if query is None:
+            query = Every()
+        result.corrected = self._did_you_mean(parsed)
+        docs = self._matching(query)
+        allowed = self._filtered(docs)
+        if not allowed and parsed.text:
+            query, docs = self._fallback(parsed, result, query, docs)
+            allowed = self._filtered(docs)
+        return Resolved(result, parsed, query, docs, allowed)
+
+    def _like_text(self) -> Resolved:
+        """A pasted text: the papers most like it as a whole, by its key terms, as related
+        papers are found; the page says so."""
+        text = " ".join(self.request.q[:MAX_TEXT_CHARS].split())
+        parsed = ParsedQuery(text, None)
+        result = SearchResult(self.request, text, pasted=True, notes=[LIKE_TEXT_NOTE.format(
+            words=len(text.split()), n=LIKE_TEXT_RESULTS)])
+        if len(self.request.q) > MAX_TEXT_CHARS:
+            result.notes.append(f"The text was cut to its first {MAX_TEXT_CHARS:,} characters.")
+        key_terms = similar.text_key_terms(self.searcher, text)
+        if not key_terms:
+            return Resolved(result, parsed, None, set(), set())
+        candidates = [doc for doc, _ in top_by_terms(self.searcher, "text", key_terms,
+                                                     LIKE_TEXT_CANDIDATES)]
+        allowed = self._filtered(set(candidates))
+        query = Or([Term("text", term, boost=weight) for term, weight in key_terms])
+        return Resolved(result, parsed, query, set(candidates[:LIKE_TEXT_RESULTS]),
+                        set([doc for doc in candidates if doc in allowed][:LIKE_TEXT_RESULTS]))
+
+    def _sort_order(self) -> MultiFacet | None:
+        if self.request.sort == "venue":
+            return MultiFacet([FieldFacet("venue"), ScoreFacet()])
+        return None
+
+    def _matching(self, query: Query) -> set[int]:
+        return matching_docs(self.searcher, matching_query(query), self.phrases)
+
+    def _filtered(self, docs: set[int]) -> set[int]:
+        filters = self.request.filters()
+        if not filters:
+            return docs
+        return set(FacetFilter(self.current.columns, filters, as_array(docs)).allowed().tolist())
+
+    def _facet_counts(self, docs: set[int]) -> dict[str, list[tuple[object, int]]]:
+        return FacetFilter(self.current.columns, self.request.filters(), as_array(docs)).counts()
+
+    def _did_you_mean(self, parsed: ParsedQuery) -> str | None:
+        reader = self.searcher.reader()
+        corrected = parsed.text
+        changed = False
+        for word in parsed.words:
+            stems = analyze(word)
+            if self.current.synonyms.key(word, stems) is not None or any(
+                reader.doc_frequency(name, stem) for stem in stems for name in TEXT_FIELDS
+            ):
+                continue
+            suggestion = self.current.vocabulary.suggest(word.lower())
+            if suggestion:
+                corrected = replace_word(corrected, word, suggestion)
+                changed = True
+        return corrected if changed else None
+
+    def _fallback(self, parsed: ParsedQuery, result: SearchResult, query: Query,
+                  docs: set[int]) -> tuple[Query, set[int]]:
+        """No match: try the spelling correction (papers with some of the words follow on the
+        page either way)."""
+        if result.corrected:
+            corrected = self.parser.parse(result.corrected)
+            if corrected.query is not None:
+                corrected_docs = self._matching(corrected.query)
+                if self._filtered(corrected_docs):
+                    result.showing_corrected = True
+                    return corrected.query, corrected_docs
+        return query, docs
+
+    def _partial(self, parsed: ParsedQuery, exact: set[int], room: int) -> list[SearchHit]:
+        """The best papers with most but not all of the query's parts (at least half of
+        them), by how many they have, then by the score of the parts they have."""
+        parts = parsed.parts if parsed.query is not None else None
+        if parts is None:
+            return []
+        total = self.searcher.doc_count_all()
+        has = np.zeros((len(parts.words), total), dtype=bool)
+        for row, (_, query) in enumerate(parts.words):
+            has[row, as_array(self._matching(query))] = True
+        counts = has.sum(axis=0)
+        wanted = counts >= max(1, math.ceil(ranking.WEIGHTS.partial_share * len(parts.words)))
+        wanted[as_array(exact)] = False
+        for required in parts.filters:
+            wanted &= as_mask(self._matching(required), total)
+        if parts.excluded is not None:
+            wanted &= ~as_mask(self._matching(parts.excluded), total)
+        candidates = self._filtered(set(np.flatnonzero(wanted).tolist()))
+        if not candidates:
+            return []
+        return self._fill(Or([query for _, query in parts.words]), candidates, room, counts,
+                          lambda doc: [label for row, (label, _) in enumerate(parts.words)
+                                       if not has[row, doc]])
+
+    def _related_words(self, parsed: ParsedQuery, exact: set[int],
+                       room: int) -> tuple[list[str], list[SearchHit]]:
+        """For a query of one word whose matches end before the page does: the best papers
+        with a word of its family that it does not find ("memorize" for "memorization"),
+        and those words. Derivations are kept apart in counts, not out of reach."""
+        if (parsed.query is None or len(parsed.words) != 1 or _excludes(parsed.query)
+                or any(leaf.field() in FILTER_INDEX_FIELDS for leaf in parsed.query.leaves())):
+            return [], []  # only a plain word: no inline filter or exclusion to carry over
+        words = self.current.vocabulary.family(parsed.words[0])
+        own = analyze(parsed.words[0])
+        forms = list(dict.fromkeys(form for form in map(analyze, words) if form and form != own))
+        if not forms:
+            return [], []
+        either = Or([text_query(form) for form in forms])
+        candidates = self._filtered(self._matching(either) - exact)
+        if not candidates:
+            return [], []
+        return words, self._fill(either, candidates, room)
+
+    def _fill(self, either: Query, candidates: set[int], room: int,
+              more_first: np.ndarray | None = None,
+              missing: Callable[[int], list[str]] = lambda doc: []) -> list[SearchHit]:
+        """The best `room` of `candidates` as hits that follow the exact matches: those with
+        the larger `more_first` (by document number) first when given, then by their score for
+        `either`, whose terms the snippets mark."""
+        scores = match_scores(self.searcher, either, candidates, self.phrases)
+        docs = as_array(candidates)
+        score = scores[docs] if scores is not None else np.zeros(len(docs))
+        order = (docs, -score) if more_first is None else (docs, -score, -more_first[docs])
+        best = docs[np.lexsort(order)[:room]].tolist()
+        ids = [self.current.ids[doc] for doc in best]
+        plain = self.texts(ids)
+        terms = query_terms(either)
+        return [SearchHit(paper_id, float(scores[doc]) if scores is not None else 0.0,
+                          make_snippet(plain.get(paper_id, ""), terms), partial=True,
+                          missing=missing(doc))
+                for paper_id, doc in zip(ids, best, strict=True)]
+
+    def _page(self, resolved: Resolved, start: int) -> list[SearchHit]:
+        query = resolved.query
+        assert query is not None  # run() pages only a query
+        ranked = self._ranked(resolved, query, start + PER_PAGE)[start:]
+        plain = self.texts([paper_id for paper_id, _ in ranked])
+        terms = query_terms(query)
+        return [SearchHit(paper_id, score, make_snippet(plain.get(paper_id, ""), terms))
+                for paper_id, score in ranked]
+
+    def _ranked(self, resolved: Resolved, query: Query,
+                limit: int) -> list[tuple[str, float]]:
+        """The IDs and scores of the best `limit` matches that the filters allow."""
+        allowed, docs = resolved.allowed, resolved.docs
+        sortedby = self._sort_order()
+        if sortedby is None:
+            # Queries of plain words: the same scores as Whoosh's, summed over the posting
+            # lists of the matches already found (a third of "learning" at L).
+            best = top_matches(self.searcher, query, allowed, max(limit, proximity.RERANKED),
+                               self.phrases)
+            if best is not None:
+                parsed = resolved.parsed
+                parts = parsed.parts if parsed.query is query else None
+                if parts is not None:
+                    best = proximity.rerank(self.searcher, parts.single_words(), best)
+                return [(self.current.ids[doc], score) for doc, score in best[:limit]]
+        # The exact matches as a filter when facets filter them, or when the query excludes
+        # words: Whoosh's AndNot matcher can let through documents the excluded part matches
+        # (tests/search/test_matches.py). Otherwise none: a filter costs Whoosh its skipping.
+        exact = allowed != docs or _excludes(query)
+        results = self.searcher.search(query, limit=limit, filter=allowed if exact else None,
+                                       sortedby=sortedby)
+        # Not list(results): that asks len(), which counts every match a second time.
+        hits = [results[i] for i in range(results.scored_length())]
+        # Sorted by venue, Whoosh reports the sort key where the score would be.
+        return [(hit["id"], hit.score if isinstance(hit.score, float) else 0.0) for hit in hits]
