@@ -18,6 +18,8 @@ from pathlib import Path
 
 import httpx
 
+from bench.harness import free_port, start_server
+
 SIZE_TARGET_KB = 150
 SIZE_TARGETS_KB = {"/topics": 200}
 FIRST_RENDER_TARGET_MS = 300
@@ -64,8 +66,6 @@ def print_browsing(results: dict[str, dict[str, object]]) -> None:
 
 
 def main() -> None:
-    from bench.run import free_port, start_server  # bench.run imports this module
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True, help="an ingested data directory")
     args = parser.parse_args()

@@ -29,7 +29,8 @@ from pathlib import Path
 
 import httpx
 
-from bench.run import BIN, PROJECT_ROOT, free_port, start_server
+from app.config import PROJECT_ROOT
+from bench.harness import BIN, free_port, start_server
 
 EXPENSIVE = "/search?q=year%3A1987-2026+-zz{n}"
 LIMIT_MB = 1536

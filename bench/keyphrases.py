@@ -49,12 +49,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 
-from lemminflect import getAllLemmas
-
 from app.ids import paper_id, venue_slug
 from app.ingest.load import PARSERS, input_format, read_input
 from app.ingest.normalize import normalize_abstract
-from app.search.analysis import acronym_term, analyze
+from app.search.analysis import analyze
+from bench.chip_shapes import shapes_table
 from bench.load import CORPUS
 
 CORPUS_FILES = ("ml-abstracts.jsonl.gz", "more-abstracts.jsonl.gz")  # ingest order (by name)
@@ -136,80 +135,6 @@ def judge(chip: str, keywords: Sequence[Terms]) -> str:
 
 # --- chip shapes ------------------------------------------------------------------------------
 
-_TEXT_WORD = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
-
-
-def _parts(word: str) -> dict[str, tuple[str, ...]]:
-    return getAllLemmas(word.lower()) if acronym_term(word) is None else {}
-
-
-def is_verb_fragment(chip: str) -> bool:
-    """A chip with a word the dictionary knows only as a verb: in its base form anywhere
-    ("better understand catastrophic"), as the -ing form opening a longer chip ("obtaining exact
-    expressions"), or in another form (-s, -ed, "hidden") ending a longer one ("models
-    trained"). -ing words elsewhere ("catastrophic forgetting") and participles before a noun
-    ("learned representations") are read as nouns and adjectives."""
-    words = chip.split()
-    for i, word in enumerate(words):
-        parts = _parts(word)
-        if not parts or set(parts) - {"VERB", "AUX"}:
-            continue
-        lower = word.lower()
-        if lower.endswith("ing"):
-            if i == 0 and len(words) > 1:
-                return True
-        elif lower not in parts.get("VERB", ()):
-            if i == len(words) - 1 and len(words) > 1:
-                return True
-        else:
-            return True
-    return False
-
-
-def is_stub(chip: str) -> bool:
-    """A chip with a two-letter lowercase word ("cf", "cl")."""
-    return any(len(w) == 2 and w.isalpha() and w.islower() for w in chip.split())
-
-
-def written_forms(plain: str) -> dict[str, set[str]]:
-    """Each word of the text (lowercased) → the ways it is written; digits may lead a word."""
-    forms: dict[str, set[str]] = defaultdict(set)
-    for token in _TEXT_WORD.findall(plain):
-        forms[token.lower()].add(token)
-    return forms
-
-
-def lowercased_name(chip: str, forms: dict[str, set[str]]) -> bool:
-    """A chip word in lowercase that the abstract writes only with capitals inside it (inside a
-    part between hyphens), as an acronym or a name (chip "lora" or "langocc", text "LoRA" or
-    "LangOcc"; not "monte-carlo" of "Monte-Carlo")."""
-    for word in chip.split():
-        written = forms.get(word)
-        if (word.islower() and written and word not in written
-                and all(any(ch.isupper() for part in form.split("-") for ch in part[1:])
-                        for form in written)):
-            return True
-    return False
-
-
-def cut_after_digits(chip: str, forms: dict[str, set[str]]) -> bool:
-    """A chip word the abstract never writes alone, only after digits ("DGS" of "3DGS",
-    "d-aware" of "3D-aware")."""
-    for word in chip.lower().split():
-        if word not in forms and any(w.endswith(word) and w[:len(w) - len(word)].isdigit()
-                                     for w in forms):
-            return True
-    return False
-
-
-def ends_without_noun(chip: str) -> bool:
-    """The last word is in the dictionary, but not as a noun ("generative", "robust"); an -ing
-    word is read as a noun ("temporal reasoning")."""
-    last = chip.split()[-1]
-    parts = _parts(last)
-    return (bool(parts) and not {"NOUN", "PROPN"} & set(parts)
-            and not last.lower().endswith("ing") and not is_verb_fragment(chip))
-
 
 # --- scores -----------------------------------------------------------------------------------
 
@@ -287,42 +212,6 @@ def editions_table(by_venue: dict[str, list[Paper]], marks: dict[int, list[str]]
     return lines
 
 
-def shapes_table(papers: Sequence[Paper]) -> list[str]:
-    cache: dict[int, dict[str, set[str]]] = {}
-
-    def forms(paper: Paper) -> dict[str, set[str]]:
-        if id(paper) not in cache:
-            cache.clear()
-            cache[id(paper)] = written_forms(paper.plain)
-        return cache[id(paper)]
-
-    checks: dict[str, Callable[[Paper, str], bool]] = {
-        "verb fragment": lambda _p, chip: is_verb_fragment(chip),
-        "two-letter lowercase stub": lambda _p, chip: is_stub(chip),
-        "acronym or name shown in lowercase": lambda p, chip: lowercased_name(chip, forms(p)),
-        "word cut after digits": lambda p, chip: cut_after_digits(chip, forms(p)),
-        "ends in a word that is not a noun": lambda _p, chip: ends_without_noun(chip),
-    }
-    found: dict[str, Counter[str]] = {name: Counter() for name in checks}
-    papers_with: Counter[str] = Counter()
-    total = 0
-    for paper in papers:
-        total += len(paper.chips)
-        for name, check in checks.items():
-            flagged = [chip for chip in paper.chips if check(paper, chip)]
-            found[name].update(flagged)
-            papers_with[name] += bool(flagged)
-    lines = [f"Over the {total:,} chips of the {len(papers):,} evaluated papers.", "",
-             "| shape | chips | share of chips | papers with one | most common |",
-             "|---|---|---|---|---|"]
-    for name, counts in found.items():
-        n = sum(counts.values())
-        common = ", ".join(f"{chip} ({k})" for chip, k in counts.most_common(8)) or "-"
-        lines.append(f"| {name} | {n:,} | {n / max(total, 1):.1%} | {papers_with[name]:,} "
-                     f"| {common} |")
-    return lines
-
-
 def frequent_table(papers: Sequence[Paper], marks: dict[int, list[str]]) -> list[str]:
     counts: Counter[str] = Counter()
     right: Counter[str] = Counter()
@@ -345,23 +234,10 @@ def examples_table(papers: Sequence[Paper], marks: dict[int, list[str]]) -> list
     return lines
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--limit", type=int, default=None,
-                        help="evaluate at most N papers per venue")
-    parser.add_argument("--module", default=None,
-                        help="a copy of app/keyphrases.py to measure instead (baseline)")
-    parser.add_argument("--seed", type=int, default=22, help="the example sample's seed")
-    args = parser.parse_args(argv)
-    module = load_module(args.module)
-    started = time.perf_counter()
-    corpus = load_corpus()
-    loaded = time.perf_counter()
-    word_df = dict(module.document_frequencies(p.plain for p in corpus))
-    extract = module.KeyphraseExtractor(word_df, len(corpus)).extract
+def chip_marks(extract: Callable[..., list[str]], by_venue: dict[str, list[Paper]]
+               ) -> tuple[dict[int, list[str]], dict[str, Tally]]:
+    """Each paper's chips, each chip judged against its author keywords, tallied per venue."""
     titled = "title" in inspect.signature(extract).parameters  # older extractors: text only
-    counted = time.perf_counter()
-    by_venue = evaluated(corpus, args.limit)
     marks: dict[int, list[str]] = {}
     tallies: dict[str, Tally] = {}
     for venue, papers in by_venue.items():
@@ -372,16 +248,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             keywords = [terms for k in paper.keywords for terms in keyword_terms(k)]
             marks[id(paper)] = [judge(chip, keywords) for chip in paper.chips]
             tally.add(paper, marks[id(paper)])
-    extracted = time.perf_counter()
+    return marks, tallies
 
-    source = args.module or "app/keyphrases.py"
-    author = [v for v in by_venue if v not in AREA_LABEL_VENUES]
-    everyone = [p for papers in by_venue.values() for p in papers]
-    authored = [p for v in author for p in by_venue[v]]
-    print(f"# Keyphrase chips against author keywords ({source})\n")
-    print(f"Word statistics over {len(corpus):,} abstracts ({len(word_df):,} words); chips of "
-          f"the {len(everyone):,} papers with keywords"
-          + (f" (at most {args.limit} per venue)" if args.limit else "") + ".\n")
+
+def print_per_venue(by_venue: dict[str, list[Paper]], marks: dict[int, list[str]],
+                    tallies: dict[str, Tally], author: list[str]) -> None:
     print(f"## P@{AT} per venue\n")
     print(f"| venue | papers | keywords / paper | chips / paper | fewer than {AT} chips "
           f"| P@{AT} strict | P@{AT} lenient | papers with a lenient hit |")
@@ -400,6 +271,36 @@ def main(argv: Sequence[str] | None = None) -> None:
                 for paper in by_venue[venue]:
                     overall.add(paper, marks[id(paper)])
         print(overall.row("overall, area labels included"))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--limit", type=int, default=None,
+                        help="evaluate at most N papers per venue")
+    parser.add_argument("--module", default=None,
+                        help="a copy of app/keyphrases.py to measure instead (baseline)")
+    parser.add_argument("--seed", type=int, default=22, help="the example sample's seed")
+    args = parser.parse_args(argv)
+    module = load_module(args.module)
+    started = time.perf_counter()
+    corpus = load_corpus()
+    loaded = time.perf_counter()
+    word_df = dict(module.document_frequencies(p.plain for p in corpus))
+    counted = time.perf_counter()
+    by_venue = evaluated(corpus, args.limit)
+    marks, tallies = chip_marks(module.KeyphraseExtractor(word_df, len(corpus)).extract,
+                                by_venue)
+    extracted = time.perf_counter()
+
+    source = args.module or "app/keyphrases.py"
+    author = [v for v in by_venue if v not in AREA_LABEL_VENUES]
+    everyone = [p for papers in by_venue.values() for p in papers]
+    authored = [p for v in author for p in by_venue[v]]
+    print(f"# Keyphrase chips against author keywords ({source})\n")
+    print(f"Word statistics over {len(corpus):,} abstracts ({len(word_df):,} words); chips of "
+          f"the {len(everyone):,} papers with keywords"
+          + (f" (at most {args.limit} per venue)" if args.limit else "") + ".\n")
+    print_per_venue(by_venue, marks, tallies, author)
     print("\n".join(editions_table(by_venue, marks)))
     print("\n## Chip shapes\n")
     print("\n".join(shapes_table(everyone)))

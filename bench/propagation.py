@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.run import BIN, RESULTS, free_port, start_server, timed_command, write_lists
+from bench.harness import BIN, RESULTS, free_port, start_server, timed_command, write_lists
 from tests.postgres import cluster
 
 BATCHES = (1, 100, 1000, 5000)  # above 2,000 the update runs in a child process

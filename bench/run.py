@@ -14,17 +14,13 @@ same server (/bench/hello) for HTTP. Ratios are what to compare: absolute times 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import gzip
 import json
 import os
 import re
 import shutil
-import socket
 import sqlite3
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -36,88 +32,33 @@ from app.db import get_engine
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from bench.browse import measure_browsing, print_browsing
-from bench.load import readers_mix, run_load
+from bench.fts5 import build_fts5, fts5_query
+from bench.harness import (
+    BIN,
+    RESULTS,
+    SIZES,
+    free_port,
+    jsonl_inputs,
+    load,
+    percentiles,
+    rss_mb,
+    size_mb,
+    start_server,
+    timed_command,
+    write_lists,
+)
+from bench.load import readers_mix
 from bench.pasted import measure_pasted, print_pasted
 from bench.recommend import print_speed
 from bench.recommend import speed as recommendation_speed
 from bench.words import measure_words, print_words
 
-CORPUS = (PROJECT_ROOT / ".." / "shared" / "corpus").resolve()
-SIZES = {
-    "smoke": (["ml-abstracts.jsonl.gz"], 500),
-    "S": (["ml-abstracts.jsonl.gz"], 0),
-    "L": (["ml-abstracts.jsonl.gz", "more-abstracts.jsonl.gz"], 0),
-}
 COMMON = {"learning", "model", "neural network", "deep learning", "data"}
-RESULTS = PROJECT_ROOT / "bench" / "results"
-BIN = Path(sys.executable).parent
 
 
 def queries() -> list[str]:
     lines = (PROJECT_ROOT / "bench" / "queries.txt").read_text().splitlines()
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
-
-
-def percentiles(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-
-    def at(p: float) -> float:
-        return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
-
-    return {"p50": round(at(50), 2), "p95": round(at(95), 2), "p99": round(at(99), 2),
-            "max": round(ordered[-1], 2), "n": len(ordered)}
-
-
-def write_lists(size: str, out: Path) -> int:
-    files, limit = SIZES[size]
-    total = 0
-    for index, name in enumerate(files):
-        target = out / f"part{index}"
-        command = [sys.executable, str(CORPUS / "make_lists.py"), str(CORPUS / name), str(target)]
-        if limit:
-            command += ["--limit", str(limit)]
-        output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-        total += int(output.split()[0])
-        for path in target.glob("*.txt"):  # both corpora write e.g. iclr_2019.txt: keep both
-            path.rename(out / f"{index}_{path.name}")
-    return total
-
-
-def timed_command(command: list[str], env: dict[str, str]) -> tuple[float, int, str]:
-    """Wall seconds, peak RSS (MB) and output of one child process."""
-    with tempfile.TemporaryFile("w+") as output:
-        started = time.perf_counter()
-        process = subprocess.Popen(command, env=env, stdout=output, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(process.pid, 0)
-        seconds = time.perf_counter() - started
-        process.returncode = os.waitstatus_to_exitcode(status)
-        output.seek(0)
-        text = output.read()
-    if process.returncode not in (0, 1):
-        raise RuntimeError(f"{command} failed:\n{text[-2000:]}")
-    return seconds, int(usage.ru_maxrss / 1024), text
-
-
-def size_mb(path: Path) -> float:
-    """A file's size, or everything under a directory, with SQLite's WAL beside its file."""
-    files = [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [
-        p for p in (path, path.with_name(path.name + "-wal")) if p.exists()]
-    return round(sum(p.stat().st_size for p in files) / 2**20, 1)
-
-
-def jsonl_inputs(size: str, out: Path) -> list[Path]:
-    """The size's papers as JSON Lines: the corpus files, or their first lines when limited."""
-    files, limit = SIZES[size]
-    if not limit:
-        return [CORPUS / name for name in files]
-    out.mkdir(parents=True, exist_ok=True)
-    inputs = []
-    for name in files:
-        with gzip.open(CORPUS / name, "rt", encoding="utf-8") as corpus:
-            lines = [line for _, line in zip(range(limit), corpus, strict=False)]
-        inputs.append(out / name.removesuffix(".gz"))
-        inputs[-1].write_text("".join(lines), encoding="utf-8")
-    return inputs
 
 
 def bench_ingest(inputs: list[Path], data: Path, env: dict[str, str], papers: int) -> dict:
@@ -136,41 +77,6 @@ def bench_ingest(inputs: list[Path], data: Path, env: dict[str, str], papers: in
         "reingest_index": "no work" if "search index: up to date" in output_again
         else output_again.splitlines()[-3:],
     }
-
-
-def build_fts5(settings: Settings, path: Path) -> sqlite3.Connection:
-    fts = sqlite3.connect(path)
-    fts.execute("CREATE VIRTUAL TABLE papers USING fts5(id UNINDEXED, venue UNINDEXED, "
-                "year UNINDEXED, code UNINDEXED, headline, plain, tokenize='porter unicode61')")
-    source = sqlite3.connect(settings.database_path)
-    rows = source.execute("SELECT paper.id, paper.venue_slug, venue.year, paper.code_urls != '', "
-                          "paper.headline, paper.plain FROM paper JOIN venue "
-                          "ON venue.slug = paper.venue_slug")
-    fts.executemany("INSERT INTO papers VALUES (?, ?, ?, ?, ?, ?)", rows)
-    fts.commit()
-    return fts
-
-
-def fts5_query(query: str) -> tuple[str, str, list[object]]:
-    """The same query for FTS5: words quoted, phrases and prefixes kept, filters as SQL."""
-    where, params, terms = [], [], []
-    for match in re.finditer(r'(\w+):(\S+)|"([^"]*)"|(\S+)', query):
-        field, value, phrase, word = match.groups()
-        if field == "venue":
-            where.append("venue LIKE ?")
-            params.append(f"{value}%")
-        elif field == "year":
-            where.append("year = ?")
-            params.append(int(value))
-        elif field == "has":
-            where.append("code = 1")
-        elif phrase is not None:
-            terms.append(f'"{phrase}"')
-        elif word.endswith("*"):
-            terms.append(f'"{word[:-1]}"*')
-        else:
-            terms.append(f'"{word}"')
-    return " ".join(terms), "".join(f" AND {w}" for w in where), params
 
 
 def bench_search(settings: Settings, work: Path) -> dict:
@@ -218,54 +124,23 @@ def bench_search(settings: Settings, work: Path) -> dict:
     return result
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(env: dict[str, str], port: int, *args: str) -> tuple[subprocess.Popen, float]:
-    """Start `catalog serve`; returns it and the seconds until /healthz said it was ready."""
-    started = time.perf_counter()
-    server = subprocess.Popen([str(BIN / "catalog"), "serve", "--port", str(port), *args],
-                              env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    while time.perf_counter() - started < 1800:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return server, time.perf_counter() - started
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.05)  # 503 "starting" while the index is built, or not listening yet
-    server.kill()
-    raise RuntimeError("the server did not answer /healthz")
-
-
-def rss_mb(pid: int) -> float:
-    status = Path(f"/proc/{pid}/status").read_text()
-    return round(int(re.search(r"VmRSS:\s+(\d+)", status)[1]) / 1024, 1)
-
-
-def load(base: str, paths: list[str], seconds: float, once: bool = False) -> dict:
-    """Concurrency 16 against the pages (in turn; `once`: each at most once, as far as the
-    time allows): wrk when installed, as it takes no core from the server, else the Python
-    generator."""
-    wrk = shutil.which("wrk")
-    if wrk:
-        with tempfile.NamedTemporaryFile("w", suffix=".txt") as listed:
-            listed.write("\n".join(paths) + "\n")
-            listed.flush()
-            output = subprocess.run(
-                [wrk, "-t2", "-c16", f"-d{max(1, int(seconds))}s", "--timeout", "30s", "-s",
-                 str(PROJECT_ROOT / "bench" / "wrk_report.lua"), base + paths[0],
-                 "--", listed.name, "2"],
-                capture_output=True, text=True, check=True).stdout
-        report = json.loads(output.strip().splitlines()[-1])
-        report["rps"] = round(report["requests"] / report["seconds"], 1)
-        report["tool"] = "wrk"
-        return report
-    result = asyncio.run(run_load(base, paths, 16, seconds, once=once))
-    return {**result.summary(), "tool": "python"}
+def time_search_pages(http: httpx.Client) -> tuple[dict[str, list[float]], list[float]]:
+    """Milliseconds per query of its first search page, and of the same page again. The
+    server caches results per query: warm up on page 2, time page 1 once (the whole work) and
+    then again (a repeat, served from the cache)."""
+    page_latency: dict[str, list[float]] = {}
+    repeat_latency: list[float] = []
+    for page, record in ((2, None), (1, page_latency), (1, repeat_latency)):
+        for q in queries():
+            t = time.perf_counter()
+            response = http.get("/search", params={"q": q, "page": page})
+            elapsed = (time.perf_counter() - t) * 1000
+            assert response.status_code == 200, (q, response.status_code)
+            if isinstance(record, dict):
+                record.setdefault(q, []).append(elapsed)
+            elif record is not None:
+                record.append(elapsed)
+    return page_latency, repeat_latency
 
 
 def bench_http(settings: Settings, env: dict[str, str], page_seconds: float) -> dict:
@@ -277,20 +152,7 @@ def bench_http(settings: Settings, env: dict[str, str], page_seconds: float) -> 
             venue = max(http.get("/api/venues").json()["venues"], key=lambda v: v["paper_count"])
             deep = max(1, -(-venue["paper_count"] // 50))
             paper = http.get(f"/api/venues/{venue['slug']}/papers").json()["papers"][0]
-            # The server caches results per query: warm up on page 2, time page 1 once (the
-            # whole work) and then again (a repeat, served from the cache).
-            page_latency: dict[str, list[float]] = {}
-            repeat_latency: list[float] = []
-            for page, record in ((2, None), (1, page_latency), (1, repeat_latency)):
-                for q in queries():
-                    t = time.perf_counter()
-                    response = http.get("/search", params={"q": q, "page": page})
-                    elapsed = (time.perf_counter() - t) * 1000
-                    assert response.status_code == 200, (q, response.status_code)
-                    if isinstance(record, dict):
-                        record.setdefault(q, []).append(elapsed)
-                    elif record is not None:
-                        record.append(elapsed)
+            page_latency, repeat_latency = time_search_pages(http)
             server_rss = rss_mb(server.pid)
             paper_pages = first_time_paper_pages(http)
         browsing = measure_browsing(base)

@@ -276,6 +276,13 @@ def _members(totals: list[tuple[str, int]]) -> str:
 
 
 def print_words(report: dict) -> None:
+    _print_precision(report)
+    _print_trends(report["trends"])
+    _print_symmetry(report)
+    _print_lowercase(report["lowercase"])
+
+
+def _print_precision(report: dict) -> None:
     low, high = RATIO_BOUNDS
     rows = report["precision"]
     print(f"\n### Words: catalog totals beside the papers that hold the word "
@@ -291,7 +298,8 @@ def print_words(report: dict) -> None:
           f"<= {high}); {sum(r['ratio'] > high for r in rows)} count too many, "
           f"{sum(r['ratio'] < low for r in rows)} too few.")
 
-    years = report["trends"]
+
+def _print_trends(years: list[dict]) -> None:
     print(f"\n### Trends: `/trends?q={TRENDS_QUERY}` before {TRENDS_BEFORE}\n")
     print("| year | papers | catalog counts | share | papers with the word | share |")
     print("|---|---:|---:|---:|---:|---:|")
@@ -304,6 +312,8 @@ def print_words(report: dict) -> None:
               f"target <= {TRENDS_TARGET:.0%}): "
               f"{'ok' if worst['share'] <= TRENDS_TARGET else 'too high'}")
 
+
+def _print_symmetry(report: dict) -> None:
     for key, title in (("hand_groups", "hand-written groups (`app/search/synonyms.py`)"),
                        ("learned_groups", f"the {LEARNED_ACRONYMS} learned acronyms defined "
                                           "by the most papers, beyond the hand table")):
@@ -320,7 +330,8 @@ def print_words(report: dict) -> None:
         symmetric = sum(g["spread"] <= SPREAD_TARGET for g in groups)
         print(f"\n{symmetric} of {len(groups)} groups within {SPREAD_TARGET:.0%}.")
 
-    pairs = report["lowercase"]
+
+def _print_lowercase(pairs: list[dict]) -> None:
     print("\n### Lowercase dictionary words beside acronyms\n")
     print("| word | total | expansions reported | acronym | total | expansions reported "
           "| verdict |")

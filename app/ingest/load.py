@@ -123,6 +123,35 @@ def _inflate(path: Path, data: bytes) -> bytes:
     return bytes(out)
 
 
+def _read_changed(path: Path, known: SourceFile | None, report: IngestReport,
+                  progress: Callable[[str], None]) -> tuple[ParsedList, str] | None:
+    """The file parsed, with its digest; None (counted in the report) when it is unchanged
+    since it was last ingested, too large, or not a list the parsers read."""
+    if path.stat().st_size > MAX_INPUT_BYTES:  # read, it would exhaust memory
+        report.errors.append(ListFileError(path, 0, f"larger than {MAX_INPUT_BYTES:,} "
+                                           "bytes; split it into several files"))
+        return None
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if known is not None and known.sha256 == digest:
+        report.files_unchanged += 1
+        report.unchanged += known.paper_count
+        progress(f"{path}: unchanged")
+        return None
+    parse = PARSERS.get(input_format(path), parse_list_bytes)
+    try:
+        listing = parse(path, read_input(path, data))
+    except ListFileError as error:
+        report.errors.append(error)
+        progress(f"{path}: rejected")
+        return None
+    report.errors.extend(listing.row_errors)
+    skipped = len(listing.row_errors)
+    progress(f"{path}: {len(listing.abstracts)} abstracts"
+             + (f", {skipped} bad rows skipped" if skipped else ""))
+    return listing, digest
+
+
 def ingest_paths(
     session: Session, paths: Iterable[Path], progress: Callable[[str], None] = lambda _: None,
     sink: PaperSink | None = None,
@@ -141,28 +170,9 @@ def ingest_paths(
                                                "already part of this ingest"))
             continue
         seen_names.add(name)
-        if path.stat().st_size > MAX_INPUT_BYTES:  # read, it would exhaust memory
-            report.errors.append(ListFileError(path, 0, f"larger than {MAX_INPUT_BYTES:,} "
-                                               "bytes; split it into several files"))
-            continue
-        data = path.read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
-        if name in known and known[name].sha256 == digest:
-            report.files_unchanged += 1
-            report.unchanged += known[name].paper_count
-            progress(f"{path}: unchanged")
-            continue
-        parse = PARSERS.get(input_format(path), parse_list_bytes)
-        try:
-            parsed.append((parse(path, read_input(path, data)), digest))
-        except ListFileError as error:
-            report.errors.append(error)
-            progress(f"{path}: rejected")
-            continue
-        report.errors.extend(parsed[-1][0].row_errors)
-        skipped = len(parsed[-1][0].row_errors)
-        progress(f"{path}: {len(parsed[-1][0].abstracts)} abstracts"
-                 + (f", {skipped} bad rows skipped" if skipped else ""))
+        read = _read_changed(path, known.get(name), report, progress)
+        if read is not None:
+            parsed.append(read)
     try:
         store = _Store(session, report, sink)
         for listing, digest in parsed:

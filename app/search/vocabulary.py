@@ -26,7 +26,8 @@ from pathlib import Path
 from whoosh.lang import porter2
 from whoosh.spelling import ListCorrector
 
-from app.search.analysis import americanize, fold_inflections, word_analyzer
+from app.search.analysis import fold_inflections, word_analyzer
+from app.search.spelling import americanize
 
 VOCABULARY_FILE = "vocabulary.tsv"
 FAMILY_WORDS = 6  # a word's family offered when its own matches run out

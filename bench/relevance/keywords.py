@@ -41,9 +41,9 @@ from app.search import ranking
 from app.search.index import build_index
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
+from bench.fts5 import build_fts5
 from bench.load import CORPUS
 from bench.relevance.evaluate import ndcg
-from bench.run import build_fts5
 
 MIN_PAPERS, MAX_PAPERS = 5, 150
 Scores = tuple[float, float, float]  # nDCG@10, P@5, R@10

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from app.ids import series_slug
 from app.search import ranking
+from bench.fts5 import build_fts5
 from bench.relevance.keywords import (
     FTS5_ALL,
     Judged,
@@ -42,7 +43,6 @@ from bench.relevance.keywords import (
     run_fts5,
     title_map,
 )
-from bench.run import build_fts5
 
 SOURCE = "more-abstracts.jsonl.gz"
 VENUES = ("CoRL", "COLM", "WWW", "3DV")

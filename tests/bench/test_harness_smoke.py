@@ -2,7 +2,8 @@
 
 import pytest
 
-from bench.run import CORPUS, print_report, run
+from bench.harness import CORPUS
+from bench.run import print_report, run
 from tests.postgres import sqlite_run
 
 

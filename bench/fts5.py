@@ -1,0 +1,45 @@
+"""SQLite FTS5 (porter stemming, bm25), the baseline every search benchmark compares with,
+built from the same catalog database and asked the same queries."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+from app.config import Settings
+
+
+def build_fts5(settings: Settings, path: Path) -> sqlite3.Connection:
+    fts = sqlite3.connect(path)
+    fts.execute("CREATE VIRTUAL TABLE papers USING fts5(id UNINDEXED, venue UNINDEXED, "
+                "year UNINDEXED, code UNINDEXED, headline, plain, tokenize='porter unicode61')")
+    source = sqlite3.connect(settings.database_path)
+    rows = source.execute("SELECT paper.id, paper.venue_slug, venue.year, paper.code_urls != '', "
+                          "paper.headline, paper.plain FROM paper JOIN venue "
+                          "ON venue.slug = paper.venue_slug")
+    fts.executemany("INSERT INTO papers VALUES (?, ?, ?, ?, ?, ?)", rows)
+    fts.commit()
+    return fts
+
+
+def fts5_query(query: str) -> tuple[str, str, list[object]]:
+    """The same query for FTS5: words quoted, phrases and prefixes kept, filters as SQL."""
+    where, params, terms = [], [], []
+    for match in re.finditer(r'(\w+):(\S+)|"([^"]*)"|(\S+)', query):
+        field, value, phrase, word = match.groups()
+        if field == "venue":
+            where.append("venue LIKE ?")
+            params.append(f"{value}%")
+        elif field == "year":
+            where.append("year = ?")
+            params.append(int(value))
+        elif field == "has":
+            where.append("code = 1")
+        elif phrase is not None:
+            terms.append(f'"{phrase}"')
+        elif word.endswith("*"):
+            terms.append(f'"{word[:-1]}"*')
+        else:
+            terms.append(f'"{word}"')
+    return " ".join(terms), "".join(f" AND {w}" for w in where), params

@@ -1,0 +1,77 @@
+"""The code keeps the shape docs/architecture.md promises (issue 25): modules of at most 400
+lines and functions of at most 50 in app/ and bench/, and no import cycle anywhere."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from app.config import PROJECT_ROOT
+
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 50
+
+
+def _modules(*roots: str) -> dict[str, Path]:
+    found = {}
+    for root in roots:
+        for path in (PROJECT_ROOT / root).rglob("*.py"):
+            parts = path.relative_to(PROJECT_ROOT).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def test_modules_and_functions_stay_short():
+    too_long = []
+    for name, path in _modules("app", "bench").items():
+        source = path.read_text(encoding="utf-8")
+        if source.count("\n") > MAX_MODULE_LINES:
+            too_long.append(f"{name}: {source.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1  # type: ignore[operator]
+                if lines > MAX_FUNCTION_LINES:
+                    too_long.append(f"{name}.{node.name}: {lines} lines")
+    assert not too_long
+
+
+def _imports(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """Each module's imports of the others, at any depth of its code (lazy ones too)."""
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    target = f"{node.module}.{alias.name}"
+                    graph[name].add(target if target in modules else node.module)
+            elif isinstance(node, ast.Import):
+                graph[name].update(alias.name for alias in node.names)
+        graph[name] &= modules.keys()
+        graph[name].discard(name)
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    done: set[str] = set()
+
+    def visit(name: str, path: list[str]) -> list[str] | None:
+        if name in path:
+            return path[path.index(name):] + [name]
+        if name in done:
+            return None
+        for target in sorted(graph[name]):
+            found = visit(target, [*path, name])
+            if found:
+                return found
+        done.add(name)
+        return None
+
+    return next((found for name in sorted(graph) if (found := visit(name, []))), None)
+
+
+def test_no_import_cycle():
+    assert _cycle(_imports(_modules("app", "bench", "tests"))) is None
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
