@@ -25,11 +25,10 @@ from array import array
 from pathlib import Path
 
 import numpy as np
-from whoosh import index as whoosh_index
 from whoosh.reading import IndexReader, SegmentReader
 
-from app.search.codec import decode_positions
 from app.search.postings import FieldPostings, as_numpy
+from app.search.whoosh_adapter import decode_positions, open_index
 
 ARRAYS_DIR = "arrays"
 FIELDS = ("headline", "text")  # the fields words are searched in
@@ -38,7 +37,7 @@ FIELDS = ("headline", "text")  # the fields words are searched in
 def write_arrays(directory: Path) -> None:
     """Write the arrays of every segment of the index that lacks them; drop those of
     segments the index no longer has (merged away)."""
-    ix = whoosh_index.open_dir(str(directory))
+    ix = open_index(directory)
     try:
         with ix.reader() as reader:
             leaves = [leaf for leaf, _ in reader.leaf_readers()]

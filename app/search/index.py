@@ -44,9 +44,9 @@ from app.search.analysis import (
     word_analyzer,
 )
 from app.search.arrays import save_field, write_arrays
-from app.search.codec import BulkSegmentWriter, use_decoded_lengths
 from app.search.completions import CompletionCounts
 from app.search.vocabulary import paper_words, read_counts, write_vocabulary
+from app.search.whoosh_adapter import BulkSegmentWriter, create_index, open_index
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
@@ -151,7 +151,6 @@ def index_lock(settings: Settings, wait: bool = True) -> Iterator[bool]:
 
 
 def _writer(ix: whoosh_index.Index) -> SegmentWriter:
-    use_decoded_lengths()
     # compound=False: opening a compound segment copies it into memory; separate files don't.
     return ix.writer(limitmb=WRITER_MEMORY_MB, compound=False)
 
@@ -184,7 +183,7 @@ class IndexBuild:
         indexes.mkdir(parents=True, exist_ok=True)
         self.directory = indexes / f"build-{uuid.uuid4().hex[:8]}"
         self.directory.mkdir()
-        self.index = whoosh_index.create_in(str(self.directory), build_schema())
+        self.index = create_index(self.directory, build_schema())
         self.writer = self._segment_writer()
         self.count = self.segment_chars = self.segments = 0
         self.written = False
@@ -207,7 +206,6 @@ class IndexBuild:
             self.writer = self._segment_writer()
 
     def _segment_writer(self) -> BulkSegmentWriter:
-        use_decoded_lengths()
         return BulkSegmentWriter(self.index, partial(save_field, self.directory))
 
     def write(self) -> None:
@@ -265,7 +263,7 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
         select(CatalogChange.paper_id).distinct()
         .where(CatalogChange.version > since, CatalogChange.version <= stamp.version)))
     directory = settings.index_path.resolve()
-    ix = whoosh_index.open_dir(str(directory))
+    ix = open_index(directory)
     with ix.searcher() as searcher:
         indexed = {paper_id for paper_id in changed
                    if searcher.document_number(id=paper_id) is not None}

@@ -19,7 +19,7 @@ from whoosh.searching import Searcher
 
 from app.cache import BoundedCache
 from app.search.arrays import field_arrays
-from app.search.codec import decode_positions, decode_postings
+from app.search.whoosh_adapter import decode_positions, decode_postings
 
 MAX_RANGE_VALUES = 1000  # wider ranges than years: Whoosh's trie terms
 Phrases = dict[tuple[str, tuple[str, ...]], set[int]]

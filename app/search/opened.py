@@ -18,12 +18,12 @@ from whoosh.searching import Searcher
 from app.facets import NAMES as FACET_NAMES
 from app.search import ranking
 from app.search.acronyms import AcronymCounts, Meaning
-from app.search.codec import use_decoded_lengths
 from app.search.columns import FacetColumn, read_facet_columns
 from app.search.completions import Completions
 from app.search.expand import Synonyms
 from app.search.index import VERSION_FILE
 from app.search.vocabulary import Vocabulary
+from app.search.whoosh_adapter import open_index
 
 T = TypeVar("T")
 
@@ -91,8 +91,7 @@ class LiveIndex:
                 raise IndexUnavailable("the search index has not been built yet")
             if self._open is None or identity != self._open.identity:
                 # Threads still searching the previous version finish on their own searchers.
-                use_decoded_lengths()
-                index = whoosh_index.open_dir(identity[0])
+                index = open_index(identity[0])
                 with index.searcher() as searcher:
                     columns = read_facet_columns(searcher, FACET_NAMES)
                     ids = list(searcher.reader().column_reader("id"))

@@ -18,9 +18,9 @@ from whoosh.query.ranges import NumericRange
 from whoosh.scoring import BM25F
 from whoosh.searching import Searcher
 
-from app.search.codec import SegmentLengthBM25F, segment_lengths
 from app.search.columns import as_mask
 from app.search.matches import Phrases, matching_docs, postings
+from app.search.whoosh_adapter import SegmentLengthBM25F, segment_lengths
 
 
 @dataclass(frozen=True)

@@ -18,16 +18,16 @@ import os
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from whoosh.lang import porter2
-from whoosh.spelling import ListCorrector
 
 from app.search.analysis import fold_inflections, word_analyzer
 from app.search.spelling import americanize
+from app.search.whoosh_adapter import FrequencyCorrector
 
 VOCABULARY_FILE = "vocabulary.tsv"
 FAMILY_WORDS = 6  # a word's family offered when its own matches run out
@@ -143,20 +143,6 @@ class Vocabulary:
         """The closest known word to a misspelt one, the most frequent among equally close."""
         if not self.words.keys:
             return None
-        suggestions = _FrequencyCorrector(self).suggest(word, limit=1, maxdist=maxdist,
-                                                        prefix=prefix)
+        corrector = FrequencyCorrector(self.words.keys, self.df)
+        suggestions = corrector.suggest(word, limit=1, maxdist=maxdist, prefix=prefix)
         return suggestions[0] if suggestions else None
-
-
-class _FrequencyCorrector(ListCorrector):
-    """Whoosh's corrector over a sorted word list, ranking by edit distance and then by how
-    many papers use the word (the list corrector alone ranks equally close words by name)."""
-
-    def __init__(self, vocabulary: Vocabulary) -> None:
-        super().__init__(vocabulary.words.keys)
-        self.df = vocabulary.df
-
-    def _suggestions(self, text: str, maxdist: int, prefix: int) -> Iterator[tuple[float, str]]:
-        for distance, word in super()._suggestions(text, maxdist, prefix):
-            if word != text:
-                yield distance - 0.5 / self.df[word], word

@@ -12,10 +12,10 @@ from whoosh import index as whoosh_index
 from app.ingest.load import ingest_paths
 from app.search import arrays
 from app.search.arrays import ARRAYS_DIR, FIELDS, field_arrays
-from app.search.codec import decode_positions, decode_postings
 from app.search.index import SyncKind, sync_index
 from app.search.matches import matching_docs
 from app.search.query import QueryParser
+from app.search.whoosh_adapter import decode_positions, decode_postings
 from tests.conftest import Catalog, write_list
 
 

@@ -18,15 +18,11 @@ from whoosh.util.numeric import byte_to_length, length_to_byte
 
 from app.models import Paper, Venue
 from app.search import index as index_module
-from app.search.codec import (
-    BulkSegmentWriter,
-    encode_positions,
-    segment_lengths,
-    use_decoded_lengths,
-)
 from app.search.index import _writer, build_index, build_schema, paper_document
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
+from app.search.whoosh_adapter import BulkSegmentWriter, create_index, segment_lengths
+from app.search.whoosh_adapter.writing import encode_positions
 from tests.conftest import Catalog
 from tests.search.test_arrays import _check_every_term
 
@@ -42,15 +38,14 @@ def _segment_files(directory: Path) -> dict[str, bytes]:
 
 
 def _write_both(documents: list[dict[str, object]], root: Path) -> tuple[dict, dict]:
-    use_decoded_lengths()
     (root / "whoosh").mkdir()
     (root / "bulk").mkdir()
-    ix = whoosh_index.create_in(str(root / "whoosh"), build_schema())
+    ix = create_index(root / "whoosh", build_schema())
     writer = _writer(ix)
     for document in documents:
         writer.add_document(**document)
     writer.commit()
-    ix = whoosh_index.create_in(str(root / "bulk"), build_schema())
+    ix = create_index(root / "bulk", build_schema())
     seen: list[str] = []
     bulk = BulkSegmentWriter(ix, lambda segment, name, postings: seen.append(name))
     for document in documents:
