@@ -193,7 +193,7 @@ class TopicPapersOut(BaseModel):
     share: float  # of all papers
     typical_series_share: float  # the median over the series of the topic's share of theirs
     years: list[TopicYearOut]
-    per_series: list[TopicSeriesOut]  # largest share first
+    per_series: list[TopicSeriesOut]  # most papers on the topic first
     keyphrases: list[PhraseCount]
 
 

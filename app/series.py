@@ -218,7 +218,7 @@ class TopicSpread:
     papers: int
     catalog_papers: int
     typical: float
-    series: list[TopicSeriesShare]  # the series with papers on the topic, largest share first
+    series: list[TopicSeriesShare]  # the series with papers on the topic, most papers first
 
     @property
     def share(self) -> float:
@@ -235,7 +235,8 @@ def topic_spread(session: Session, topic: str) -> TopicSpread:
     shares = [TopicSeriesShare(s, on_topic[s.slug], on_topic[s.slug] / s.papers,
                                on_topic[s.slug] / papers, s.papers / catalog_papers)
               for s, _ in every if on_topic[s.slug]]
-    shares.sort(key=lambda s: (-s.share, -s.papers, s.series.slug))
+    # By papers, not share: a small series with a handful of papers on the topic would lead.
+    shares.sort(key=lambda s: (-s.papers, -s.share, s.series.slug))
     return TopicSpread(papers, catalog_papers, typical_share(counts, every, topic), shares)
 
 

@@ -34,7 +34,16 @@ def headline_html(paper: Any) -> Markup:
     return Markup(title_html(title)) if title else escape(paper.headline)
 
 
+def percent(share: float) -> str:
+    """A share as a percentage to one decimal; a share that rounds to 0 but is not reads
+    "<0.1%", so that a handful of papers never reads as none."""
+    if 0 < share < 0.0005:
+        return "<0.1%"
+    return f"{100 * share:.1f}%"
+
+
 templates.env.filters["headline_html"] = headline_html
+templates.env.filters["percent"] = percent
 templates.env.globals["topic_name"] = topic_name
 templates.env.globals["author_slug"] = author_slug
 templates.env.globals["static_url"] = static_url

@@ -3,6 +3,7 @@ topics across series and years, trends and the search sidebar."""
 
 from __future__ import annotations
 
+import html
 import re
 from collections import Counter
 
@@ -11,6 +12,7 @@ from sqlmodel import select
 
 from app.models import Paper, Venue
 from app.search.analysis import analyze
+from app.web.render import percent
 from tests.multiseries import SERIES, TINY_SERIES
 
 
@@ -128,16 +130,18 @@ def test_a_topics_share_stands_next_to_each_series_weight_and_the_median_series(
         assert row["share"] == pytest.approx(on_topic[slug] / by_series[slug])
         assert row["of_topic"] == pytest.approx(on_topic[slug] / sum(on_topic.values()))
         assert row["of_catalog"] == pytest.approx(by_series[slug] / len(papers))
+    assert [row["slug"] for row in body["per_series"]] == sorted(
+        on_topic, key=lambda s: (-on_topic[s], -on_topic[s] / by_series[s], s))
     page = multi_client.get("/topics/robotics").text
     alpha = rows["alpha"]
-    assert f"<td>{100 * alpha['of_topic']:.1f}%</td>".replace("<td>", '<td class="num">') in page
-    assert f"median conference gives it {round(100 * median, 1)}%" in page
+    assert f'<td class="num">{percent(alpha["of_topic"])}</td>' in page
+    assert f"median conference gives it {percent(median)}" in html.unescape(page)
     everything = multi_client.get("/api/topics").json()
     robotics = next(t for t in everything["topics"] if t["slug"] == "robotics")
     assert robotics["typical_series_share"] == pytest.approx(median)
     assert robotics["share"] == pytest.approx(body["share"])
-    listed = multi_client.get("/topics").text
-    assert f"{round(100 * median, 1)}%</td>" in listed
+    listed = html.unescape(multi_client.get("/topics").text)
+    assert f"{percent(median)}</td>" in listed
 
 
 def _brute_force_years(multiseries, word: str) -> dict[int, int]:
@@ -211,3 +215,9 @@ def test_feeds_list_the_later_ingest_first(multi_client):
     feed = multi_client.get("/search.atom?q=study").text
     first_entry = feed.split("<entry>")[1]
     assert "alpha-2021" in first_entry or "beta-2022" in first_entry
+
+
+def test_a_share_of_a_few_papers_never_reads_as_none():
+    assert percent(0.0) == "0.0%"
+    assert percent(0.0004) == "<0.1%"  # 17 papers of ICRA's 17,520 are not 0.0 %
+    assert percent(0.1234) == "12.3%"
