@@ -18,8 +18,9 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
-class ListFileError(ValueError):
-    """A file rejected whole, with the place and what was expected."""
+class InputError(ValueError):
+    """Input the catalog cannot take, with its place (file and line) and what was expected:
+    a file rejected whole, or one row of it (list files, JSON Lines and CSV alike)."""
 
     def __init__(self, path: Path | str, line: int, message: str) -> None:
         self.path = str(path)
@@ -48,17 +49,17 @@ class ParsedList:
     path: Path
     abstracts: list[RawAbstract]
     # Rows that could not be used; the rest of the file still loads (JSON Lines and CSV).
-    row_errors: list[ListFileError] = field(default_factory=list)
+    row_errors: list[InputError] = field(default_factory=list)
 
 
 def parse_list_bytes(path: Path, data: bytes) -> ParsedList:
-    """Parse one list file's bytes, or raise ListFileError naming the file, the line and the
+    """Parse one list file's bytes, or raise InputError naming the file, the line and the
     problem."""
     text = decode_text(path, data)
     lines = _LINE_END.split(text)
     header_index = next((i for i, line in enumerate(lines) if line.strip()), None)
     if header_index is None:
-        raise ListFileError(path, 1, f"the file is empty; expected {HEADER_HINT}")
+        raise InputError(path, 1, f"the file is empty; expected {HEADER_HINT}")
     venue, year = _parse_header(path, header_index + 1, lines[header_index].strip())
     abstracts: list[RawAbstract] = []
     for number, line in enumerate(lines[header_index + 1 :], start=header_index + 2):
@@ -66,7 +67,7 @@ def parse_list_bytes(path: Path, data: bytes) -> ParsedList:
         if not stripped:
             continue
         if len(stripped) > MAX_ABSTRACT_CHARS:
-            raise ListFileError(
+            raise InputError(
                 path,
                 number,
                 f"the abstract is {len(stripped):,} characters long; "
@@ -74,7 +75,7 @@ def parse_list_bytes(path: Path, data: bytes) -> ParsedList:
             )
         abstracts.append(RawAbstract(line=number, text=stripped, venue=venue, year=year))
     if not abstracts:
-        raise ListFileError(
+        raise InputError(
             path, header_index + 1, "the header is not followed by any abstract; "
             "expected one abstract per line after a blank line"
         )
@@ -82,21 +83,21 @@ def parse_list_bytes(path: Path, data: bytes) -> ParsedList:
 
 
 def decode_text(path: Path, data: bytes) -> str:
-    """UTF-8 text of a file, or a ListFileError naming where it is not."""
+    """UTF-8 text of a file, or a InputError naming where it is not."""
     if not data or data.isspace():  # strip() would copy the whole file
-        raise ListFileError(path, 1, f"the file is empty; expected {HEADER_HINT}")
+        raise InputError(path, 1, f"the file is empty; expected {HEADER_HINT}")
     if data.startswith(_UTF16_BOMS):
-        raise ListFileError(path, 1, "the file is UTF-16 encoded; expected UTF-8 text")
+        raise InputError(path, 1, "the file is UTF-16 encoded; expected UTF-8 text")
     data = data.removeprefix(_UTF8_BOM)
     nul = data.find(b"\x00")
     if nul >= 0:
-        raise ListFileError(
+        raise InputError(
             path, _line_of(data, nul), "binary data (a NUL byte); expected UTF-8 text"
         )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise ListFileError(
+        raise InputError(
             path,
             _line_of(data, error.start),
             f"invalid UTF-8 (byte 0x{data[error.start]:02x}); expected UTF-8 text",
@@ -118,15 +119,15 @@ def _parse_header(path: Path, number: int, line: str) -> tuple[str, int]:
     if match is None:
         shown = line if len(line) <= 60 else line[:57] + "..."
         if _NO_YEAR_HEADER.match(line):
-            raise ListFileError(path, number, f"the header {shown!r} has no 4-digit year; "
+            raise InputError(path, number, f"the header {shown!r} has no 4-digit year; "
                                 f"expected {HEADER_HINT}")
-        raise ListFileError(path, number, f"expected {HEADER_HINT}, found {shown!r}")
+        raise InputError(path, number, f"expected {HEADER_HINT}, found {shown!r}")
     venue = " ".join(match["venue"].split())
     year = int(match["year"])
     if not venue or not any(ch.isalpha() for ch in venue) or len(venue) > 80:
-        raise ListFileError(path, number, f"the header has no usable venue name; "
+        raise InputError(path, number, f"the header has no usable venue name; "
                             f"expected {HEADER_HINT}")
     problem = check_year(year)
     if problem:
-        raise ListFileError(path, number, problem)
+        raise InputError(path, number, problem)
     return venue, year

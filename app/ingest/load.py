@@ -23,7 +23,7 @@ from app.db import batched, bump_catalog_version, catalog_version
 from app.enrich import add_keyphrases, topic_fields, update_word_stats
 from app.faults import pause_point
 from app.ids import author_slug, paper_id, venue_slug
-from app.ingest.listfile import ListFileError, ParsedList, RawAbstract, parse_list_bytes
+from app.ingest.listfile import InputError, ParsedList, RawAbstract, parse_list_bytes
 from app.ingest.normalize import normalize_abstract, title_text
 from app.ingest.tabular import parse_csv_bytes, parse_jsonl_bytes
 from app.models import Paper, PaperAuthor, SourceFile, Venue
@@ -48,7 +48,7 @@ class IngestReport:
     unchanged: int = 0
     duplicate: int = 0
     removed: int = 0
-    errors: list[ListFileError] = field(default_factory=list)
+    errors: list[InputError] = field(default_factory=list)
     papers_per_venue: dict[str, int] = field(default_factory=dict)
     added_ids: list[str] = field(default_factory=list)
     removed_ids: list[str] = field(default_factory=list)
@@ -68,25 +68,25 @@ def input_format(path: Path) -> str:
     return suffixes[-1] if suffixes else ""
 
 
-def expand_paths(paths: Iterable[Path]) -> tuple[list[Path], list[ListFileError]]:
+def expand_paths(paths: Iterable[Path]) -> tuple[list[Path], list[InputError]]:
     """Files named directly, and the input files inside named directories, in name order.
     A named directory without input files is an error: the ingest would silently do nothing."""
     files: list[Path] = []
-    errors: list[ListFileError] = []
+    errors: list[InputError] = []
     for path in paths:
         if path.is_dir():
             found = sorted(p for p in path.iterdir()
                            if p.is_file() and input_format(p) in PARSERS)
             if not found:
-                errors.append(ListFileError(path, 0, INPUTS_HINT))
+                errors.append(InputError(path, 0, INPUTS_HINT))
             files.extend(found)
         elif path.is_file():
             files.append(path)
         elif path.exists():  # a FIFO, socket or device: reading it may never end
-            errors.append(ListFileError(path, 0, "not a regular file or a directory; give "
+            errors.append(InputError(path, 0, "not a regular file or a directory; give "
                                         "a list file, a JSON Lines or CSV export, or a folder"))
         else:
-            errors.append(ListFileError(path, 0, "no such file or directory"))
+            errors.append(InputError(path, 0, "no such file or directory"))
     return files, errors
 
 
@@ -97,7 +97,7 @@ def read_input(path: Path, data: bytes) -> bytes:
     try:
         return _inflate(path, data)
     except zlib.error as error:
-        raise ListFileError(path, 0, f"not a readable gzip file ({error})") from None
+        raise InputError(path, 0, f"not a readable gzip file ({error})") from None
 
 
 def _inflate(path: Path, data: bytes) -> bytes:
@@ -111,14 +111,14 @@ def _inflate(path: Path, data: bytes) -> bytes:
             out += inflater.decompress(pending, INFLATE_CHUNK)
             pending = inflater.unconsumed_tail
             if len(out) > MAX_INPUT_BYTES:
-                raise ListFileError(path, 0, f"decompresses to more than "
+                raise InputError(path, 0, f"decompresses to more than "
                                     f"{MAX_INPUT_BYTES:,} bytes")
             if len(out) > RATIO_FLOOR and len(out) > MAX_GZIP_RATIO * len(data):
-                raise ListFileError(path, 0, f"decompresses to more than {MAX_GZIP_RATIO} "
+                raise InputError(path, 0, f"decompresses to more than {MAX_GZIP_RATIO} "
                                     "times its size, which text does not; a decompression "
                                     "bomb is refused")
         if not inflater.eof:
-            raise ListFileError(path, 0, "not a readable gzip file (it ends in the middle)")
+            raise InputError(path, 0, "not a readable gzip file (it ends in the middle)")
         pending = inflater.unused_data.lstrip(b"\x00")  # members may follow, or padding
     return bytes(out)
 
@@ -128,7 +128,7 @@ def _read_changed(path: Path, known: SourceFile | None, report: IngestReport,
     """The file parsed, with its digest; None (counted in the report) when it is unchanged
     since it was last ingested, too large, or not a list the parsers read."""
     if path.stat().st_size > MAX_INPUT_BYTES:  # read, it would exhaust memory
-        report.errors.append(ListFileError(path, 0, f"larger than {MAX_INPUT_BYTES:,} "
+        report.errors.append(InputError(path, 0, f"larger than {MAX_INPUT_BYTES:,} "
                                            "bytes; split it into several files"))
         return None
     data = path.read_bytes()
@@ -141,7 +141,7 @@ def _read_changed(path: Path, known: SourceFile | None, report: IngestReport,
     parse = PARSERS.get(input_format(path), parse_list_bytes)
     try:
         listing = parse(path, read_input(path, data))
-    except ListFileError as error:
+    except InputError as error:
         report.errors.append(error)
         progress(f"{path}: rejected")
         return None
@@ -166,7 +166,7 @@ def ingest_paths(
         report.files_read += 1
         name = path.name
         if name in seen_names:
-            report.errors.append(ListFileError(path, 0, f"another file named {name!r} is "
+            report.errors.append(InputError(path, 0, f"another file named {name!r} is "
                                                "already part of this ingest"))
             continue
         seen_names.add(name)

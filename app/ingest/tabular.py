@@ -17,7 +17,7 @@ from typing import Any
 
 from app.ingest.listfile import (
     MAX_ABSTRACT_CHARS,
-    ListFileError,
+    InputError,
     ParsedList,
     RawAbstract,
     check_year,
@@ -48,20 +48,20 @@ def parse_jsonl_bytes(path: Path, data: bytes) -> ParsedList:
         if not line.strip():
             continue
         if len(line) > MAX_ROW_CHARS:
-            errors.append(ListFileError(path, number, f"a row of {len(line):,} characters; "
+            errors.append(InputError(path, number, f"a row of {len(line):,} characters; "
                                         f"at most {MAX_ROW_CHARS:,} are read"))
             continue
         try:
             row = json.loads(line)
         except json.JSONDecodeError as error:
-            errors.append(ListFileError(path, number, f"not valid JSON ({error.msg})"))
+            errors.append(InputError(path, number, f"not valid JSON ({error.msg})"))
             continue
         except (RecursionError, ValueError):  # nested thousands deep, or a 100,000-digit number
-            errors.append(ListFileError(path, number, "not a readable JSON object (nested too "
+            errors.append(InputError(path, number, "not a readable JSON object (nested too "
                                         "deeply, or a number too long)"))
             continue
         if not isinstance(row, dict):
-            errors.append(ListFileError(path, number, f"expected a JSON object with {FIELDS_HINT}"))
+            errors.append(InputError(path, number, f"expected a JSON object with {FIELDS_HINT}"))
             continue
         rows.append((number, row))
     return _records(path, iter(rows), errors)
@@ -75,7 +75,7 @@ def parse_csv_bytes(path: Path, data: bytes) -> ParsedList:
     header = [name.strip().lower() for name in reader.fieldnames or []]
     missing = [name for name in REQUIRED if name not in header]
     if missing:
-        raise ListFileError(path, 1, f"the header lacks {', '.join(missing)}; "
+        raise InputError(path, 1, f"the header lacks {', '.join(missing)}; "
                             f"expected a header row with {FIELDS_HINT}")
     reader.fieldnames = header
 
@@ -89,11 +89,11 @@ def parse_csv_bytes(path: Path, data: bytes) -> ParsedList:
             except StopIteration:
                 return
             except csv.Error as error:
-                errors.append(ListFileError(path, start, _csv_problem(error, lines.read)))
+                errors.append(InputError(path, start, _csv_problem(error, lines.read)))
                 continue
             yield start, row
 
-    errors: list[ListFileError] = []
+    errors: list[InputError] = []
     return _records(path, rows(), errors)
 
 
@@ -123,18 +123,18 @@ def _csv_problem(error: csv.Error, last_line: int) -> str:
 
 
 def _records(path: Path, rows: Iterator[tuple[int, dict[str, Any]]],
-             errors: list[ListFileError]) -> ParsedList:
+             errors: list[InputError]) -> ParsedList:
     abstracts = []
     for number, row in rows:
         try:
             abstracts.append(_record(number, row))
         except ValueError as error:
-            errors.append(ListFileError(path, number, str(error)))
+            errors.append(InputError(path, number, str(error)))
     if not abstracts:
         if errors:
-            raise ListFileError(path, errors[0].line,
+            raise InputError(path, errors[0].line,
                                 f"no usable row; the first problem: {errors[0].message}")
-        raise ListFileError(path, 1, f"the file has no rows; expected rows with {FIELDS_HINT}")
+        raise InputError(path, 1, f"the file has no rows; expected rows with {FIELDS_HINT}")
     return ParsedList(path=path, abstracts=abstracts, row_errors=errors)
 
 

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from app.ingest.listfile import ListFileError, parse_list_bytes
+from app.ingest.listfile import InputError, parse_list_bytes
 from tests.conftest import SEEDS, parse_list_file
 
 
@@ -10,8 +10,8 @@ def parse(data: bytes):
     return parse_list_bytes(Path("x.txt"), data)
 
 
-def rejection(data: bytes) -> ListFileError:
-    with pytest.raises(ListFileError) as caught:
+def rejection(data: bytes) -> InputError:
+    with pytest.raises(InputError) as caught:
         parse(data)
     return caught.value
 

@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import select
 
-from app.ingest.listfile import ListFileError
+from app.ingest.listfile import InputError
 from app.ingest.tabular import parse_csv_bytes, parse_jsonl_bytes
 from app.main import create_app
 from app.models import Paper
@@ -72,13 +72,13 @@ def test_csv_with_semicolon_authors_and_quoted_newlines(tmp_path: Path):
 def test_csv_without_required_columns_is_rejected(tmp_path: Path):
     path = tmp_path / "p.csv"
     path.write_text("title,abstract\nT,A\n")
-    with pytest.raises(ListFileError, match="lacks venue, year"):
+    with pytest.raises(InputError, match="lacks venue, year"):
         parse_csv_bytes(path, path.read_bytes())
 
 
 def test_file_of_only_bad_rows_is_rejected(tmp_path: Path):
     path = jsonl(tmp_path, "{broken", "[]")
-    with pytest.raises(ListFileError, match="no usable row"):
+    with pytest.raises(InputError, match="no usable row"):
         parse_jsonl_bytes(path, path.read_bytes())
 
 
