@@ -12,7 +12,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app.db import batched, catalog_version
-from app.models import Paper, PaperAuthor, Venue
+from app.models import Edition, Paper, PaperAuthor
 from app.paging import Page
 from app.topics import Topic
 
@@ -39,10 +39,11 @@ def memoized(session: Session, key: tuple[Any, ...], compute: Callable[[], T]) -
     return _memo[full_key]
 
 
-def list_venues(session: Session) -> list[Venue]:
+def list_venues(session: Session) -> list[Edition]:
     """Every edition, newest first; read once per catalog version (every page asks)."""
-    def load() -> list[Venue]:
-        venues = list(session.exec(select(Venue).order_by(col(Venue.year).desc(), Venue.name)))
+    def load() -> list[Edition]:
+        venues = list(session.exec(
+            select(Edition).order_by(col(Edition.year).desc(), Edition.name)))
         for venue in venues:  # kept beyond this session: detached, attributes loaded
             session.expunge(venue)
         return venues
@@ -50,11 +51,11 @@ def list_venues(session: Session) -> list[Venue]:
     return memoized(session, ("venues",), load)
 
 
-def get_venue(session: Session, slug: str) -> Venue | None:
-    return session.get(Venue, slug)
+def get_venue(session: Session, slug: str) -> Edition | None:
+    return session.get(Edition, slug)
 
 
-def venue_papers(session: Session, venue: Venue, page: int) -> Page[Paper]:
+def venue_papers(session: Session, venue: Edition, page: int) -> Page[Paper]:
     """One page of a venue's papers, by ordinal range so deep pages cost what page 1 does."""
     start = (max(page, 1) - 1) * VENUE_PAGE_SIZE
     papers = session.exec(
@@ -70,8 +71,8 @@ def get_paper(session: Session, paper_id: str) -> Paper | None:
     return session.get(Paper, paper_id)
 
 
-def paper_venue(session: Session, paper: Paper) -> Venue:
-    venue = session.get(Venue, paper.venue_slug)
+def paper_venue(session: Session, paper: Paper) -> Edition:
+    venue = session.get(Edition, paper.venue_slug)
     assert venue is not None  # a paper always belongs to a stored venue (foreign key)
     return venue
 
@@ -82,7 +83,7 @@ def papers_by_id(session: Session, ids: list[str]) -> dict[str, Paper]:
     return {p.id: p for p in session.exec(select(Paper).where(col(Paper.id).in_(ids)))}
 
 
-PaperRows = Iterator[tuple[Paper, Venue]]
+PaperRows = Iterator[tuple[Paper, Edition]]
 EXPORT_BATCH = 500  # rows read at a time by an export: a 50,000-paper venue is never held
 
 
@@ -105,7 +106,7 @@ def stream_papers_by_id(session: Session, ids: list[str]) -> PaperRows:
                 yield papers[paper_id], venues[papers[paper_id].venue_slug]
 
 
-def venues_by_slug(session: Session) -> dict[str, Venue]:
+def venues_by_slug(session: Session) -> dict[str, Edition]:
     return {venue.slug: venue for venue in list_venues(session)}
 
 
@@ -180,7 +181,7 @@ class ListFilter:
     series: str = ""
     year: int | None = None
 
-    def admits(self, venue: Venue) -> bool:
+    def admits(self, venue: Edition) -> bool:
         return ((not self.venue or venue.slug == self.venue)
                 and (not self.series or venue.series_slug == self.series)
                 and (not self.year or venue.year == self.year))
@@ -212,11 +213,11 @@ def topic_conditions(topic: Topic, where: ListFilter = ListFilter()) -> list[Any
         conditions.append(col(Paper.venue_slug).like(f"{where.series}-____"))
     if where.year:
         conditions.append(col(Paper.venue_slug).in_(
-            select(Venue.slug).where(Venue.year == where.year)))
+            select(Edition.slug).where(Edition.year == where.year)))
     return conditions
 
 
-def venue_topic_papers(session: Session, venue: Venue, topic: str, page: int) -> Page[Paper]:
+def venue_topic_papers(session: Session, venue: Edition, topic: str, page: int) -> Page[Paper]:
     """One page of a venue's papers on one topic (the index on venue, topic, ordinal)."""
     papers = session.exec(select(Paper).where(Paper.venue_slug == venue.slug,
                                               Paper.topic == topic)
@@ -261,9 +262,9 @@ def author_papers(session: Session, slug: str) -> AuthorPapers:
     """An author's name as most often written, and their papers (newest venue first)."""
     rows = session.exec(
         select(PaperAuthor.name, Paper).join(Paper, col(Paper.id) == PaperAuthor.paper_id)
-        .join(Venue, col(Venue.slug) == Paper.venue_slug)
+        .join(Edition, col(Edition.slug) == Paper.venue_slug)
         .where(PaperAuthor.slug == slug)
-        .order_by(col(Venue.year).desc(), Venue.name, Paper.ordinal)
+        .order_by(col(Edition.year).desc(), Edition.name, Paper.ordinal)
     ).all()
     if not rows:
         return AuthorPapers("", [])

@@ -14,7 +14,7 @@ from sqlmodel import Session, col, select
 
 from app.db import batched, paper_total, require_full_rebuild
 from app.keyphrases import KeyphraseExtractor, document_frequencies
-from app.models import Paper, Venue, WordStat
+from app.models import Edition, Paper, WordStat
 from app.topics import TopicScorer, default_scorer, reload_taxonomy
 
 
@@ -75,7 +75,7 @@ def enrich_all(session: Session) -> int:
     rebuild_word_stats(session)
     word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
     extract = KeyphraseExtractor(word_df, paper_total(session)).extract
-    series = {venue.slug: venue.series_slug for venue in session.exec(select(Venue))}
+    series = {venue.slug: venue.series_slug for venue in session.exec(select(Edition))}
     count = 0
     for paper in session.exec(select(Paper).execution_options(yield_per=2000)).all():
         fields = topic_fields(scorer, paper.headline, paper.plain, series[paper.venue_slug])

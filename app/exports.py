@@ -17,10 +17,10 @@ from urllib.parse import urlencode
 from xml.sax.saxutils import escape as xml_escape
 
 from app.ingest.normalize import title_text
-from app.models import Paper, Venue
+from app.models import Edition, Paper
 from app.outputs import PaperOut
 
-PaperRows = Iterable[tuple[Paper, Venue]]
+PaperRows = Iterable[tuple[Paper, Edition]]
 MEDIA_TYPES = {
     "csv": "text/csv; charset=utf-8",
     "json": "application/json",
@@ -40,7 +40,7 @@ def paper_title(paper: Paper) -> str:
     return title_text(paper.title) if paper.title else paper.headline.rstrip("…").rstrip()
 
 
-def bibtex_key(paper: Paper, venue: Venue) -> str:
+def bibtex_key(paper: Paper, venue: Edition) -> str:
     """Stable: venue, year, first significant word of the title, four characters of the ID."""
     words = re.findall(r"[A-Za-z0-9]+", unicodedata.normalize("NFKD", paper_title(paper)))
     word = next((w.lower() for w in words if w.lower() not in _STOP_WORDS), "paper")
@@ -54,7 +54,7 @@ def _bibtex_value(text: str) -> str:
     return text.replace("~", r"\textasciitilde{}").replace("^", r"\textasciicircum{}")
 
 
-def bibtex_entry(paper: Paper, venue: Venue, url: str) -> str:
+def bibtex_entry(paper: Paper, venue: Edition, url: str) -> str:
     fields = [("title", "{" + _bibtex_value(paper_title(paper)) + "}")]
     if paper.author_list:
         fields.append(("author", " and ".join(_bibtex_value(a) for a in paper.author_list)))
@@ -70,7 +70,7 @@ def bibtex_entry(paper: Paper, venue: Venue, url: str) -> str:
     return f"@inproceedings{{{bibtex_key(paper, venue)},\n{body}\n}}\n"
 
 
-def coins(paper: Paper, venue: Venue) -> str:
+def coins(paper: Paper, venue: Edition) -> str:
     """The paper as a COinS OpenURL (the `title` of a `span.Z3988`): how reference managers
     find every paper of a list page and offer to import them together."""
     fields = [("ctx_ver", "Z39.88-2004"), ("rft_val_fmt", "info:ofi/fmt:kev:mtx:book"),
@@ -124,7 +124,7 @@ def stream_bibtex(rows: PaperRows, url_for: UrlFor) -> Iterator[str]:
         yield bibtex_entry(paper, venue, url_for(paper)) + "\n"
 
 
-def ris_record(paper: Paper, venue: Venue, url: str) -> str:
+def ris_record(paper: Paper, venue: Edition, url: str) -> str:
     """One RIS record (the tagged format reference managers import): a conference paper."""
     def tag(name: str, value: str) -> str:
         value = " ".join(value.split())  # a record's lines are its tags: no line breaks inside

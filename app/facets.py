@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from app.ids import slugify
-from app.models import Paper, Venue
+from app.models import Edition, Paper
 
 
 class Kind(Enum):
@@ -33,7 +33,7 @@ class Facet:
     kind: Kind
     description: str  # of the API parameter
     example: str  # an inline value the search help shows
-    value: Callable[[Paper, Venue], object]  # a paper's value, as indexed
+    value: Callable[[Paper, Edition], object]  # a paper's value, as indexed
     flag: str = ""  # a FLAG's one value
     stored: bool = False  # also a stored field of the index (read back with the hits)
     # Listed in the sidebar only once one of these facets has a value (editions once a

@@ -8,7 +8,11 @@ from datetime import UTC, datetime
 from sqlmodel import Field, Index, SQLModel
 
 
-class Venue(SQLModel, table=True):
+class Edition(SQLModel, table=True):
+    """One year of a conference ("ICML 2026"); its table keeps the name it was created with."""
+
+    __tablename__ = "venue"
+
     slug: str = Field(primary_key=True)  # "icml-2026"
     name: str  # "ICML"
     year: int = Field(index=True)

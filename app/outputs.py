@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from app.models import Paper, Venue
+from app.models import Edition, Paper
 
 
 class ErrorOut(BaseModel):
@@ -40,7 +40,7 @@ class PaperOut(BaseModel):
     url: str  # the paper's page in this catalog
 
     @classmethod
-    def of(cls, paper: Paper, venue: Venue, url: str) -> PaperOut:
+    def of(cls, paper: Paper, venue: Edition, url: str) -> PaperOut:
         return cls(
             id=paper.id, venue=venue.label, venue_slug=venue.slug, series=venue.series_slug,
             year=venue.year, status=paper.status or None, headline=paper.headline,

@@ -1,9 +1,10 @@
-"""Venue series across their years: what the home, series, topic and trend pages aggregate.
+"""Conference series across their years: what the home, series, topic and trend pages aggregate.
 
 A series is a conference (`NeurIPS`, slug `neurips`); an edition is one year of it
-(`NeurIPS 2018`, slug `neurips-2018`, the `Venue` table). Everything here is counted from
-papers per (edition, topic), one grouped query remembered per catalog version; the series,
-years and shares are sums over it in Python (a few thousand cells at 88,000 papers).
+(`NeurIPS 2018`, slug `neurips-2018`, the `Edition` model, table `venue`). Everything here
+is counted from papers per (edition, topic), one grouped query remembered per catalog
+version; the series, years and shares are sums over it in Python (a few thousand cells at
+88,000 papers).
 """
 
 from __future__ import annotations
@@ -22,14 +23,14 @@ from app.catalog import (
     top_keyphrases,
     year_totals,
 )
-from app.models import Paper, Venue
+from app.models import Edition, Paper
 
 MATRIX_SERIES = 24  # columns of the topic × series matrix; smaller series are summed as "other"
 OTHER = "other"
 
 
 @dataclass(frozen=True)
-class Edition:
+class ListedEdition:
     slug: str
     name: str
     year: int
@@ -44,7 +45,7 @@ class Edition:
 class Series:
     slug: str
     name: str
-    editions: tuple[Edition, ...]  # oldest first
+    editions: tuple[ListedEdition, ...]  # oldest first
 
     @property
     def papers(self) -> int:
@@ -54,7 +55,7 @@ class Series:
     def years(self) -> list[int]:
         return [edition.year for edition in self.editions]
 
-    def neighbours(self, slug: str) -> tuple[Edition | None, Edition | None]:
+    def neighbours(self, slug: str) -> tuple[ListedEdition | None, ListedEdition | None]:
         """The editions before and after the given one."""
         slugs = [edition.slug for edition in self.editions]
         i = slugs.index(slug)
@@ -90,15 +91,15 @@ def list_series(session: Session) -> list[Series]:
     return memoized(session, ("series",), lambda: _group(list_venues(session)))
 
 
-def _group(venues: list[Venue]) -> list[Series]:
-    editions: dict[str, list[Venue]] = {}
+def _group(venues: list[Edition]) -> list[Series]:
+    editions: dict[str, list[Edition]] = {}
     for venue in venues:
         editions.setdefault(venue.series_slug, []).append(venue)
     series = []
     for slug, members in editions.items():
         members.sort(key=lambda venue: venue.year)
         series.append(Series(slug, members[-1].name, tuple(
-            Edition(v.slug, v.name, v.year, v.paper_count) for v in members)))
+            ListedEdition(v.slug, v.name, v.year, v.paper_count) for v in members)))
     return sorted(series, key=lambda s: (s.name.lower(), s.slug))
 
 
@@ -106,7 +107,7 @@ def get_series(session: Session, slug: str) -> Series | None:
     return next((s for s in list_series(session) if s.slug == slug), None)
 
 
-def series_of(session: Session, edition: Venue) -> Series:
+def series_of(session: Session, edition: Edition) -> Series:
     found = get_series(session, edition.series_slug)
     assert found is not None  # every edition belongs to its series
     return found
@@ -150,7 +151,7 @@ class TopicMatrix:
         return self.row_total(topic) / papers if papers else 0.0
 
 
-def typical_share(counts: dict[str, Counter[str]], series: list[tuple[Series, list[Edition]]],
+def typical_share(counts: dict[str, Counter[str]], series: list[tuple[Series, list[ListedEdition]]],
                   topic: str) -> float:
     """The median over the series of the topic's share of their papers (in these editions),
     series without the topic counting as 0."""
@@ -168,7 +169,7 @@ def topic_matrix(session: Session, first: int | None = None,
                  last: int | None = None) -> TopicMatrix:
     def compute() -> TopicMatrix:
         counts = edition_topic_counts(session)
-        in_range: dict[str, tuple[Series, list[Edition]]] = {}
+        in_range: dict[str, tuple[Series, list[ListedEdition]]] = {}
         for series in list_series(session):
             editions = [e for e in series.editions if in_years(e.year, first, last)]
             if editions:
@@ -246,10 +247,10 @@ class SeriesGrid:
     Newest year first: on a narrow screen the recent editions are the ones in view."""
 
     years: list[int]
-    rows: list[tuple[Series, list[Edition | None]]]
+    rows: list[tuple[Series, list[ListedEdition | None]]]
     largest: int  # papers of the largest edition, for shading
 
-    def shade(self, edition: Edition) -> int:
+    def shade(self, edition: ListedEdition) -> int:
         """1-5: the edition's size on a square-root scale, so small editions still show."""
         return max(1, min(5, math.ceil(5 * math.sqrt(edition.papers / (self.largest or 1)))))
 

@@ -26,7 +26,7 @@ from app.ids import author_slug, paper_id, venue_slug
 from app.ingest.listfile import InputError, ParsedList, RawAbstract, parse_list_bytes
 from app.ingest.normalize import normalize_abstract, title_text
 from app.ingest.tabular import parse_csv_bytes, parse_jsonl_bytes
-from app.models import Paper, PaperAuthor, SourceFile, Venue
+from app.models import Edition, Paper, PaperAuthor, SourceFile
 from app.topics import default_scorer
 
 PARSERS = {".txt": parse_list_bytes, ".jsonl": parse_jsonl_bytes, ".ndjson": parse_jsonl_bytes,
@@ -194,7 +194,7 @@ class PaperSink(Protocol):
     """What sees each new paper as soon as it is normalized, before the transaction commits
     (e.g. to index it meanwhile); `seal` follows the last one."""
 
-    def add(self, paper: Paper, venue: Venue) -> None: ...
+    def add(self, paper: Paper, venue: Edition) -> None: ...
 
     def seal(self) -> None: ...
 
@@ -213,7 +213,7 @@ class _Store:
         self.placeholder = -(2**30)  # within a 32-bit INTEGER (PostgreSQL)
         self.claimed: set[str] = set()  # IDs of papers present in the files of this ingest
         self.previous: dict[str, set[str]] = {}  # file name → IDs it contributed before
-        self.venues: dict[str, Venue] = {}
+        self.venues: dict[str, Edition] = {}
         self.existing: dict[str, dict[str, str]] = {}  # venue → its papers' IDs → their file
         self.new_rows: list[dict[str, object]] = []
         self.authors: list[dict[str, object]] = []
@@ -234,9 +234,9 @@ class _Store:
     def _venue(self, name: str, year: int) -> str:
         slug = venue_slug(name, year)
         if slug not in self.existing:
-            venue = self.session.get(Venue, slug)
+            venue = self.session.get(Edition, slug)
             if venue is None:
-                venue = Venue(slug=slug, name=name, year=year)
+                venue = Edition(slug=slug, name=name, year=year)
                 self.session.add(venue)
                 self.session.flush()
             self.venues[slug] = venue
@@ -327,13 +327,13 @@ def _renumber_venue(session: Session, slug: str) -> None:
     count = session.exec(select(func.count()).select_from(Paper)
                          .where(Paper.venue_slug == slug)).one()
     if count:
-        session.execute(update(Venue).where(Venue.slug == slug).values(paper_count=count))
+        session.execute(update(Edition).where(Edition.slug == slug).values(paper_count=count))
     else:
-        session.execute(delete(Venue).where(Venue.slug == slug))
+        session.execute(delete(Edition).where(Edition.slug == slug))
 
 
 def _papers_per_venue(session: Session) -> dict[str, int]:
-    venues = session.exec(select(Venue).order_by(Venue.year.desc(), Venue.name)).all()  # type: ignore[attr-defined]
+    venues = session.exec(select(Edition).order_by(Edition.year.desc(), Edition.name)).all()  # type: ignore[attr-defined]
     return {venue.label: venue.paper_count for venue in venues}
 
 

@@ -34,7 +34,7 @@ from app.config import Settings
 from app.db import batched, catalog_id, catalog_version, full_rebuild_version
 from app.facets import FACETS, Facet, Kind
 from app.faults import pause_point
-from app.models import CatalogChange, Paper, Venue
+from app.models import CatalogChange, Edition, Paper
 from app.search import ranking
 from app.search.acronyms import AcronymCounts
 from app.search.analysis import (
@@ -90,7 +90,7 @@ def build_schema() -> Schema:
     )
 
 
-def paper_document(paper: Paper, venue: Venue) -> dict[str, object]:
+def paper_document(paper: Paper, venue: Edition) -> dict[str, object]:
     return {
         "id": paper.id,
         **{facet.name: facet.value(paper, venue) for facet in FACETS},
@@ -163,7 +163,7 @@ def build_index(settings: Settings, session: Session) -> int:
 
 def _build(settings: Settings, session: Session) -> int:
     stamp = IndexStamp(catalog_version(session), catalog_id(session))
-    venues = {venue.slug: venue for venue in session.exec(select(Venue))}
+    venues = {venue.slug: venue for venue in session.exec(select(Edition))}
     build = IndexBuild(settings)
     try:
         for paper in session.exec(select(Paper).execution_options(yield_per=2000)):
@@ -271,7 +271,7 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
     acronyms = AcronymCounts.read(directory)
     completions = CompletionCounts.read(directory)
     writer = _writer(ix)
-    venues = {venue.slug: venue for venue in session.exec(select(Venue))}
+    venues = {venue.slug: venue for venue in session.exec(select(Edition))}
     for batch in batched(changed, 500):
         present = {paper.id: paper for paper in session.exec(
             select(Paper).where(col(Paper.id).in_(batch)))}

@@ -15,7 +15,7 @@ import multiprocessing
 from multiprocessing.connection import Connection
 
 from app.config import Settings
-from app.models import Paper, Venue
+from app.models import Edition, Paper
 from app.search.index import IndexBuild, IndexStamp, index_lock, paper_document
 
 BATCH = 256  # documents per message: few messages, and the child is never starved
@@ -36,7 +36,7 @@ class ParallelIndexBuild:
         self._batch: list[dict[str, object]] = []
         self._failed = False
 
-    def add(self, paper: Paper, venue: Venue) -> None:
+    def add(self, paper: Paper, venue: Edition) -> None:
         self._batch.append(paper_document(paper, venue))
         if len(self._batch) >= BATCH:
             self._send("add", self._batch)

@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 from sqlmodel import Session
 
 from app import catalog, series
-from app.models import Paper, Venue
+from app.models import Edition, Paper
 from app.outputs import (
     AuthorOut,
     EditionOut,
@@ -68,7 +68,7 @@ router = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)
 SUGGESTIONS = 8
 
 
-def venue_out(request: Request, venue: Venue) -> VenueOut:
+def venue_out(request: Request, venue: Edition) -> VenueOut:
     return VenueOut(slug=venue.slug, name=venue.name, year=venue.year, label=venue.label,
                     paper_count=venue.paper_count,
                     url=str(request.url_for("venue", slug=venue.slug)))

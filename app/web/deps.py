@@ -14,7 +14,7 @@ from app.catalog import ListFilter
 from app.db import get_engine
 from app.facets import FACETS, Facet, Kind
 from app.ids import slugify
-from app.models import Paper, Venue
+from app.models import Edition, Paper
 from app.search.query import MAX_TEXT_CHARS
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
@@ -85,14 +85,14 @@ def _paper(paper_id: str, session: SessionDep) -> Paper:
     return found
 
 
-def _venue(slug: str, session: SessionDep) -> Venue:
+def _venue(slug: str, session: SessionDep) -> Edition:
     found = catalog.get_venue(session, slug)
     if found is None:
         raise HTTPException(404, f"There is no venue called “{slug}”.")
     return found
 
 
-def _edition_or_series(slug: str, session: SessionDep) -> Venue | Series:
+def _edition_or_series(slug: str, session: SessionDep) -> Edition | Series:
     """`/venues/{slug}` names an edition (neurips-2018) or a whole series (neurips)."""
     found = catalog.get_venue(session, slug) or get_series(session, slug)
     if found is None:
@@ -134,9 +134,9 @@ def year_range(
 
 
 PaperDep = Annotated[Paper, Depends(_paper)]
-VenueDep = Annotated[Venue, Depends(_venue)]
+VenueDep = Annotated[Edition, Depends(_venue)]
 SeriesDep = Annotated[Series, Depends(_series)]
-EditionOrSeriesDep = Annotated[Venue | Series, Depends(_edition_or_series)]
+EditionOrSeriesDep = Annotated[Edition | Series, Depends(_edition_or_series)]
 TopicDep = Annotated[Topic, Depends(topic_named)]
 AuthorDep = Annotated[catalog.AuthorPapers, Depends(_author)]
 ListFilterDep = Annotated[ListFilter, Depends(list_filter)]

@@ -23,7 +23,7 @@ from app.exports import (
     ris_record,
     stream_atom,
 )
-from app.models import Paper, Venue
+from app.models import Edition, Paper
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from app.topics import Topic
@@ -67,7 +67,7 @@ def list_response(request: Request, rows: PaperRows, fmt: str, name: str, title:
         "Content-Disposition": f'{disposition}; filename="{name}.{fmt}"'})
 
 
-def venue_download(request: Request, venue: Venue, fmt: str,
+def venue_download(request: Request, venue: Edition, fmt: str,
                    topic: str = "") -> StreamingResponse:
     if topic:
         topic_named(topic)  # a 404 for a topic that does not exist, as the page gives

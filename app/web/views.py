@@ -11,7 +11,7 @@ from sqlmodel import Session
 from app import catalog, series
 from app.catalog import Landscape
 from app.exports import bibtex_entry
-from app.models import Paper, Venue
+from app.models import Edition, Paper
 from app.paging import Page
 from app.search.searcher import PaperSearch
 from app.topics import Topic, load_taxonomy
@@ -25,16 +25,16 @@ class EditionView:
     """An edition's page: its papers (of one topic, when chosen), the topics, keyphrases and
     code links of the whole edition, and the editions of its series before and after."""
 
-    venue: Venue
+    venue: Edition
     topic: str
     listing: Page[Paper]
     series: series.Series
-    previous: series.Edition | None
-    following: series.Edition | None
+    previous: series.ListedEdition | None
+    following: series.ListedEdition | None
     landscape: Landscape
 
 
-def edition_view(session: Session, venue: Venue, topic: str, page: int) -> EditionView:
+def edition_view(session: Session, venue: Edition, topic: str, page: int) -> EditionView:
     if topic:
         topic_named(topic)  # a 404 for a topic that does not exist
     listing = (catalog.venue_topic_papers(session, venue, topic, page) if topic
@@ -87,9 +87,9 @@ class PaperView:
     share, and its BibTeX entry naming the page's address."""
 
     paper: Paper
-    venue: Venue
+    venue: Edition
     related: list[tuple[Paper, list[str]]]
-    venues: dict[str, Venue]  # every edition by slug, to label the related papers
+    venues: dict[str, Edition]  # every edition by slug, to label the related papers
     url: str
     bibtex: str
 

@@ -9,7 +9,7 @@ from app import cli as cli_module
 from app.cli import cli
 from app.config import get_settings
 from app.db import catalog_version, session_scope
-from app.models import Paper, Venue
+from app.models import Edition, Paper
 from app.search.index import read_index_stamp
 from app.search.parallel_build import ParallelIndexBuild
 from app.search.results import SearchRequest
@@ -71,7 +71,7 @@ def test_a_child_that_dies_leaves_the_usual_build_to_run(catalog_env: Path, para
                                                           monkeypatch: pytest.MonkeyPatch):
     add = ParallelIndexBuild.add
 
-    def add_then_die(self: ParallelIndexBuild, paper: Paper, venue: Venue) -> None:
+    def add_then_die(self: ParallelIndexBuild, paper: Paper, venue: Edition) -> None:
         self._process.kill()
         self._process.join()
         add(self, paper, venue)

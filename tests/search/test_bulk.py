@@ -16,7 +16,7 @@ from whoosh.fields import TEXT, Schema
 from whoosh.formats import Positions
 from whoosh.util.numeric import byte_to_length, length_to_byte
 
-from app.models import Paper, Venue
+from app.models import Edition, Paper
 from app.search import index as index_module
 from app.search.index import _writer, build_index, build_schema, paper_document
 from app.search.results import SearchRequest
@@ -59,7 +59,7 @@ def _documents(*catalogs: Catalog) -> list[dict[str, object]]:
     documents = []
     for catalog in catalogs:
         with catalog.session() as session:
-            venues = {venue.slug: venue for venue in session.exec(select(Venue))}
+            venues = {venue.slug: venue for venue in session.exec(select(Edition))}
             documents.extend(paper_document(paper, venues[paper.venue_slug])
                              for paper in session.exec(select(Paper).order_by(Paper.id)))
     return documents

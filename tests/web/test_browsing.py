@@ -10,15 +10,16 @@ from collections import Counter
 import pytest
 from sqlmodel import select
 
-from app.models import Paper, Venue
+from app.models import Edition, Paper
 from app.search.analysis import analyze
 from app.web.render import percent
 from tests.multiseries import SERIES, TINY_SERIES
 
 
-def _papers(multiseries) -> list[tuple[Paper, Venue]]:
+def _papers(multiseries) -> list[tuple[Paper, Edition]]:
     with multiseries.session() as session:
-        return list(session.exec(select(Paper, Venue).join(Venue, Venue.slug == Paper.venue_slug)))
+        return list(session.exec(select(Paper, Edition)
+                                 .join(Edition, Edition.slug == Paper.venue_slug)))
 
 
 def test_series_api_lists_every_series_with_its_editions(multi_client, multiseries):

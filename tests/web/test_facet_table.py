@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import select
 
 from app.facets import FACETS, Facet, Kind
-from app.models import Paper, Venue
+from app.models import Edition, Paper
 from app.search.index import build_schema
 
 
@@ -19,7 +19,8 @@ from app.search.index import build_schema
 def values(multiseries) -> dict[str, Counter[object]]:
     """Each facet's values over the catalog, counted from the database."""
     with multiseries.session() as session:
-        rows = list(session.exec(select(Paper, Venue).join(Venue, Venue.slug == Paper.venue_slug)))
+        rows = list(session.exec(select(Paper, Edition)
+                                 .join(Edition, Edition.slug == Paper.venue_slug)))
     return {facet.name: Counter(facet.value(paper, venue) for paper, venue in rows)
             for facet in FACETS}
 
