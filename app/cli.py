@@ -110,14 +110,18 @@ def update_index() -> None:
 
 
 @cli.command()
-def retopic() -> None:
-    """Recompute every paper's topics and keyphrases, e.g. after editing app/topics.json."""
+def retopic(keyphrases: bool = typer.Option(
+        False, "--keyphrases", help="Also recompute the word statistics and every keyphrase."),
+) -> None:
+    """Recompute every paper's topics, e.g. after editing app/topics.json; the index updates
+    the papers whose primary topic moved."""
     settings = get_settings()
     with session_scope(settings.database_url) as session:
-        count = retopic_all(session)
+        done = retopic_all(session, keyphrases)
         index_state = sync_index(settings, session) if _index_is_local(settings) else (
             "left to the servers")
-    typer.echo(f"topics and keyphrases recomputed for {count} papers; search index: "
+    typer.echo(f"{'topics and keyphrases' if keyphrases else 'topics'} recomputed for "
+               f"{done.papers} papers, {done.moved} moved to another topic; search index: "
                f"{index_state}")
 
 

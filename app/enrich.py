@@ -1,21 +1,27 @@
 """What is derived from an abstract when it is stored: its topics (app/topics.json), its
 keyphrases (TF-IDF against the catalog's word statistics) and its part in those statistics.
-Ingest enriches the papers it adds; `catalog retopic` recomputes every paper.
+Ingest enriches the papers it adds; `catalog retopic` recomputes every paper's topics (and,
+when asked, keyphrases).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from sqlalchemy import delete, insert
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
-from app.db import batched, paper_total, require_full_rebuild
+from app.db import batched, bump_catalog_version, paper_total, require_full_rebuild
 from app.keyphrases import KeyphraseExtractor, document_frequencies
 from app.models import Edition, Paper, WordStat
 from app.topics import TopicScorer, default_scorer, reload_taxonomy
+
+# A retopic that moves more papers to another primary topic than this rebuilds the indexes;
+# fewer are updated in place, as an ingest's papers are (a rebuild of L takes ~2.5 minutes).
+RETOPIC_UPDATE_LIMIT = 20_000
 
 
 def topic_fields(scorer: TopicScorer, headline: str, plain: str,
@@ -59,30 +65,61 @@ def rebuild_word_stats(session: Session) -> None:
         session.execute(insert(WordStat), batch)
 
 
-def retopic_all(session: Session) -> int:
-    """Recompute every paper's topics and keyphrases (after topics.json or IDF changes)."""
-    count = enrich_all(session)
-    require_full_rebuild(session)
+@dataclass(frozen=True)
+class Retopic:
+    papers: int  # recomputed
+    moved: int  # papers whose primary topic changed: the index's only part in it
+
+
+def retopic_all(session: Session, keyphrases: bool = False) -> Retopic:
+    """Recompute every paper's topics (after topics.json or the topic model changed) and,
+    with `keyphrases`, the word statistics and every keyphrase (their IDF drifts as ingests
+    add papers). A new catalog version logs the papers whose primary topic moved, so indexes
+    update just those; past RETOPIC_UPDATE_LIMIT, they rebuild."""
+    moved: list[str] = []
+
+    def seen(paper: Paper, old: str) -> None:
+        if paper.topic != old:
+            moved.append(paper.id)
+
+    count = _enrich(session, keyphrases, seen)
+    if len(moved) > RETOPIC_UPDATE_LIMIT:
+        require_full_rebuild(session)
+    else:
+        # A new version even when none moved: pages show secondary topics and scores too.
+        bump_catalog_version(session, moved)
     session.commit()
-    return count
+    return Retopic(count, len(moved))
 
 
 def enrich_all(session: Session) -> int:
     """Recompute the word statistics and every paper's topics and keyphrases with the
     taxonomy, analyzer and extractor of this release; the caller commits."""
+    return _enrich(session, True, lambda paper, old: None)
+
+
+def _enrich(session: Session, keyphrases: bool,
+            seen: Callable[[Paper, str], None]) -> int:
+    """Recompute every paper's topics (and keyphrases), telling `seen` each paper with its
+    primary topic before."""
     reload_taxonomy()
     scorer = default_scorer()
-    rebuild_word_stats(session)
-    word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
-    extract = KeyphraseExtractor(word_df, paper_total(session)).extract
+    extract = None
+    if keyphrases:
+        rebuild_word_stats(session)
+        word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
+        extract = KeyphraseExtractor(word_df, paper_total(session)).extract
     series = {venue.slug: venue.series_slug for venue in session.exec(select(Edition))}
     count = 0
     for paper in session.exec(select(Paper).execution_options(yield_per=2000)).all():
+        old = paper.topic
         fields = topic_fields(scorer, paper.headline, paper.plain, series[paper.venue_slug])
         for name, value in fields.items():
             setattr(paper, name, value)
-        paper.keyphrases = "\n".join(extract(paper.plain, title=paper.title))
+        if extract is not None:
+            paper.keyphrases = "\n".join(extract(paper.plain, title=paper.title))
         session.add(paper)
+        seen(paper, old)
         count += 1
     session.flush()
     return count

@@ -1,7 +1,12 @@
 from pathlib import Path
 
+import pytest
+from sqlmodel import select
+
+from app import enrich
 from app.enrich import retopic_all
 from app.ingest.load import ingest_paths
+from app.models import Paper
 from app.search import index as search_index
 from app.search.index import (
     VERSION_FILE,
@@ -64,11 +69,23 @@ def test_an_index_of_another_catalog_is_rebuilt(fresh: Catalog, tmp_path: Path):
     assert stamp is not None and stamp.version == 1
 
 
-def test_retopic_makes_every_index_rebuild(fresh: Catalog):
+def test_a_retopic_that_moves_no_paper_changes_no_document(fresh: Catalog):
     with fresh.session() as session:
-        retopic_all(session)
-        assert sync_index(fresh.settings, session).kind is SyncKind.REBUILT
+        done = retopic_all(session)
+        assert done.papers == fresh.report.added and done.moved == 0
+        assert sync_index(fresh.settings, session) == SyncOutcome(SyncKind.UPDATED, 0)
     assert read_index_version(fresh.settings.index_path) == 2
+
+
+def test_a_retopic_that_moves_many_papers_makes_every_index_rebuild(
+        fresh: Catalog, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(enrich, "RETOPIC_UPDATE_LIMIT", 0)
+    with fresh.session() as session:
+        for paper in session.exec(select(Paper)).all()[:3]:
+            paper.topic = "other-than-any"  # as if the taxonomy had changed under them
+        session.commit()
+        assert retopic_all(session).moved == 3
+        assert sync_index(fresh.settings, session).kind is SyncKind.REBUILT
 
 
 def test_sync_without_waiting_says_busy_while_another_process_updates(fresh: Catalog):

@@ -10,6 +10,8 @@ from typer.testing import CliRunner
 from app.cli import cli
 from app.config import Settings
 from app.models import Paper
+from app.search.results import SearchRequest
+from app.search.searcher import PaperSearch
 from app.topics import OTHER, TopicScorer, load_taxonomy
 from tests.conftest import Catalog, write_list
 
@@ -139,8 +141,13 @@ def test_retopic_recomputes_after_definitions_change(fresh: Catalog, tmp_path: P
     monkeypatch.setenv("CATALOG_TOPICS_FILE", str(edited))
     result = CliRunner().invoke(cli, ["retopic"])
     assert result.exit_code == 0, result.output
+    # Only the paper that moved goes through the index, which now files it under its topic.
+    assert "1 moved to another topic; search index: updated (1 papers changed)" in result.output
     with fresh.session() as session:
         paper = session.exec(select(Paper).where(Paper.venue_slug == "iclr-2030")).one()
     assert paper.topic == taxonomy["topics"][0]["slug"]
+    found = PaperSearch(fresh.settings.index_path).search(
+        SearchRequest(q="zymurgy", topic=paper.topic), lambda ids: {})
+    assert [hit.id for hit in found.hits] == [paper.id]
     monkeypatch.delenv("CATALOG_TOPICS_FILE")
     assert CliRunner().invoke(cli, ["retopic"]).exit_code == 0  # back to the shipped file
