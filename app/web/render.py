@@ -34,6 +34,19 @@ def headline_html(paper: Any) -> Markup:
     return Markup(title_html(title)) if title else escape(paper.headline)
 
 
+# A paper's second topic is shown in lists when it scores at least this share of the primary's:
+# a paper between two areas is found under either.
+CLOSE_SECOND = 0.8
+
+
+def close_second(paper: Any) -> str | None:
+    """The slug of the paper's second topic when it is close to the primary one."""
+    ranked = paper.topic_list
+    if len(ranked) > 1 and ranked[0][1] > 0 and ranked[1][1] >= CLOSE_SECOND * ranked[0][1]:
+        return ranked[1][0]
+    return None
+
+
 def percent(share: float) -> str:
     """A share as a percentage to one decimal; a share that rounds to 0 but is not reads
     "<0.1%", so that a handful of papers never reads as none."""
@@ -45,6 +58,7 @@ def percent(share: float) -> str:
 templates.env.filters["headline_html"] = headline_html
 templates.env.filters["percent"] = percent
 templates.env.globals["topic_name"] = topic_name
+templates.env.globals["close_second"] = close_second
 templates.env.globals["author_slug"] = author_slug
 templates.env.globals["static_url"] = static_url
 templates.env.globals["coins"] = coins

@@ -1,3 +1,4 @@
+import html
 import json
 import re
 from pathlib import Path
@@ -151,3 +152,21 @@ def test_retopic_recomputes_after_definitions_change(fresh: Catalog, tmp_path: P
     assert [hit.id for hit in found.hits] == [paper.id]
     monkeypatch.delenv("CATALOG_TOPICS_FILE")
     assert CliRunner().invoke(cli, ["retopic"]).exit_code == 0  # back to the shipped file
+
+
+def test_lists_name_a_close_second_topic_and_only_that(seeded: Catalog, client: TestClient):
+    """Issue 30: a paper between two areas shows both in lists; a distant second does not."""
+    with seeded.session() as session:
+        papers = session.exec(select(Paper)).all()
+    close = [p for p in papers if len(p.topic_list) > 1
+             and p.topic_list[1][1] >= 0.8 * p.topic_list[0][1]]
+    distant = [p for p in papers if len(p.topic_list) > 1
+               and p.topic_list[1][1] < 0.5 * p.topic_list[0][1]]
+    assert close and distant
+    names = {t.slug: t.name for t in load_taxonomy().topics}
+    for paper, shown in ((close[0], True), (distant[0], False)):
+        page = client.get(f"/venues/{paper.venue_slug}?topic={paper.topic}").text
+        item = page[page.index(f'href="/papers/{paper.id}"'):]
+        item = item[:item.index("</li>")]
+        assert (f'(also <a href="/topics/{paper.topic_list[1][0]}">'
+                f'{html.escape(names[paper.topic_list[1][0]])}</a>)' in item) is shown
