@@ -7,7 +7,7 @@ when asked, keyphrases).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import delete, insert
@@ -76,13 +76,7 @@ def retopic_all(session: Session, keyphrases: bool = False) -> Retopic:
     with `keyphrases`, the word statistics and every keyphrase (their IDF drifts as ingests
     add papers). A new catalog version logs the papers whose primary topic moved, so indexes
     update just those; past RETOPIC_UPDATE_LIMIT, they rebuild."""
-    moved: list[str] = []
-
-    def seen(paper: Paper, old: str) -> None:
-        if paper.topic != old:
-            moved.append(paper.id)
-
-    count = _enrich(session, keyphrases, seen)
+    count, moved = _enrich(session, keyphrases)
     if len(moved) > RETOPIC_UPDATE_LIMIT:
         require_full_rebuild(session)
     else:
@@ -95,13 +89,12 @@ def retopic_all(session: Session, keyphrases: bool = False) -> Retopic:
 def enrich_all(session: Session) -> int:
     """Recompute the word statistics and every paper's topics and keyphrases with the
     taxonomy, analyzer and extractor of this release; the caller commits."""
-    return _enrich(session, True, lambda paper, old: None)
+    return _enrich(session, True)[0]
 
 
-def _enrich(session: Session, keyphrases: bool,
-            seen: Callable[[Paper, str], None]) -> int:
-    """Recompute every paper's topics (and keyphrases), telling `seen` each paper with its
-    primary topic before."""
+def _enrich(session: Session, keyphrases: bool) -> tuple[int, list[str]]:
+    """Recompute every paper's topics (and keyphrases): how many papers, and the IDs of those
+    whose primary topic moved."""
     reload_taxonomy()
     scorer = default_scorer()
     extract = None
@@ -111,6 +104,7 @@ def _enrich(session: Session, keyphrases: bool,
         extract = KeyphraseExtractor(word_df, paper_total(session)).extract
     series = {venue.slug: venue.series_slug for venue in session.exec(select(Edition))}
     count = 0
+    moved: list[str] = []
     for paper in session.exec(select(Paper).execution_options(yield_per=2000)).all():
         old = paper.topic
         fields = topic_fields(scorer, paper.headline, paper.plain, series[paper.venue_slug])
@@ -119,7 +113,8 @@ def _enrich(session: Session, keyphrases: bool,
         if extract is not None:
             paper.keyphrases = "\n".join(extract(paper.plain, title=paper.title))
         session.add(paper)
-        seen(paper, old)
+        if paper.topic != old:
+            moved.append(paper.id)
         count += 1
     session.flush()
-    return count
+    return count, moved
