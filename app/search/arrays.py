@@ -13,6 +13,10 @@ more entry than terms), `ids.npy` (segment document numbers, uint32), `weights.n
 frequencies as Whoosh weighs them, float32), `bounds.npy` (where each posting's positions
 begin, uint32; one more entry than postings) and `positions.npy` (int32). Deleted documents
 stay in the arrays, as in Whoosh's own postings: readers filter them.
+
+`term_postings` is the one source of a term's postings for matching, scoring and positions:
+a slice of these arrays, or where a segment has none, decoded from Whoosh's blocks; either
+way one shape, postings.TermPostings.
 """
 
 from __future__ import annotations
@@ -21,14 +25,14 @@ import os
 import shutil
 import threading
 import uuid
-from array import array
 from pathlib import Path
 
 import numpy as np
 from whoosh.reading import IndexReader, SegmentReader
 
-from app.search.postings import FieldPostings, as_numpy
-from app.search.whoosh_adapter import decode_positions, open_index
+from app.cache import BoundedCache
+from app.search.postings import NO_POSTINGS, FieldPostings, TermPostings
+from app.search.whoosh_adapter import decode_positions, decode_postings, open_index
 
 ARRAYS_DIR = "arrays"
 FIELDS = ("headline", "text")  # the fields words are searched in
@@ -59,22 +63,25 @@ def write_arrays(directory: Path) -> None:
 
 def _write_field(reader: SegmentReader, fieldname: str, target: Path) -> None:
     """Decode the segment's postings of the field from Whoosh's blocks and save them."""
-    terms: list[bytes] = []
-    starts = array("q", [0])
-    ids, weights = array("I"), array("f")
-    bounds, positions = array("q", [0]), array("i")
-    if fieldname in reader.schema:
-        for term in reader.lexicon(fieldname):
-            decoded = decode_positions(reader, fieldname, term)
-            terms.append(term)
-            ids.extend(decoded.ids)
-            weights.extend(decoded.weights)
-            starts.append(len(ids))
-            bounds.extend(b + len(positions) for b in decoded.bounds[1:])
-            positions.extend(decoded.positions)
-    _save(target, FieldPostings(terms, as_numpy(starts, np.int64), as_numpy(ids, np.uint32),
-                                as_numpy(weights, np.float32), as_numpy(bounds, np.int64),
-                                as_numpy(positions, np.int32)))
+    terms = list(reader.lexicon(fieldname)) if fieldname in reader.schema else []
+    starts, placed = [0], 0
+    ids, weights, positions = [_NONE[np.uint32]], [_NONE[np.float32]], [_NONE[np.int32]]
+    bounds = [np.zeros(1, dtype=np.int64)]
+    for term in terms:
+        found = decode_positions(reader, fieldname, term)
+        assert found.bounds is not None and found.positions is not None
+        ids.append(found.ids)
+        weights.append(found.weights)
+        bounds.append(found.bounds[1:] + placed)  # after the positions of the terms before
+        positions.append(found.positions)
+        placed += len(found.positions)
+        starts.append(starts[-1] + len(found))
+    _save(target, FieldPostings(terms, np.array(starts, dtype=np.int64), np.concatenate(ids),
+                                np.concatenate(weights), np.concatenate(bounds),
+                                np.concatenate(positions)))
+
+
+_NONE = {dtype: np.zeros(0, dtype=dtype) for dtype in (np.uint32, np.float32, np.int32)}
 
 
 def save_field(directory: Path, segment: str, fieldname: str, postings: FieldPostings) -> None:
@@ -113,31 +120,16 @@ class FieldArrays:
         self.ids = _mapped(path / "ids.npy")
         self.weights = _mapped(path / "weights.npy")
         self.bounds = _mapped(path / "bounds.npy")
-        self.positions_ = _mapped(path / "positions.npy")
+        self.positions = _mapped(path / "positions.npy")
 
-    def _range(self, text: str) -> tuple[int, int]:
+    def term(self, text: str) -> TermPostings:
+        """The term's postings, as slices of the mapped arrays (none when it is absent)."""
         i = self.terms.get(text)
-        return (0, 0) if i is None else (int(self.starts[i]), int(self.starts[i + 1]))
-
-    def postings(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        start, end = self._range(text)
-        return self.ids[start:end], self.weights[start:end]
-
-    def positions_of(self, text: str, doc: int) -> np.ndarray:
-        """The term's positions in one document (empty when it does not hold the term)."""
-        start, end = self._range(text)
-        k = start + int(np.searchsorted(self.ids[start:end], doc))
-        if k >= end or self.ids[k] != doc:
-            return self.positions_[:0]
-        return self.positions_[int(self.bounds[k]):int(self.bounds[k + 1])]
-
-    def positions(self, text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The term's documents, where each one's positions start (one more entry than
-        documents, from 0) and the positions."""
-        start, end = self._range(text)
-        bounds = self.bounds[start:end + 1].astype(np.int64)
-        first, last = int(bounds[0]), int(bounds[-1])
-        return self.ids[start:end], bounds - first, self.positions_[first:last]
+        if i is None:
+            return NO_POSTINGS
+        start, end = int(self.starts[i]), int(self.starts[i + 1])
+        return TermPostings(self.ids[start:end], self.weights[start:end],
+                            self.bounds[start:end + 1], self.positions)
 
 
 _opened: dict[tuple[str, str, str], FieldArrays | None] = {}
@@ -167,3 +159,34 @@ def field_arrays(reader: IndexReader, fieldname: str) -> FieldArrays | None:
             _opened.clear()
         _opened[key] = found
     return found
+
+
+# Where a segment has no arrays (one an update is writing, or an index written before them),
+# decoded postings of whole terms, most recently used kept: decoding unpickles a value per
+# posting, and common words come back in many queries. 8 M entries are about 40 MB.
+_decoded: BoundedCache[tuple[str, str, object, bool], TermPostings] = BoundedCache(
+    8_000_000, size=lambda found: 1 + len(found) + (
+        0 if found.positions is None else len(found.positions)))
+
+
+def term_postings(reader: IndexReader, fieldname: str, word: object,
+                  positions: bool = False) -> TermPostings:
+    """The term's postings in one segment: a slice of the index's arrays, else decoded from
+    Whoosh's blocks (with their positions when asked) and kept. They still hold the
+    segment's deleted documents (`deleted_docs`)."""
+    arrays = field_arrays(reader, fieldname)
+    if arrays is not None and isinstance(word, str):
+        return arrays.term(word)
+    segment = reader.segment() if isinstance(reader, SegmentReader) else None
+    key = None if segment is None else (segment.segment_id(), fieldname, word, positions)
+    found = _decoded.get(key) if key is not None else None
+    if found is None:
+        found = (decode_positions if positions else decode_postings)(reader, fieldname, word)
+        if key is not None:
+            _decoded.put(key, found)
+    return found
+
+
+def deleted_docs(reader: IndexReader) -> set[int]:
+    """The segment's deleted document numbers, which its postings still hold."""
+    return getattr(reader, "deleted_docs_set", None) or set()

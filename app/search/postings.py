@@ -1,4 +1,5 @@
-"""A new segment's postings, collected document by document and sorted in bulk.
+"""Postings in one shape: a term's postings in one segment (TermPostings), however they were
+read, and a new segment's postings, collected document by document and sorted in bulk.
 
 Whoosh's writer sends every posting through a pool of Python tuples that it sorts, spills to
 disk and merges back (most of the time and memory of a full build, profiled). Here a field's
@@ -17,6 +18,34 @@ from itertools import chain
 import numpy as np
 
 
+@dataclass(frozen=True)
+class TermPostings:
+    """One term's postings in one segment, memory-mapped or decoded: document ids[k]
+    (ascending) weighs weights[k] (the term's frequency, as Whoosh weighs it) and, in a
+    positional field, holds the term at positions[bounds[k]:bounds[k + 1]]. The bounds need
+    not start at 0: a slice of a field's arrays keeps the field's offsets."""
+
+    ids: np.ndarray  # uint32
+    weights: np.ndarray  # float32
+    bounds: np.ndarray | None = None  # one more entry than ids
+    positions: np.ndarray | None = None  # int32
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def positions_of(self, doc: int) -> np.ndarray:
+        """The term's positions in one document (empty when it does not hold the term)."""
+        assert self.bounds is not None and self.positions is not None
+        k = int(np.searchsorted(self.ids, doc))
+        if k >= len(self.ids) or self.ids[k] != doc:
+            return self.positions[:0]
+        return self.positions[int(self.bounds[k]):int(self.bounds[k + 1])]
+
+
+NO_POSTINGS = TermPostings(np.zeros(0, dtype=np.uint32), np.zeros(0, dtype=np.float32),
+                           np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32))
+
+
 @dataclass
 class FieldPostings:
     """One field's postings in index order: term i's postings are ids[starts[i]:starts[i+1]]
@@ -33,6 +62,12 @@ class FieldPostings:
 
     def term_range(self, i: int) -> tuple[int, int]:
         return int(self.starts[i]), int(self.starts[i + 1])
+
+    def term(self, i: int) -> TermPostings:
+        """Term i's postings, as slices (views) of the field's arrays."""
+        start, end = self.term_range(i)
+        bounds = None if self.bounds is None else self.bounds[start:end + 1]
+        return TermPostings(self.ids[start:end], self.weights[start:end], bounds, self.positions)
 
 
 class FieldCollector:

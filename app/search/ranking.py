@@ -18,8 +18,9 @@ from whoosh.query.ranges import NumericRange
 from whoosh.scoring import BM25F
 from whoosh.searching import Searcher
 
+from app.search.arrays import deleted_docs, term_postings
 from app.search.columns import as_mask
-from app.search.matches import Phrases, matching_docs, postings
+from app.search.matches import Phrases, matching_docs
 from app.search.whoosh_adapter import SegmentLengthBM25F, segment_lengths
 
 
@@ -136,8 +137,9 @@ def bm25_sums(searcher: Searcher, leaves: list[Leaf],
             lengths = segment_lengths(reader, fieldname)
             average = searcher.avg_field_length(fieldname) or 1
             idf = searcher.idf(fieldname, text) * boost
-            ids, weights, deleted = postings(reader, fieldname, text)
-            local = ids.astype(np.int64)
+            found = term_postings(reader, fieldname, text)
+            local, weights = found.ids.astype(np.int64), found.weights
+            deleted = deleted_docs(reader)
             keep = counted[local + offset] if counted is not None else None
             if deleted:
                 live = ~np.isin(local, np.fromiter(deleted, dtype=np.int64))

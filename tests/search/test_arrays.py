@@ -27,15 +27,14 @@ def _check_every_term(directory: Path) -> int:
                 found = field_arrays(leaf, fieldname)
                 assert found is not None and isinstance(found.ids.base, np.memmap)  # mapped
                 for term in leaf.lexicon(fieldname):
-                    ids, weights = found.postings(term.decode("utf-8"))
-                    expected_ids, expected_weights = decode_postings(leaf, fieldname, term)
-                    assert ids.tolist() == expected_ids.tolist(), term
-                    assert weights.tolist() == expected_weights.tolist(), term
-                    documents, bounds, positions = found.positions(term.decode("utf-8"))
+                    mapped = found.term(term.decode("utf-8"))
+                    counted = decode_postings(leaf, fieldname, term)
                     decoded = decode_positions(leaf, fieldname, term)
-                    assert (documents.tolist(), bounds.tolist(), positions.tolist()) == (
-                        decoded.ids, decoded.bounds, decoded.positions), term
-                    assert decoded.weights == expected_weights.tolist(), term
+                    for postings in (counted, decoded):
+                        assert mapped.ids.tolist() == postings.ids.tolist(), term
+                        assert mapped.weights.tolist() == postings.weights.tolist(), term
+                    assert [mapped.positions_of(doc).tolist() for doc in mapped.ids] == [
+                        decoded.positions_of(doc).tolist() for doc in decoded.ids], term
                     checked += 1
     return checked
 

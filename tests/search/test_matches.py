@@ -10,7 +10,7 @@ from whoosh import index as whoosh_index
 from whoosh.query import And, AndNot, Every, Not, NullQuery, NumericRange, Or, Phrase, Term
 
 from app.ingest.load import ingest_paths
-from app.search import arrays, matches, ranking
+from app.search import arrays, ranking
 from app.search.arrays import ARRAYS_DIR
 from app.search.index import SyncKind, sync_index
 from app.search.matches import matching_docs
@@ -153,11 +153,11 @@ def test_phrases_match_alike_from_the_arrays_and_decoded_and_kept(fresh: Catalog
         assert [matching_docs(searcher, phrase) for phrase in phrases] == expected
     shutil.rmtree(directory / ARRAYS_DIR)  # then positions are decoded, then kept
     arrays._opened.clear()
-    matches._positions.clear()
+    arrays._decoded.clear()
     with whoosh_index.open_dir(str(directory)).searcher() as searcher:
         for _ in range(2):
             assert [matching_docs(searcher, phrase) for phrase in phrases] == expected
-    assert matches._positions
+    assert any(positions for *_, positions in arrays._decoded._values)  # decoded and kept
 
 
 @pytest.mark.parametrize("words", ["learning model", "graph neural network", "language"])

@@ -18,7 +18,6 @@ from whoosh.fields import Schema
 from whoosh.spelling import ListCorrector
 
 from app.search.whoosh_adapter.reading import (
-    DecodedPositions,
     SegmentLengthBM25F,
     decode_positions,
     decode_postings,
@@ -28,7 +27,7 @@ from app.search.whoosh_adapter.reading import (
 from app.search.whoosh_adapter.writing import BulkSegmentWriter
 
 __all__ = [
-    "BulkSegmentWriter", "DecodedPositions", "FrequencyCorrector", "SegmentLengthBM25F",
+    "BulkSegmentWriter", "FrequencyCorrector", "SegmentLengthBM25F",
     "create_index", "decode_positions", "decode_postings", "open_index", "segment_lengths",
 ]
 

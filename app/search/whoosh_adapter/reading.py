@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from itertools import accumulate
 from pickle import loads
 
@@ -25,6 +24,8 @@ from whoosh.reading import IndexReader, TermNotFound
 from whoosh.scoring import BM25F, BaseScorer, BM25FScorer
 from whoosh.searching import Searcher
 from whoosh.util.numeric import byte_to_length
+
+from app.search.postings import TermPostings, as_numpy
 
 # --- reading posting blocks ---------------------------------------------------------------------
 
@@ -44,22 +45,22 @@ def _is_blocked(matcher: Matcher) -> bool:
     return isinstance(matcher, W3LeafMatcher) and not matcher._byteids
 
 
-def decode_postings(reader: IndexReader, fieldname: str, text: object) -> tuple[array, array]:
-    """A term's postings in one segment: document numbers and weights, decoded a block at a
-    time (document numbers are stored as deltas)."""
+def decode_postings(reader: IndexReader, fieldname: str, text: object) -> TermPostings:
+    """A term's postings in one segment without their values: document numbers and weights,
+    decoded a block at a time (document numbers are stored as deltas)."""
     ids, weights = array("I"), array("f")
     matcher = _leaf_matcher(reader, fieldname, text)
     if matcher is not None and not _is_blocked(matcher):
         for doc, weight in matcher.items_as("weight"):
             ids.append(doc)
             weights.append(weight)
-        return ids, weights
-    while matcher is not None and matcher.is_active():
-        matcher._read_weights()  # reads the block; weights may be stored compactly
-        ids.extend(accumulate(matcher._data[0]))
-        weights.extend(matcher._weights)
-        matcher._next_block()
-    return ids, weights
+    else:
+        while matcher is not None and matcher.is_active():
+            matcher._read_weights()  # reads the block; weights may be stored compactly
+            ids.extend(accumulate(matcher._data[0]))
+            weights.extend(matcher._weights)
+            matcher._next_block()
+    return TermPostings(as_numpy(ids, np.uint32), as_numpy(weights, np.float32))
 
 
 # A posting block, read: its document numbers, weights and encoded values.
@@ -101,27 +102,19 @@ def position_decoder(reader: IndexReader, fieldname: str) -> Callable[[bytes], I
     return decode
 
 
-@dataclass
-class DecodedPositions:
-    """A term's postings with positions: the positions of ids[k] (weighed weights[k]) are
-    positions[bounds[k]:bounds[k + 1]]."""
-
-    ids: list[int] = field(default_factory=list)
-    weights: list[float] = field(default_factory=list)
-    bounds: list[int] = field(default_factory=lambda: [0])
-    positions: list[int] = field(default_factory=list)
-
-
-def decode_positions(reader: IndexReader, fieldname: str, word: object) -> DecodedPositions:
+def decode_positions(reader: IndexReader, fieldname: str, word: object) -> TermPostings:
+    """A term's postings in one segment with their positions, decoded a block at a time."""
     decode = position_decoder(reader, fieldname)
-    decoded = DecodedPositions()
-    for ids, weights, values in value_blocks(reader, fieldname, word):
-        decoded.ids.extend(ids)
-        decoded.weights.extend(weights)
+    ids, weights = array("I"), array("f")
+    bounds, positions = array("q", [0]), array("i")
+    for block_ids, block_weights, values in value_blocks(reader, fieldname, word):
+        ids.extend(block_ids)
+        weights.extend(block_weights)
         for value in values:
-            decoded.positions.extend(decode(value))
-            decoded.bounds.append(len(decoded.positions))
-    return decoded
+            positions.extend(decode(value))
+            bounds.append(len(positions))
+    return TermPostings(as_numpy(ids, np.uint32), as_numpy(weights, np.float32),
+                        as_numpy(bounds, np.int64), as_numpy(positions, np.int32))
 
 # --- field lengths ------------------------------------------------------------------------------
 # Whoosh looks a document's field length up through the segment's length column for every
