@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import delete, insert
+from sqlalchemy import delete, insert, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
@@ -103,18 +103,22 @@ def _enrich(session: Session, keyphrases: bool) -> tuple[int, list[str]]:
         word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
         extract = KeyphraseExtractor(word_df, paper_total(session)).extract
     series = {venue.slug: venue.series_slug for venue in session.exec(select(Edition))}
-    count = 0
+    # Only the columns read and written: a migration runs this against the table as it was
+    # then, without the columns later releases add.
+    rows = session.exec(select(Paper.id, Paper.headline, Paper.plain, Paper.title,
+                               Paper.venue_slug, Paper.topic)).all()
+    changes: list[dict[str, object]] = []
     moved: list[str] = []
-    for paper in session.exec(select(Paper).execution_options(yield_per=2000)).all():
-        old = paper.topic
-        fields = topic_fields(scorer, paper.headline, paper.plain, series[paper.venue_slug])
-        for name, value in fields.items():
-            setattr(paper, name, value)
+    for pid, headline, plain, title, venue_slug, old in rows:
+        change: dict[str, object] = {"id": pid, **topic_fields(scorer, headline, plain,
+                                                               series[venue_slug])}
         if extract is not None:
-            paper.keyphrases = "\n".join(extract(paper.plain, title=paper.title))
-        session.add(paper)
-        if paper.topic != old:
-            moved.append(paper.id)
-        count += 1
+            change["keyphrases"] = "\n".join(extract(plain, title=title))
+        if change["topic"] != old:
+            moved.append(pid)
+        changes.append(change)
+    for batch in batched(changes, 2000):
+        session.execute(update(Paper), batch)
+    count = len(changes)
     session.flush()
     return count, moved

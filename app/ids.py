@@ -27,7 +27,9 @@ def venue_slug(name: str, year: int) -> str:
     return f"{series_slug(name)}-{year}"
 
 
-def author_slug(name: str) -> str:
+def name_slug(name: str) -> str:
+    """The slug of a name of a person, institution or country (a hash where no letter
+    transliterates, as in 李明)."""
     return slugify(name) or hashlib.sha256(name.encode()).hexdigest()[:12]
 
 

@@ -46,6 +46,10 @@ class Paper(SQLModel, table=True):
     headline: str  # the title when the source has one, else the first sentence, shortened
     title: str = ""
     authors: str = ""  # one name per line, in order
+    affiliations: str = ""  # one per author line, as written ("" where unknown), or none
+    institutions: str = ""  # the paper's distinct institutions, one per line
+    countries: str = ""  # the paper's distinct countries, one per line
+    tldr: str = ""  # the source's one-sentence summary
     url: str = ""  # the paper's own page, when the source gives one
     keywords: str = ""  # the source's keywords, one per line
     status: str = ""  # the venue's decision as the source gives it: "Oral", "Poster", ...
@@ -55,6 +59,9 @@ class Paper(SQLModel, table=True):
     keyphrases: str = ""  # one per line, best first
     source_file: str = Field(index=True)
     source_line: int
+    # A digest of what the source says besides the abstract (title, people, links, ...): a
+    # re-ingested row whose digest changed replaces the stored paper.
+    source_digest: str = ""
     added_at: datetime = Field(default_factory=lambda: datetime.now(UTC))  # first ingested
 
     @property
@@ -77,6 +84,19 @@ class Paper(SQLModel, table=True):
     def keyword_list(self) -> list[str]:
         return [k for k in self.keywords.split("\n") if k]
 
+    @property
+    def affiliation_list(self) -> list[str]:
+        """One per author ("" where unknown), or empty when the source gave none."""
+        return self.affiliations.split("\n") if self.affiliations else []
+
+    @property
+    def institution_list(self) -> list[str]:
+        return [i for i in self.institutions.split("\n") if i]
+
+    @property
+    def country_list(self) -> list[str]:
+        return [c for c in self.countries.split("\n") if c]
+
 
 class PaperAuthor(SQLModel, table=True):
     """Who wrote a paper, for author pages and `author:` search."""
@@ -85,6 +105,18 @@ class PaperAuthor(SQLModel, table=True):
     position: int = Field(primary_key=True)
     name: str
     slug: str = Field(index=True)
+
+
+class PaperOrigin(SQLModel, table=True):
+    """Where a paper comes from: each of its institutions and countries, for their pages,
+    rankings and facets."""
+
+    __table_args__ = (Index("ix_paperorigin_kind_slug", "kind", "slug"),)
+
+    paper_id: str = Field(foreign_key="paper.id", primary_key=True)
+    kind: str = Field(primary_key=True)  # "institution" or "country"
+    slug: str = Field(primary_key=True)
+    name: str
 
 
 class SourceFile(SQLModel, table=True):

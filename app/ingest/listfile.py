@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.ingest.people import People
+
 MAX_ABSTRACT_CHARS = 100_000
 HEADER_HINT = "a header line '<VENUE> <YEAR> Papers' (or '<VENUE> <YEAR> 论文列表')"
 _HEADER = re.compile(r"^(?P<venue>.*?)\s*(?P<year>(?<!\d)\d{4}(?!\d))\s+(?:papers|论文列表)$", re.I)
@@ -38,10 +40,10 @@ class RawAbstract:
     venue: str = ""
     year: int = 0
     title: str = ""
-    authors: tuple[str, ...] = ()
     url: str = ""
     keywords: tuple[str, ...] = ()
     status: str = ""  # the venue's decision: "Oral", "Spotlight", "Poster", ...
+    people: People = People()  # authors, affiliations, institutions, countries, code, TL;DR
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,8 @@ class ParsedList:
     abstracts: list[RawAbstract]
     # Rows that could not be used; the rest of the file still loads (JSON Lines and CSV).
     row_errors: list[InputError] = field(default_factory=list)
+    # Fields left out of rows that still load (a malformed affiliations list, say).
+    field_errors: list[InputError] = field(default_factory=list)
 
 
 def parse_list_bytes(path: Path, data: bytes) -> ParsedList:

@@ -9,9 +9,11 @@ contributes nothing and leaves its previous papers untouched.
 from __future__ import annotations
 
 import hashlib
+import json
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
@@ -22,11 +24,12 @@ from sqlmodel import Session, col, select
 from app.db import batched, bump_catalog_version, catalog_version
 from app.enrich import add_keyphrases, topic_fields, update_word_stats
 from app.faults import pause_point
-from app.ids import author_slug, paper_id, venue_slug
+from app.ids import name_slug, paper_id, venue_slug
 from app.ingest.listfile import InputError, ParsedList, RawAbstract, parse_list_bytes
 from app.ingest.normalize import normalize_abstract, title_text
+from app.ingest.people import origin_rows
 from app.ingest.tabular import parse_csv_bytes, parse_jsonl_bytes
-from app.models import Edition, Paper, PaperAuthor, SourceFile
+from app.models import Edition, Paper, PaperAuthor, PaperOrigin, SourceFile
 from app.topics import default_scorer
 
 PARSERS = {".txt": parse_list_bytes, ".jsonl": parse_jsonl_bytes, ".ndjson": parse_jsonl_bytes,
@@ -45,6 +48,7 @@ class IngestReport:
     files_read: int = 0
     files_unchanged: int = 0
     added: int = 0
+    updated: int = 0  # stored before, with other people, links or title now
     unchanged: int = 0
     duplicate: int = 0
     removed: int = 0
@@ -145,10 +149,11 @@ def _read_changed(path: Path, known: SourceFile | None, report: IngestReport,
         report.errors.append(error)
         progress(f"{path}: rejected")
         return None
-    report.errors.extend(listing.row_errors)
-    skipped = len(listing.row_errors)
+    report.errors.extend(listing.row_errors + listing.field_errors)
+    skipped, dropped = len(listing.row_errors), len(listing.field_errors)
     progress(f"{path}: {len(listing.abstracts)} abstracts"
-             + (f", {skipped} bad rows skipped" if skipped else ""))
+             + (f", {skipped} bad rows skipped" if skipped else "")
+             + (f", {dropped} bad fields left out" if dropped else ""))
     return listing, digest
 
 
@@ -214,22 +219,22 @@ class _Store:
         self.claimed: set[str] = set()  # IDs of papers present in the files of this ingest
         self.previous: dict[str, set[str]] = {}  # file name → IDs it contributed before
         self.venues: dict[str, Edition] = {}
-        self.existing: dict[str, dict[str, str]] = {}  # venue → its papers' IDs → their file
+        # venue → its papers' IDs → their file and source digest
+        self.existing: dict[str, dict[str, tuple[str, str]]] = {}
         self.new_rows: list[dict[str, object]] = []
+        self.replaced: set[str] = set()  # stored papers whose row a new one replaces
         self.authors: list[dict[str, object]] = []
+        self.origins: list[dict[str, object]] = []
 
     def file(self, listing: ParsedList, digest: str) -> None:
         name = listing.path.name
         self.previous[name] = set(self.session.exec(
             select(Paper.id).where(Paper.source_file == name)))
-        kept = added = 0
-        for abstract in listing.abstracts:
-            outcome = self.paper(abstract, name)
-            kept += outcome == "kept"
-            added += outcome == "added"
-        self.report.unchanged += kept
-        self.session.merge(SourceFile(name=name, sha256=digest, paper_count=kept + added,
-                                      ingested_at=self.now))
+        outcomes = Counter(self.paper(abstract, name) for abstract in listing.abstracts)
+        self.report.unchanged += outcomes["kept"]
+        self.report.updated += outcomes["updated"]
+        self.session.merge(SourceFile(name=name, sha256=digest, ingested_at=self.now,
+                                      paper_count=outcomes.total() - outcomes["duplicate"]))
 
     def _venue(self, name: str, year: int) -> str:
         slug = venue_slug(name, year)
@@ -240,22 +245,28 @@ class _Store:
                 self.session.add(venue)
                 self.session.flush()
             self.venues[slug] = venue
-            self.existing[slug] = dict(self.session.exec(
-                select(Paper.id, Paper.source_file).where(Paper.venue_slug == slug)).all())
+            self.existing[slug] = {pid: (file, digest) for pid, file, digest in self.session.exec(
+                select(Paper.id, Paper.source_file, Paper.source_digest)
+                .where(Paper.venue_slug == slug))}
         return slug
 
     def paper(self, abstract: RawAbstract, name: str) -> str:
-        """Store one abstract of file `name`: "added", "kept" (stored before) or "duplicate"."""
+        """Store one abstract of file `name`: "added", "kept" (stored before, as it is),
+        "updated" (stored before, with another title, people or links) or "duplicate"."""
         slug = self._venue(abstract.venue, abstract.year)
         existing = self.existing[slug]
         pid = paper_id(slug, abstract.text)
-        if pid in self.claimed or (pid in existing and existing[pid] != name):
+        if pid in self.claimed or (pid in existing and existing[pid][0] != name):
             self.report.duplicate += 1
             self.claimed.add(pid)
             return "duplicate"
         self.claimed.add(pid)
+        digest = source_digest(abstract)
         if pid in existing:
-            return "kept"
+            if existing[pid][1] == digest:
+                return "kept"
+            self.replaced.add(pid)
+        people = abstract.people
         normalized = normalize_abstract(abstract.text)
         headline = title_text(abstract.title) or normalized.headline
         self.placeholder += 1
@@ -263,39 +274,49 @@ class _Store:
             "id": pid, "venue_slug": slug, "ordinal": self.placeholder,
             "abstract": abstract.text, "plain": normalized.plain, "html": normalized.html,
             "headline": headline, "title": abstract.title,
-            "authors": "\n".join(abstract.authors), "url": abstract.url,
+            "authors": "\n".join(people.authors),
+            "affiliations": "\n".join(people.affiliations),
+            "institutions": "\n".join(people.institutions),
+            "countries": "\n".join(people.countries), "tldr": people.tldr, "url": abstract.url,
             "keywords": "\n".join(abstract.keywords), "status": abstract.status,
-            "code_urls": "\n".join(normalized.code_urls),
+            "code_urls": "\n".join(dict.fromkeys(
+                url for url in (people.code, *normalized.code_urls) if url)),
             **topic_fields(self.scorer, headline, normalized.plain,
                            self.venues[slug].series_slug),
-            "source_file": name, "source_line": abstract.line, "added_at": self.now,
+            "source_file": name, "source_line": abstract.line, "source_digest": digest,
+            "added_at": self.now,
         }
         self.new_rows.append(row)
         if self.sink is not None:  # a plain object: validating it took a tenth of an ingest
             self.sink.add(Paper.model_construct(**row), self.venues[slug])
         self.authors.extend({"paper_id": pid, "position": i, "name": author,
-                             "slug": author_slug(author)}
-                            for i, author in enumerate(abstract.authors))
-        return "added"
+                             "slug": name_slug(author)}
+                            for i, author in enumerate(people.authors))
+        self.origins.extend(origin_rows(pid, people))
+        return "updated" if pid in self.replaced else "added"
 
     def finish(self) -> None:
         """Word statistics and keyphrases, the inserts, removals, ordinals and the version."""
         session, report = self.session, self.report
         gone = sorted(pid for ids in self.previous.values() for pid in ids
                       if pid not in self.claimed)
-        update_word_stats(session, [str(row["plain"]) for row in self.new_rows],
+        update_word_stats(session, [str(row["plain"]) for row in self.new_rows
+                                    if row["id"] not in self.replaced],  # its words: counted
                           _plain_texts(session, gone))
         add_keyphrases(session, self.new_rows)
-        for batch in batched(self.new_rows, 1000):
-            session.execute(insert(Paper), batch)
-        for batch in batched(self.authors, 1000):
-            session.execute(insert(PaperAuthor), batch)
-        report.added += len(self.new_rows)
+        first_added = _replace_papers(session, sorted(self.replaced))
+        for row in self.new_rows:
+            row["added_at"] = first_added.get(str(row["id"]), row["added_at"])
+        for table, rows in ((Paper, self.new_rows), (PaperAuthor, self.authors),
+                            (PaperOrigin, self.origins)):
+            for batch in batched(rows, 1000):
+                session.execute(insert(table), batch)
+        report.added += len(self.new_rows) - len(self.replaced)
         report.added_ids.extend(str(row["id"]) for row in self.new_rows)
         _remove_papers(session, gone, report)
         for slug in self.existing:
             _renumber_venue(session, slug)
-        if report.added or report.removed:
+        if report.added or report.updated or report.removed:
             bump_catalog_version(session, [*report.added_ids, *report.removed_ids])
 
 
@@ -306,12 +327,27 @@ def _plain_texts(session: Session, ids: list[str]) -> list[str]:
     return texts
 
 
-def _remove_papers(session: Session, ids: list[str], report: IngestReport) -> None:
+def _delete_papers(session: Session, ids: list[str]) -> None:
     for batch in batched(ids, 500):
-        session.execute(delete(PaperAuthor).where(col(PaperAuthor.paper_id).in_(batch)))
+        for table in (PaperAuthor, PaperOrigin):
+            session.execute(delete(table).where(col(table.paper_id).in_(batch)))
         session.execute(delete(Paper).where(col(Paper.id).in_(batch)))
+
+
+def _remove_papers(session: Session, ids: list[str], report: IngestReport) -> None:
+    _delete_papers(session, ids)
     report.removed += len(ids)
     report.removed_ids.extend(ids)
+
+
+def _replace_papers(session: Session, ids: list[str]) -> dict[str, datetime]:
+    """Delete the stored rows that new ones replace; when each was first ingested."""
+    first_added: dict[str, datetime] = {}
+    for batch in batched(ids, 500):
+        first_added.update(session.exec(select(Paper.id, Paper.added_at)
+                                        .where(col(Paper.id).in_(batch))).all())
+    _delete_papers(session, ids)
+    return first_added
 
 
 def _renumber_venue(session: Session, slug: str) -> None:
@@ -337,3 +373,9 @@ def _papers_per_venue(session: Session) -> dict[str, int]:
     return {venue.label: venue.paper_count for venue in venues}
 
 
+def source_digest(abstract: RawAbstract) -> str:
+    """A digest of what a row says besides its abstract, to tell a re-ingested row that
+    changed its title, people or links from one that did not."""
+    said = [abstract.title, abstract.url, abstract.status, list(abstract.keywords),
+            asdict(abstract.people)]
+    return hashlib.sha256(json.dumps(said, ensure_ascii=False).encode()).hexdigest()[:16]

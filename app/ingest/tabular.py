@@ -1,5 +1,7 @@
 """Parse JSON Lines and CSV exports: one paper per row, with venue, year, title, abstract and
-optional authors, url, keywords and status. A bad row is reported with its line; good rows load.
+optional people and links (app/ingest/people.py), url, keywords and status. A bad row is
+reported with its line and good rows load; a bad field of people or links is reported with
+its line and its row loads without it.
 
 Records end at a line feed only (JSON Lines) or at a line end outside quotes (CSV): U+2028,
 U+2029 and other characters that `str.splitlines` takes for line ends are content there.
@@ -10,7 +12,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from app.ingest.listfile import (
     decode_text,
 )
 from app.ingest.normalize import is_safe_url
+from app.ingest.people import items, read_people, storable
 
 REQUIRED = ("venue", "year", "abstract")
 # A row holds one abstract (at most MAX_ABSTRACT_CHARS) and its people, links and keywords.
@@ -31,13 +33,11 @@ MAX_ROW_CHARS = 4 * MAX_ABSTRACT_CHARS
 # What is kept of each field (README, "Inputs"): longer titles, names and keywords are cut,
 # a longer url is an error of its row.
 MAX_TITLE_CHARS = 500
-MAX_ITEM_CHARS = 200  # one author name or keyword
-MAX_ITEMS = 200  # authors of one paper
+MAX_ITEM_CHARS = 200  # one keyword
 MAX_KEYWORDS = 50
 MAX_URL_CHARS = 2_000
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-FIELDS_HINT = ("fields venue, year, abstract (required), title, authors, url, keywords, "
-               "status")
+FIELDS_HINT = ("fields venue, year, abstract (required), title, authors, affiliations, "
+               "institutions, countries, url, code, tldr, keywords, status")
 
 
 def parse_jsonl_bytes(path: Path, data: bytes) -> ParsedList:
@@ -125,17 +125,23 @@ def _csv_problem(error: csv.Error, last_line: int) -> str:
 def _records(path: Path, rows: Iterator[tuple[int, dict[str, Any]]],
              errors: list[InputError]) -> ParsedList:
     abstracts = []
+    dropped: list[InputError] = []
     for number, row in rows:
+        problems: list[str] = []
         try:
-            abstracts.append(_record(number, row))
+            abstracts.append(_record(number, row, problems))
         except ValueError as error:
             errors.append(InputError(path, number, str(error)))
+            continue
+        dropped.extend(InputError(path, number, f"{problem}; the row loads without it")
+                       for problem in problems)
     if not abstracts:
         if errors:
             raise InputError(path, errors[0].line,
                                 f"no usable row; the first problem: {errors[0].message}")
         raise InputError(path, 1, f"the file has no rows; expected rows with {FIELDS_HINT}")
-    return ParsedList(path=path, abstracts=abstracts, row_errors=errors)
+    return ParsedList(path=path, abstracts=abstracts, row_errors=errors,
+                      field_errors=dropped)
 
 
 def _text(row: dict[str, Any], name: str) -> str:
@@ -144,38 +150,18 @@ def _text(row: dict[str, Any], name: str) -> str:
         return ""
     if not isinstance(value, str | int | float):
         raise ValueError(f"{name} must be text, found {type(value).__name__}")
-    return _storable(name, " ".join(str(value).split()))
-
-
-def _storable(name: str, text: str) -> str:
-    # JSON escapes can spell what no database text column holds (PostgreSQL refuses NUL;
-    # neither database can encode a lone surrogate): the row is reported, not stored.
-    if "\x00" in text:
-        raise ValueError(f"{name} contains a NUL character (\\u0000)")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError(f"{name} contains a lone UTF-16 surrogate (\\ud800–\\udfff)") from None
-    # Terminal escapes, bells and backspaces mean nothing in a title or a name, and would
-    # reach pages, CSV and JSON as they are.
-    return _CONTROL.sub("", text)
+    return storable(name, " ".join(str(value).split()))
 
 
 def _list(row: dict[str, Any], name: str) -> tuple[str, ...]:
-    value = row.get(name)
-    if value is None or value == "":
-        return ()
-    if isinstance(value, str):
-        items = value.split(";")
-    elif isinstance(value, list) and all(isinstance(item, str) for item in value):
-        items = value
-    else:
-        raise ValueError(f"{name} must be a list of names or text separated by ';'")
-    return tuple(dict.fromkeys(_storable(name, " ".join(item.split()))[:MAX_ITEM_CHARS]
-                               for item in items if item.strip()))
+    return tuple(dict.fromkeys(" ".join(item.split())[:MAX_ITEM_CHARS]
+                               for item in items(row, name) if item.strip()))
 
 
-def _record(number: int, row: dict[str, Any]) -> RawAbstract:
+def _record(number: int, row: dict[str, Any], problems: list[str]) -> RawAbstract:
+    """The row's paper; a malformed optional field of people or links is left out and
+    described in `problems`, a malformed required one (or title, url, keywords) is the
+    row's error."""
     missing = [name for name in REQUIRED if not _text(row, name)]
     if missing:
         raise ValueError(f"missing {', '.join(missing)}; expected {FIELDS_HINT}")
@@ -201,6 +187,6 @@ def _record(number: int, row: dict[str, Any]) -> RawAbstract:
     if len(keywords) == 1 and "," in keywords[0]:
         keywords = tuple(k.strip() for k in keywords[0].split(",") if k.strip())
     return RawAbstract(line=number, text=abstract, venue=venue, year=year,
-                       title=_text(row, "title")[:MAX_TITLE_CHARS],
-                       authors=_list(row, "authors")[:MAX_ITEMS], url=url,
-                       keywords=keywords[:MAX_KEYWORDS], status=_text(row, "status")[:40])
+                       title=_text(row, "title")[:MAX_TITLE_CHARS], url=url,
+                       keywords=keywords[:MAX_KEYWORDS], status=_text(row, "status")[:40],
+                       people=read_people(row, problems))

@@ -11,7 +11,7 @@ from markupsafe import Markup, escape
 
 from app.config import PROJECT_ROOT
 from app.exports import coins, paper_title
-from app.ids import author_slug
+from app.ids import name_slug
 from app.ingest.normalize import title_html
 from app.topics import load_taxonomy
 from app.web.assets import static_url
@@ -59,7 +59,7 @@ templates.env.filters["headline_html"] = headline_html
 templates.env.filters["percent"] = percent
 templates.env.globals["topic_name"] = topic_name
 templates.env.globals["close_second"] = close_second
-templates.env.globals["author_slug"] = author_slug
+templates.env.globals["name_slug"] = name_slug
 templates.env.globals["static_url"] = static_url
 templates.env.globals["coins"] = coins
 templates.env.globals["paper_title"] = paper_title

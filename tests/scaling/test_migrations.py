@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 from app.cli import cli
 from app.config import Settings
 from app.db import connect
+from app.ingest.listfile import RawAbstract
+from app.ingest.load import source_digest
 from app.main import create_app
 from app.schema import FIRST_REVISION, head_revision, upgrade
 from tests.conftest import SEEDS
@@ -58,8 +60,10 @@ def test_a_first_release_catalog_upgrades_to_head_without_loss(tmp_path: Path):
     after = _rows(url)
     # Revision 0003 adds the papers' status, empty for papers loaded before it; revision 0004
     # makes topic scores, keyphrases and word statistics again, with the analyzer that folds
-    # inflections only and the keyphrases that read as noun phrases.
-    before["paper"] = [(*row[:13], '[["other", 0.0]]', keyphrases, *row[15:], "")
+    # inflections only and the keyphrases that read as noun phrases; revision 0006 adds people
+    # and places, empty, and the digest of a list file's row (which has neither).
+    people = ("", "", "", "", source_digest(RawAbstract(line=0, text="")))
+    before["paper"] = [(*row[:13], '[["other", 0.0]]', keyphrases, *row[15:], "", *people)
                        for row, keyphrases in zip(before["paper"], ["quokkas", "wombats dig"],
                                                   strict=True)]
     before["wordstat"] = [("dig", "1"), ("quokkas", "1"), ("wombats", "1")]
