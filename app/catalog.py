@@ -12,7 +12,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app.db import batched, catalog_version
-from app.models import Edition, Paper, PaperAuthor
+from app.models import Edition, Paper
 from app.paging import Page
 from app.topics import Topic
 
@@ -175,7 +175,8 @@ def top_keyphrases(
 
 @dataclass(frozen=True)
 class ListFilter:
-    """Which papers of a topic a listing shows: of one edition, one series, one year."""
+    """Which papers of a topic's or a profile's listing shows: of one edition, one series,
+    one year."""
 
     venue: str = ""
     series: str = ""
@@ -189,6 +190,18 @@ class ListFilter:
     def params(self) -> dict[str, object]:
         values = {"series": self.series, "venue": self.venue, "year": self.year}
         return {name: value for name, value in values.items() if value}
+
+    def conditions(self) -> list[Any]:
+        """The filter as conditions on Paper."""
+        conditions: list[Any] = []
+        if self.venue:
+            conditions.append(Paper.venue_slug == self.venue)
+        if self.series:  # an edition's slug is its series' slug, a dash and four digits
+            conditions.append(col(Paper.venue_slug).like(f"{self.series}-____"))
+        if self.year:
+            conditions.append(col(Paper.venue_slug).in_(
+                select(Edition.slug).where(Edition.year == self.year)))
+        return conditions
 
 
 def topic_papers(session: Session, topic: Topic, page: int,
@@ -206,15 +219,7 @@ def topic_papers(session: Session, topic: Topic, page: int,
 def topic_conditions(topic: Topic, where: ListFilter = ListFilter()) -> list[Any]:
     """Which papers a topic listing shows: the topic's, optionally of one venue, series or
     year."""
-    conditions: list[Any] = [Paper.topic == topic.slug]
-    if where.venue:
-        conditions.append(Paper.venue_slug == where.venue)
-    if where.series:  # an edition's slug is its series' slug, a dash and four digits
-        conditions.append(col(Paper.venue_slug).like(f"{where.series}-____"))
-    if where.year:
-        conditions.append(col(Paper.venue_slug).in_(
-            select(Edition.slug).where(Edition.year == where.year)))
-    return conditions
+    return [Paper.topic == topic.slug, *where.conditions()]
 
 
 def venue_topic_papers(session: Session, venue: Edition, topic: str, page: int) -> Page[Paper]:
@@ -247,30 +252,6 @@ def year_totals(session: Session) -> dict[int, int]:
     for venue in list_venues(session):
         totals[venue.year] += venue.paper_count
     return dict(sorted(totals.items()))
-
-
-# --- authors -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class AuthorPapers:
-    name: str  # as most often written
-    papers: list[Paper]  # newest venue first
-
-
-def author_papers(session: Session, slug: str) -> AuthorPapers:
-    """An author's name as most often written, and their papers (newest venue first)."""
-    rows = session.exec(
-        select(PaperAuthor.name, Paper).join(Paper, col(Paper.id) == PaperAuthor.paper_id)
-        .join(Edition, col(Edition.slug) == Paper.venue_slug)
-        .where(PaperAuthor.slug == slug)
-        .order_by(col(Edition.year).desc(), Edition.name, Paper.ordinal)
-    ).all()
-    if not rows:
-        return AuthorPapers("", [])
-    name = Counter(name for name, _ in rows).most_common(1)[0][0]
-    papers = {paper.id: paper for _, paper in rows}  # one author twice on a paper: once
-    return AuthorPapers(name, list(papers.values()))
 
 
 # --- completions -------------------------------------------------------------------------------

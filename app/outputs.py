@@ -29,6 +29,10 @@ class PaperOut(BaseModel):
     title: str | None  # the title as the source gives it (list files have none)
     abstract: str  # as written in the source, with its TeX and markdown
     authors: list[str]
+    affiliations: list[str]  # one per author as written ("" where unknown), or none
+    institutions: list[str]  # the paper's distinct institutions
+    countries: list[str]
+    tldr: str | None  # the source's one-sentence summary
     source_url: str | None  # the paper's page at its source
     keywords: list[str]  # the authors' keywords, when the source has them
     topic: str
@@ -45,7 +49,9 @@ class PaperOut(BaseModel):
             id=paper.id, venue=venue.label, venue_slug=venue.slug, series=venue.series_slug,
             year=venue.year, status=paper.status or None, headline=paper.headline,
             title=paper.title or None, abstract=paper.abstract, authors=paper.author_list,
-            source_url=paper.url or None, keywords=paper.keyword_list, topic=paper.topic,
+            affiliations=paper.affiliation_list, institutions=paper.institution_list,
+            countries=paper.country_list, tldr=paper.tldr or None, source_url=paper.url or None,
+            keywords=paper.keyword_list, topic=paper.topic,
             topics=[TopicScore(slug=slug, score=score) for slug, score in paper.topic_list],
             keyphrases=paper.keyphrase_list, code_urls=paper.code_links,
             source_file=paper.source_file, source_line=paper.source_line, url=url)
@@ -102,6 +108,15 @@ class SeriesYearOut(BaseModel):
     topics: dict[str, int]
 
 
+class NamedOut(BaseModel):
+    """An author, institution or country, with its papers (among those in question)."""
+
+    slug: str
+    name: str
+    papers: int
+    url: str
+
+
 class PhraseCount(BaseModel):
     phrase: str
     papers: int
@@ -121,17 +136,75 @@ class VenuePapersOut(BaseModel):
     with_code: int
     previous: EditionOut | None  # the series' edition before this one
     next: EditionOut | None
+    institutions: list[NamedOut]  # who publishes here: most papers first
+    countries: list[NamedOut]
 
 
 class SeriesDetailOut(SeriesOut):
     years: list[SeriesYearOut]
     keyphrases: list[PhraseCount]
+    institutions: list[NamedOut]  # who publishes here: most papers first
+    countries: list[NamedOut]
 
 
-class AuthorOut(BaseModel):
-    name: str
+class EditionCountOut(BaseModel):
     slug: str
-    papers: list[PaperOut]
+    label: str
+    papers: int
+
+
+class SeriesCountOut(BaseModel):
+    slug: str
+    name: str
+    papers: int
+    editions: list[EditionCountOut]  # newest first
+
+
+class YearCount(BaseModel):
+    year: int
+    papers: int
+
+
+class ProfileOut(BaseModel):
+    """An author's, an institution's or a country's page."""
+
+    kind: str  # author, institution or country
+    slug: str
+    name: str  # as most of its papers write it
+    paper_count: int
+    years: list[YearCount]
+    series: list[SeriesCountOut]  # most papers first
+    topics: dict[str, int]  # papers per primary topic, most first
+    keyphrases: list[PhraseCount]
+    people: list[NamedOut]  # an author's co-authors; the most frequent authors of a place
+    affiliations: list[PhraseCount]  # an author's, as written in their papers
+    series_filter: str | None
+    year_filter: int | None
+    page: int
+    pages: int
+    papers: list[PaperOut]  # the page's papers, newest first
+
+
+class RankedOut(NamedOut):
+    share: float  # of the selection's papers
+    previous: int | None  # papers in the editions just before, when there are any
+    change: float | None  # share minus the share then
+
+
+class RankingOut(BaseModel):
+    kind: str  # institution or country
+    series: str | None
+    first_year: int | None
+    last_year: int | None
+    papers: int  # every paper of the selection
+    known: int  # those whose source names their institutions (or countries)
+    before: str | None  # what the change compares with, e.g. "ICLR 2024"
+    ranked: list[RankedOut]
+
+
+class AuthorsFoundOut(BaseModel):
+    q: str
+    authors: list[NamedOut]
 
 
 class TopicOut(BaseModel):

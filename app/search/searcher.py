@@ -109,6 +109,10 @@ class PaperSearch(LiveIndex):
         """The acronyms the catalog defines often enough to expand in searches."""
         return self.with_index(lambda current: current.meanings, [])
 
+    def author_names(self, typed: str, limit: int) -> list[str]:
+        """Names of two papers or more whose name or a later part of it starts as typed."""
+        return self.with_index(lambda current: current.completions.author(typed, limit), [])
+
     def suggest(self, typed: str, limit: int = 8, series: Iterable[str] = ()) -> list[str]:
         """Completions of what was typed, as it would be typed, most used first: after
         `author:`, author names; else phrases of titles and keywords that complete its end,

@@ -8,15 +8,15 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from sqlmodel import Session
 
-from app import catalog, series
+from app import catalog, people, series
 from app.models import Edition, Paper
 from app.outputs import (
-    AuthorOut,
     EditionOut,
     ErrorOut,
     Expansion,
     FacetValue,
     MatrixColumnOut,
+    NamedOut,
     PaperDetailOut,
     PaperOut,
     PhraseCount,
@@ -44,7 +44,6 @@ from app.search.query import MAX_QUERY_CHARS
 from app.search.results import PER_PAGE
 from app.trends import compute_trends
 from app.web.deps import (
-    AuthorDep,
     ListFilterDep,
     PageDep,
     PaperDep,
@@ -57,7 +56,7 @@ from app.web.deps import (
     YearRangeDep,
 )
 from app.web.results import run_search
-from app.web.urls import paper_url_for
+from app.web.urls import paper_url_for, profile_path
 from app.web.views import edition_view, paper_view, topic_view, topics_view
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -66,6 +65,17 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 router = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)
 SUGGESTIONS = 8
+
+
+def named_out(request: Request, kind: str, named: people.Named) -> NamedOut:
+    """An author, institution or country with its papers, and the address of its page."""
+    return NamedOut(slug=named.slug, name=named.name, papers=named.papers,
+                    url=str(request.base_url).rstrip("/") + profile_path(kind, named.slug))
+
+
+def publishers_out(request: Request, found: people.Publishers) -> dict[str, list[NamedOut]]:
+    return {"institutions": [named_out(request, "institution", n) for n in found.institutions],
+            "countries": [named_out(request, "country", n) for n in found.countries]}
 
 
 def venue_out(request: Request, venue: Edition) -> VenueOut:
@@ -112,7 +122,8 @@ def series_detail(request: Request, found: SeriesDep, session: SessionDep) -> Se
         **series_out(request, found).model_dump(),
         years=[SeriesYearOut(year=y.year, papers=y.papers, topics=dict(y.topics))
                for y in detail.years],
-        keyphrases=[PhraseCount(phrase=phrase, papers=n) for phrase, n in detail.keyphrases])
+        keyphrases=[PhraseCount(phrase=phrase, papers=n) for phrase, n in detail.keyphrases],
+        **publishers_out(request, people.publishers(session, [e.slug for e in found.editions])))
 
 
 @router.get("/venues/{slug}/papers", name="api_venue_papers")
@@ -133,7 +144,8 @@ def venue_papers(
         keyphrases=[PhraseCount(phrase=p, papers=n) for p, n in view.landscape.keyphrases],
         with_code=view.landscape.with_code,
         previous=edition_out(request, view.previous) if view.previous else None,
-        next=edition_out(request, view.following) if view.following else None)
+        next=edition_out(request, view.following) if view.following else None,
+        **publishers_out(request, view.publishers))
 
 
 @router.get("/papers/{paper_id}", name="api_paper")
@@ -148,13 +160,6 @@ def paper(request: Request, found: PaperDep, session: SessionDep,
                for other, shared in view.related]
     return PaperDetailOut(**PaperOut.of(found, view.venue, view.url).model_dump(),
                           related=related, bibtex=view.bibtex)
-
-
-@router.get("/authors/{slug}", name="api_author")
-def author(request: Request, slug: str, found: AuthorDep, session: SessionDep) -> AuthorOut:
-    """An author's papers, newest first."""
-    return AuthorOut(name=found.name, slug=slug,
-                     papers=papers_out(request, session, found.papers))
 
 
 @router.get("/topics", name="api_topics")

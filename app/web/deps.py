@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, HTTPException, Query, Request
 from sqlmodel import Session
 
-from app import catalog
+from app import catalog, people
 from app.catalog import ListFilter
 from app.db import get_engine
 from app.facets import FACETS, Facet, Kind
@@ -114,10 +114,16 @@ def topic_named(slug: str) -> Topic:
     return found
 
 
-def _author(slug: str, session: SessionDep) -> catalog.AuthorPapers:
-    found = catalog.author_papers(session, slug)
-    if not found.papers:
-        raise HTTPException(404, f"There is no author called “{slug}”.")
+def _profile_of(kind: people.Kind) -> Callable[..., people.Profile]:
+    """The dependency that finds the profile of that kind named in the path (or a 404)."""
+
+    def found(slug: str, session: SessionDep, where: ListFilterDep,
+              page: Annotated[int, Query(ge=1, le=100_000)] = 1) -> people.Profile:
+        profile = people.profile(session, kind, slug, where, page)
+        if profile is None:
+            raise HTTPException(404, f"There is no {kind} “{slug}” in the catalog.")
+        return profile
+
     return found
 
 
@@ -138,8 +144,10 @@ VenueDep = Annotated[Edition, Depends(_venue)]
 SeriesDep = Annotated[Series, Depends(_series)]
 EditionOrSeriesDep = Annotated[Edition | Series, Depends(_edition_or_series)]
 TopicDep = Annotated[Topic, Depends(topic_named)]
-AuthorDep = Annotated[catalog.AuthorPapers, Depends(_author)]
 ListFilterDep = Annotated[ListFilter, Depends(list_filter)]
+AuthorDep = Annotated[people.Profile, Depends(_profile_of("author"))]
+InstitutionDep = Annotated[people.Profile, Depends(_profile_of("institution"))]
+CountryDep = Annotated[people.Profile, Depends(_profile_of("country"))]
 SearchDep = Annotated[PaperSearch, Depends(get_search)]
 SearchRequestDep = Annotated[SearchRequest, Depends(search_request)]
 YearRangeDep = Annotated[tuple[int | None, int | None], Depends(year_range)]

@@ -13,7 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 from sqlmodel import Session, col
 
-from app import catalog
+from app import catalog, people
 from app.catalog import PaperRows
 from app.db import get_engine
 from app.exports import (
@@ -28,6 +28,9 @@ from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from app.topics import Topic
 from app.web.deps import (
+    AuthorDep,
+    CountryDep,
+    InstitutionDep,
     ListFilterDep,
     PaperDep,
     SearchDep,
@@ -37,7 +40,7 @@ from app.web.deps import (
     VenueDep,
     topic_named,
 )
-from app.web.urls import paper_url_for, search_query_string
+from app.web.urls import paper_url_for, profile_path, search_query_string
 
 router = APIRouter(tags=["downloads"])
 ListFormat = Literal["csv", "json", "bib", "ris", "atom"]
@@ -94,6 +97,19 @@ def topic_download(request: Request, topic: Topic, fmt: str,
                          page_url)
 
 
+def profile_download(request: Request, found: people.Profile, fmt: str) -> StreamingResponse:
+    """The papers of an author, institution or country (of the chosen series or year)."""
+    conditions = people.listing_conditions(found.kind, found.slug, found.where)
+    newest = fmt == "atom"
+    rows = _streamed(request, lambda session: catalog.stream_papers(
+        session, conditions,
+        [col(Paper.added_at).desc()] if newest else [col(Paper.venue_slug).desc(), Paper.ordinal],
+        FEED_ENTRIES if newest else None))
+    page_url = str(request.base_url).rstrip("/") + profile_path(found.kind, found.slug)
+    return list_response(request, rows, fmt, found.slug, f"{found.summary.name}: new papers",
+                         page_url)
+
+
 def search_download(request: Request, search: PaperSearch, query: SearchRequest,
                     fmt: str) -> StreamingResponse:
     newest = fmt == "atom"
@@ -122,6 +138,22 @@ def venue_twin(request: Request, venue: VenueDep, fmt: ListFormat,
 def topic_twin(request: Request, topic: TopicDep, fmt: ListFormat,
                where: ListFilterDep) -> StreamingResponse:
     return topic_download(request, topic, fmt, where)
+
+
+@router.get("/authors/{slug}.{fmt}", name="author_download")
+def author_twin(request: Request, found: AuthorDep, fmt: ListFormat) -> StreamingResponse:
+    return profile_download(request, found, fmt)
+
+
+@router.get("/institutions/{slug}.{fmt}", name="institution_download")
+def institution_twin(request: Request, found: InstitutionDep,
+                     fmt: ListFormat) -> StreamingResponse:
+    return profile_download(request, found, fmt)
+
+
+@router.get("/countries/{slug}.{fmt}", name="country_download")
+def country_twin(request: Request, found: CountryDep, fmt: ListFormat) -> StreamingResponse:
+    return profile_download(request, found, fmt)
 
 
 @router.get("/search.{fmt}", name="search_download")

@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
-from app import catalog, series
+from app import catalog, people, series
 from app.search.query import PASTED_TEXT_WORDS, replace_word
 from app.search.results import SearchResult
 from app.search.synonyms import SYNONYM_GROUPS
@@ -17,7 +17,9 @@ from app.trends import MAX_TERMS, compute_trends
 from app.web import charts, downloads, sidebar
 from app.web.deps import (
     AuthorDep,
+    CountryDep,
     EditionOrSeriesDep,
+    InstitutionDep,
     ListFilterDep,
     PageDep,
     PaperDep,
@@ -30,7 +32,7 @@ from app.web.deps import (
 from app.web.downloads import ListFormat
 from app.web.render import compile_templates, render, topic_name
 from app.web.results import run_search
-from app.web.urls import search_query_string, topic_path, venue_path
+from app.web.urls import profile_path, search_query_string, topic_path, venue_path
 from app.web.views import edition_view, paper_view, topic_view, topics_view
 
 router = APIRouter(default_response_class=HTMLResponse)
@@ -84,6 +86,7 @@ def venue(
         topics=load_taxonomy().by_slug(), topic=topic, series=view.series,
         neighbours=(view.previous, view.following), topic_counts=view.landscape.topic_counts,
         keyphrases=view.landscape.keyphrases, with_code=view.landscape.with_code,
+        publishers=view.publishers,
     )
 
 
@@ -100,13 +103,67 @@ def _series_page(request: Request, session: Session, found: series.Series) -> HT
           [y.topics.get(topic, 0) / y.papers if y.papers else 0 for y in detail.years],
           [y.topics.get(topic, 0) for y in detail.years]) for topic in topics])
     return render(request, "series.html", detail=detail, series=found,
-                  papers_chart=papers_chart, topic_chart=topic_chart)
+                  papers_chart=papers_chart, topic_chart=topic_chart,
+                  publishers=people.publishers(session, [e.slug for e in found.editions]))
+
+
+@router.get("/authors")
+def authors(request: Request, session: SessionDep, search: SearchDep,
+            q: Annotated[str, Query(max_length=200)] = "") -> HTMLResponse:
+    found = people.find_authors(session, q, search.author_names(q, people.FOUND_AUTHORS))
+    return render(request, "authors.html", q=q, found=found)
 
 
 @router.get("/authors/{slug}")
-def author(request: Request, found: AuthorDep, session: SessionDep) -> HTMLResponse:
-    return render(request, "author.html", author=found.name, papers=found.papers,
+def author(request: Request, found: AuthorDep, session: SessionDep,
+           format: ListFormat | None = None) -> Response:
+    return _profile_page(request, session, found, format)
+
+
+@router.get("/institutions/{slug}")
+def institution(request: Request, found: InstitutionDep, session: SessionDep,
+                format: ListFormat | None = None) -> Response:
+    return _profile_page(request, session, found, format)
+
+
+@router.get("/countries/{slug}")
+def country(request: Request, found: CountryDep, session: SessionDep,
+            format: ListFormat | None = None) -> Response:
+    return _profile_page(request, session, found, format)
+
+
+def _profile_page(request: Request, session: Session, found: people.Profile,
+                  fmt: str | None) -> Response:
+    if fmt:
+        return downloads.profile_download(request, found, fmt)
+    chart = charts.column_chart(
+        f"Papers per year of {found.summary.name}",
+        [(year, n, profile_path(found.kind, found.slug, year=year) + "#papers")
+         for year, n in found.summary.years])
+    return render(request, "profile.html", profile=found, summary=found.summary,
+                  chart=chart if len(found.summary.years) > 1 else None,
                   venues=catalog.venues_by_slug(session))
+
+
+@router.get("/institutions")
+def institutions(request: Request, session: SessionDep, years: YearRangeDep,
+                 series: str = "") -> HTMLResponse:
+    return _ranking_page(request, session, "institution", series, years)
+
+
+@router.get("/countries")
+def countries(request: Request, session: SessionDep, years: YearRangeDep,
+              series: str = "") -> HTMLResponse:
+    return _ranking_page(request, session, "country", series, years)
+
+
+def _ranking_page(request: Request, session: Session, kind: people.Kind, series_slug: str,
+                  years: tuple[int | None, int | None]) -> HTMLResponse:
+    ranked = people.ranking(session, kind, series_slug,
+                            *people.default_years(session, series_slug, *years))
+    return render(request, "ranking.html", ranking=ranked,
+                  all_series=series.list_series(session),
+                  all_years=sorted({v.year for v in catalog.list_venues(session)}))
 
 
 @router.get("/topics")

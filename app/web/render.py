@@ -15,7 +15,7 @@ from app.ids import name_slug
 from app.ingest.normalize import title_html
 from app.topics import load_taxonomy
 from app.web.assets import static_url
-from app.web.urls import author_path, paper_path, topic_path, venue_path
+from app.web.urls import paper_path, profile_path, topic_path, venue_path
 
 templates = Jinja2Templates(directory=str(PROJECT_ROOT / "templates"))
 # Templates ship with the code: checking each one's file time on every render was 4 % of a
@@ -63,7 +63,7 @@ templates.env.globals["name_slug"] = name_slug
 templates.env.globals["static_url"] = static_url
 templates.env.globals["coins"] = coins
 templates.env.globals["paper_title"] = paper_title
-for path in (paper_path, venue_path, topic_path, author_path):
+for path in (paper_path, venue_path, topic_path, profile_path):
     templates.env.globals[path.__name__] = path
 
 

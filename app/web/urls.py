@@ -13,10 +13,12 @@ from starlette.requests import Request
 from app.models import Paper
 from app.search.results import SearchRequest
 
-PAPERS, VENUES, TOPICS, AUTHORS, SEARCH, TRENDS = (
-    "/papers", "/venues", "/topics", "/authors", "/search", "/trends")
+PAPERS, VENUES, TOPICS, SEARCH, TRENDS = ("/papers", "/venues", "/topics", "/search", "/trends")
+# Where the profiles of each kind (app/people.py) live.
+PROFILES = {"author": "/authors", "institution": "/institutions", "country": "/countries"}
 # The HTML pages (rendered once per catalog version by the page cache), by path prefix.
-PAGE_PREFIXES = (VENUES, PAPERS + "/", TOPICS, AUTHORS + "/", SEARCH, TRENDS)
+PAGE_PREFIXES = (VENUES, PAPERS + "/", TOPICS, SEARCH, TRENDS,
+                 *(base + "/" for base in PROFILES.values()))
 _DEFAULTS = asdict(SearchRequest())
 
 
@@ -38,8 +40,9 @@ def topic_path(slug: str, **params: object) -> str:
     return _path(TOPICS, slug, params)
 
 
-def author_path(slug: str) -> str:
-    return _path(AUTHORS, slug, {})
+def profile_path(kind: str, slug: str, **params: object) -> str:
+    """The page of an author, an institution or a country."""
+    return _path(PROFILES[kind], slug, params)
 
 
 def paper_url_for(request: Request) -> Callable[[Paper], str]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from fastapi import Request
 from sqlmodel import Session
 
-from app import catalog, series
+from app import catalog, people, series
 from app.catalog import Landscape
 from app.exports import bibtex_entry
 from app.models import Edition, Paper
@@ -22,8 +22,9 @@ from app.web.urls import paper_url_for
 
 @dataclass(frozen=True)
 class EditionView:
-    """An edition's page: its papers (of one topic, when chosen), the topics, keyphrases and
-    code links of the whole edition, and the editions of its series before and after."""
+    """An edition's page: its papers (of one topic, when chosen), the topics, keyphrases,
+    code links and publishing institutions and countries of the whole edition, and the
+    editions of its series before and after."""
 
     venue: Edition
     topic: str
@@ -32,6 +33,7 @@ class EditionView:
     previous: series.ListedEdition | None
     following: series.ListedEdition | None
     landscape: Landscape
+    publishers: people.Publishers
 
 
 def edition_view(session: Session, venue: Edition, topic: str, page: int) -> EditionView:
@@ -42,7 +44,8 @@ def edition_view(session: Session, venue: Edition, topic: str, page: int) -> Edi
     edition_series = series.series_of(session, venue)
     previous, following = edition_series.neighbours(venue.slug)
     return EditionView(venue, topic, listing, edition_series, previous, following,
-                       catalog.venue_landscape(session, venue.slug))
+                       catalog.venue_landscape(session, venue.slug),
+                       people.publishers(session, [venue.slug]))
 
 
 @dataclass(frozen=True)

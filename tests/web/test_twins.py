@@ -11,7 +11,10 @@ from app.web import pages
 # Each page route (by name) and its twin: a page added without one fails here.
 TWINS = {
     "home": "/api/series", "venues": "/api/venues", "venue": "/api/venues/{slug}/papers",
-    "author": "/api/authors/{slug}", "topics": "/api/topics", "topic": "/api/topics/{slug}/papers",
+    "author": "/api/authors/{slug}", "authors": "/api/authors",
+    "institution": "/api/institutions/{slug}", "institutions": "/api/institutions",
+    "country": "/api/countries/{slug}", "countries": "/api/countries",
+    "topics": "/api/topics", "topic": "/api/topics/{slug}/papers",
     "paper": "/api/papers/{paper_id}", "search": "/api/search", "trends": "/api/trends",
 }
 WITHOUT_TWIN = {"search_help"}  # a page of prose

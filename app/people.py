@@ -1,0 +1,319 @@
+"""Who writes where: the profile of an author, an institution or a country (papers per year,
+series and editions, topics, keyphrases, the people on their papers, the papers), and the
+ranking of institutions and countries by papers for a series and a range of years.
+
+Counts come from grouped queries over the papers' author and origin rows, so they are the
+database's own and scale with the profile, not the catalog. An author is one normalized
+name (app/ingest/people.py): nothing here merges spellings.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sqlalchemy import and_, func, or_
+from sqlalchemy.orm import aliased
+from sqlmodel import Session, col, select
+
+from app.catalog import ListFilter, list_venues, memoized, top_keyphrases
+from app.ids import name_slug
+from app.models import Edition, Paper, PaperAuthor, PaperOrigin
+from app.paging import Page
+from app.series import in_years
+
+Kind = Literal["author", "institution", "country"]
+PROFILE_PAGE_SIZE = 50
+TOP_PEOPLE = 20
+TOP_ORIGINS = 10  # "who publishes here" on edition and series pages
+RANKED = 100  # institutions or countries a ranking lists
+
+
+@dataclass(frozen=True)
+class EditionCount:
+    slug: str
+    label: str
+    papers: int
+
+
+@dataclass(frozen=True)
+class SeriesCount:
+    slug: str
+    name: str
+    papers: int
+    editions: list[EditionCount]  # newest first
+
+
+@dataclass(frozen=True)
+class Named:
+    """Someone or something on a profile's papers, with how many of them."""
+
+    slug: str
+    name: str
+    papers: int
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a profile shows besides its papers; the same for every page of them."""
+
+    name: str
+    papers: int
+    years: list[tuple[int, int]]  # (year, papers), oldest first
+    series: list[SeriesCount]  # most papers first
+    topics: list[tuple[str, int]]
+    keyphrases: list[tuple[str, int]]
+    people: list[Named]  # co-authors of an author; the most frequent authors of a place
+    affiliations: list[tuple[str, int]]  # an author's, as written in their papers
+
+
+@dataclass(frozen=True)
+class Profile:
+    kind: Kind
+    slug: str
+    summary: Summary
+    listing: Page[Paper]  # newest first, of the chosen series and year
+    where: ListFilter
+
+
+def paper_ids(kind: Kind, slug: str) -> Any:
+    """The IDs of the profile's papers, as a subquery."""
+    if kind == "author":
+        return select(PaperAuthor.paper_id).where(PaperAuthor.slug == slug)
+    return select(PaperOrigin.paper_id).where(PaperOrigin.kind == kind, PaperOrigin.slug == slug)
+
+
+def profile(session: Session, kind: Kind, slug: str, where: ListFilter,
+            page: int) -> Profile | None:
+    """The profile, or None when no paper has that author, institution or country."""
+    summary = memoized(session, ("profile", kind, slug), lambda: _summary(session, kind, slug))
+    if summary is None:
+        return None
+    return Profile(kind, slug, summary, _listing(session, kind, slug, where, page), where)
+
+
+def _summary(session: Session, kind: Kind, slug: str) -> Summary | None:
+    ids = paper_ids(kind, slug)
+    names = Counter(_names(session, kind, slug))
+    if not names:
+        return None
+    venues = {venue.slug: venue for venue in list_venues(session)}
+    per_edition: dict[str, int] = dict(session.exec(
+        select(Paper.venue_slug, func.count()).where(col(Paper.id).in_(ids))
+        .group_by(Paper.venue_slug)).all())
+    years: Counter[int] = Counter()
+    for edition, n in per_edition.items():
+        years[venues[edition].year] += n
+    topics = session.exec(select(Paper.topic, func.count()).where(col(Paper.id).in_(ids))
+                          .group_by(Paper.topic).order_by(func.count().desc(), Paper.topic))
+    return Summary(
+        name=names.most_common(1)[0][0], papers=sum(per_edition.values()),
+        years=sorted(years.items()), series=_series_counts(per_edition, venues),
+        topics=[(topic, n) for topic, n in topics],
+        keyphrases=top_keyphrases(session, col(Paper.id).in_(ids)),
+        people=_people(session, kind, slug),
+        affiliations=_affiliations(session, slug) if kind == "author" else [])
+
+
+def _names(session: Session, kind: Kind, slug: str) -> list[str]:
+    """Each paper's spelling of the name (the most frequent one names the page)."""
+    if kind == "author":
+        return list(session.exec(select(PaperAuthor.name).where(PaperAuthor.slug == slug)))
+    return list(session.exec(select(PaperOrigin.name).where(PaperOrigin.kind == kind,
+                                                            PaperOrigin.slug == slug)))
+
+
+def _series_counts(per_edition: dict[str, int], venues: dict[str, Edition]) -> list[SeriesCount]:
+    grouped: dict[str, list[EditionCount]] = {}
+    for edition, n in per_edition.items():
+        venue = venues[edition]
+        grouped.setdefault(venue.series_slug, []).append(EditionCount(edition, venue.label, n))
+    found = []
+    for series_slug, editions in grouped.items():
+        editions.sort(key=lambda e: venues[e.slug].year, reverse=True)
+        found.append(SeriesCount(series_slug, venues[editions[0].slug].name,
+                                 sum(e.papers for e in editions), editions))
+    return sorted(found, key=lambda s: (-s.papers, s.name))
+
+
+def _people(session: Session, kind: Kind, slug: str) -> list[Named]:
+    """The authors on the profile's papers with most of them (an author's co-authors)."""
+    other = aliased(PaperAuthor)
+    papers = func.count(func.distinct(other.paper_id))
+    statement = select(other.slug, func.min(other.name), papers).where(
+        col(other.paper_id).in_(paper_ids(kind, slug)))
+    if kind == "author":
+        statement = statement.where(other.slug != slug)
+    rows = session.exec(statement.group_by(other.slug)
+                        .order_by(papers.desc(), other.slug).limit(TOP_PEOPLE))
+    return [Named(found, name, n) for found, name, n in rows]
+
+
+def _affiliations(session: Session, slug: str) -> list[tuple[str, int]]:
+    """An author's affiliations as written on their papers, most frequent first."""
+    counts: Counter[str] = Counter()
+    rows = session.exec(select(Paper.affiliations, PaperAuthor.position)
+                        .join(PaperAuthor, col(PaperAuthor.paper_id) == Paper.id)
+                        .where(PaperAuthor.slug == slug, Paper.affiliations != ""))
+    for affiliations, position in rows:
+        lines = affiliations.split("\n")
+        if position < len(lines) and lines[position]:
+            counts[lines[position]] += 1
+    return counts.most_common(TOP_PEOPLE)
+
+
+def listing_conditions(kind: Kind, slug: str, where: ListFilter) -> list[Any]:
+    """Which papers a profile lists: its own, of the chosen edition, series or year."""
+    return [col(Paper.id).in_(paper_ids(kind, slug)), *where.conditions()]
+
+
+def _listing(session: Session, kind: Kind, slug: str, where: ListFilter,
+             page: int) -> Page[Paper]:
+    conditions = listing_conditions(kind, slug, where)
+    total = session.exec(select(func.count()).select_from(Paper).where(*conditions)).one()
+    papers = session.exec(select(Paper).join(Edition, col(Edition.slug) == Paper.venue_slug)
+                          .where(*conditions)
+                          .order_by(col(Edition.year).desc(), Edition.name, Paper.ordinal)
+                          .offset((page - 1) * PROFILE_PAGE_SIZE).limit(PROFILE_PAGE_SIZE))
+    return Page(list(papers), page, total, PROFILE_PAGE_SIZE)
+
+
+# --- rankings ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ranked:
+    slug: str
+    name: str
+    papers: int
+    share: float  # of the selection's papers
+    previous: int | None  # papers in the window before, when there is one
+    change: float | None  # share now minus share then
+
+
+@dataclass(frozen=True)
+class Ranking:
+    kind: Kind
+    series: str
+    first: int | None
+    last: int | None
+    papers: int  # all papers of the selection
+    known: int  # those whose institutions (or countries) the source gives
+    rows: list[Ranked]
+    before: str  # what the change compares with ("ICLR 2024"), or "" when nothing is before
+
+
+def default_years(session: Session, series: str, first: int | None,
+                  last: int | None) -> tuple[int | None, int | None]:
+    """The years asked, or when none are, the latest year of the series (of any when ""):
+    who publishes now, with the change against the edition before."""
+    if first is not None or last is not None:
+        return first, last
+    latest = max((v.year for v in list_venues(session)
+                  if not series or v.series_slug == series), default=None)
+    return latest, latest
+
+
+def ranking(session: Session, kind: Kind, series: str, first: int | None, last: int | None,
+            limit: int = RANKED) -> Ranking:
+    """Institutions or countries by papers in the chosen series (all when "") and years,
+    with their share and the change against the editions just before."""
+    return memoized(session, ("ranking", kind, series, first, last, limit),
+                    lambda: _ranking(session, kind, series, first, last, limit))
+
+
+def _ranking(session: Session, kind: Kind, series: str, first: int | None, last: int | None,
+             limit: int) -> Ranking:
+    editions = [v for v in list_venues(session) if not series or v.series_slug == series]
+    now = [v for v in editions if in_years(v.year, first, last)]
+    before = _editions_before(editions, now)
+    counted = _origin_counts(session, kind, [v.slug for v in now], limit)
+    papers = sum(v.paper_count for v in now)
+    earlier = {slug: n for slug, _, n in _origin_counts(
+        session, kind, [v.slug for v in before], None, [slug for slug, *_ in counted])}
+    earlier_papers = sum(v.paper_count for v in before)
+    rows = []
+    for slug, name, n in counted:
+        share = n / papers if papers else 0.0
+        then = earlier.get(slug, 0) if before else None
+        change = (share - then / earlier_papers) if then is not None and earlier_papers else None
+        rows.append(Ranked(slug, name, n, share, then, change))
+    known = session.exec(select(func.count(func.distinct(PaperOrigin.paper_id)))
+                         .join(Paper, col(Paper.id) == PaperOrigin.paper_id)
+                         .where(PaperOrigin.kind == kind,
+                                col(Paper.venue_slug).in_([v.slug for v in now]))).one()
+    return Ranking(kind, series, first, last, papers, known, rows, _label(before))
+
+
+def _editions_before(editions: list[Edition], now: list[Edition]) -> list[Edition]:
+    """The editions as many years back as the selection spans, just before it."""
+    if not now or len(now) == len(editions):
+        return []
+    years = sorted({v.year for v in editions})
+    chosen = sorted({v.year for v in now})
+    earlier = [year for year in years if year < chosen[0]][-len(chosen):]
+    return [v for v in editions if v.year in earlier]
+
+
+def _label(editions: list[Edition]) -> str:
+    if not editions:
+        return ""
+    years = sorted({v.year for v in editions})
+    names = sorted({v.name for v in editions})
+    span = str(years[0]) if len(years) == 1 else f"{years[0]}–{years[-1]}"
+    return f"{names[0]} {span}" if len(names) == 1 else span
+
+
+def _origin_counts(session: Session, kind: Kind, editions: list[str], limit: int | None,
+                   only: list[str] | None = None) -> list[tuple[str, str, int]]:
+    """(slug, name, papers) of the institutions or countries of the editions' papers."""
+    papers = func.count(PaperOrigin.paper_id)
+    statement = (select(PaperOrigin.slug, func.min(PaperOrigin.name), papers)
+                 .join(Paper, col(Paper.id) == PaperOrigin.paper_id)
+                 .where(PaperOrigin.kind == kind, col(Paper.venue_slug).in_(editions)))
+    if only is not None:
+        statement = statement.where(col(PaperOrigin.slug).in_(only))
+    statement = statement.group_by(PaperOrigin.slug).order_by(papers.desc(), PaperOrigin.slug)
+    return [(slug, name, n) for slug, name, n in session.exec(statement.limit(limit))]
+
+
+@dataclass(frozen=True)
+class Publishers:
+    """Who publishes at an edition or a series: the institutions and countries with most
+    papers there."""
+
+    institutions: list[Named]
+    countries: list[Named]
+
+
+def publishers(session: Session, editions: list[str]) -> Publishers:
+    def count() -> Publishers:
+        found = [[Named(*row) for row in _origin_counts(session, kind, editions, TOP_ORIGINS)]
+                 for kind in ("institution", "country")]
+        return Publishers(*found)
+
+    return memoized(session, ("publishers", tuple(editions)), count)
+
+
+# --- finding authors ---------------------------------------------------------------------------
+
+FOUND_AUTHORS = 50
+
+
+def find_authors(session: Session, q: str, indexed: list[str]) -> list[Named]:
+    """Authors whose name starts with `q`, or one of whose later name parts does (`indexed`:
+    such names from the search index's completions, which hold every name of two papers or
+    more), most papers first."""
+    typed = name_slug(q) if q.strip() else ""
+    if len(typed) < 2:
+        return []
+    slugs = {name_slug(name) for name in indexed}
+    papers = func.count(func.distinct(PaperAuthor.paper_id))
+    # Slugs are lowercase ASCII: a prefix is a range the slug index answers.
+    matched = or_(col(PaperAuthor.slug).in_(slugs),
+                  and_(PaperAuthor.slug >= typed, PaperAuthor.slug < typed + "\uffff"))
+    rows = session.exec(select(PaperAuthor.slug, func.min(PaperAuthor.name), papers)
+                        .where(matched).group_by(PaperAuthor.slug)
+                        .order_by(papers.desc(), PaperAuthor.slug).limit(FOUND_AUTHORS))
+    return [Named(slug, name, n) for slug, name, n in rows]

@@ -1,0 +1,167 @@
+"""Issue 23: author, institution and country pages, their rankings and twins, with counts
+checked against the generated rows they were ingested from (counted here independently)."""
+
+import html
+import json
+import random
+from collections import Counter
+from collections.abc import Iterator
+
+import bibtexparser
+import pytest
+from fastapi.testclient import TestClient
+
+from app.ids import name_slug
+from app.main import create_app
+from tests.conftest import Catalog, make_catalog
+
+FIRST = ["Ada", "Alan", "Grace", "Edsger", "Barbara", "Donald", "Frances", "John"]
+LAST = ["Lovelace", "Turing", "Hopper", "Dijkstra", "Liskov", "Knuth", "Allen", "McCarthy"]
+PLACES = {"ETH Zurich": "Switzerland", "MIT": "United States", "Tsinghua University": "China",
+          "University of Oxford": "United Kingdom", "Stanford University": "United States"}
+WORDS = "graph neural robot policy diffusion kernel bandit language vision proof".split()
+
+
+def _rows() -> list[dict]:
+    rng = random.Random(23)
+    rows = []
+    for k in range(240):
+        venue, year = rng.choice([("QUOKKA", 2022), ("QUOKKA", 2023), ("QUOKKA", 2024),
+                                  ("WOMBAT", 2023), ("WOMBAT", 2024)])
+        people = rng.sample([f"{f} {last}" for f in FIRST for last in LAST], rng.randint(1, 4))
+        if k % 3 == 0:
+            people.insert(0, "Sergey Levine")
+        places = rng.sample(sorted(PLACES), rng.randint(0, 2))
+        words = " ".join(rng.choice(WORDS) for _ in range(30))
+        rows.append({"venue": venue, "year": year, "title": f"Paper {k}",
+                     "abstract": f"Abstract {k}: {words}.", "authors": people,
+                     "affiliations": [places[0] if places else "" for _ in people],
+                     "institutions": places,
+                     "countries": sorted({PLACES[p] for p in places})})
+    rows[0]["authors"] = ["<script>alert(1)</script> Mallory"]
+    return rows
+
+
+ROWS = _rows()
+
+
+@pytest.fixture(scope="module")
+def people_catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    catalog = make_catalog(tmp_path_factory.mktemp("people"))
+    path = tmp_path_factory.mktemp("people-input") / "people.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in ROWS))
+    catalog.ingest(path)
+    return catalog
+
+
+@pytest.fixture(scope="module")
+def client(people_catalog: Catalog) -> Iterator[TestClient]:
+    with TestClient(create_app(people_catalog.settings)) as test_client:
+        yield test_client
+
+
+def _papers_of(field: str, name: str) -> list[dict]:
+    return [row for row in ROWS if name in row[field]]
+
+
+def test_an_authors_page_counts_exactly(client: TestClient):
+    mine = _papers_of("authors", "Sergey Levine")
+    twin = client.get("/api/authors/sergey-levine").json()
+    assert twin["name"] == "Sergey Levine" and twin["paper_count"] == len(mine) > 50
+    years = Counter(row["year"] for row in mine)
+    assert [(y["year"], y["papers"]) for y in twin["years"]] == sorted(years.items())
+    per_series = Counter(row["venue"].lower() for row in mine)
+    assert {s["slug"]: s["papers"] for s in twin["series"]} == per_series
+    coauthors = Counter(a for row in mine for a in row["authors"] if a != "Sergey Levine")
+    top = sorted(coauthors.items(), key=lambda kv: (-kv[1], name_slug(kv[0])))[:20]
+    assert [(p["name"], p["papers"]) for p in twin["people"]] == top
+    affiliations = Counter(row["affiliations"][0] for row in mine if row["affiliations"][0])
+    assert {a["phrase"]: a["papers"] for a in twin["affiliations"]} == affiliations
+    assert sum(twin["topics"].values()) == len(mine)
+    assert len(twin["papers"]) == 50 and twin["pages"] == 2  # newest first, paged
+    assert [p["year"] for p in twin["papers"]] == sorted(
+        (p["year"] for p in twin["papers"]), reverse=True)
+    page = html.unescape(client.get("/authors/sergey-levine").text)
+    assert f"{len(mine)} papers in the catalog, 2022–2024, at 2 conferences" in page
+    assert all(f'{p["name"]}</a> <span class="count">{p["papers"]} paper' in page
+               for p in twin["people"])
+
+
+def test_a_profile_filters_by_series_and_year_and_downloads_its_papers(client: TestClient):
+    mine = _papers_of("authors", "Sergey Levine")
+    chosen = [row for row in mine if row["venue"] == "QUOKKA" and row["year"] == 2023]
+    twin = client.get("/api/authors/sergey-levine?series=quokka&year=2023").json()
+    assert {p["title"] for p in twin["papers"]} == {row["title"] for row in chosen}
+    assert twin["paper_count"] == len(mine)  # the summary is the whole profile's
+    entries = bibtexparser.parse_string(client.get("/authors/sergey-levine.bib").text).entries
+    assert len(entries) == len(mine)
+    feed = client.get("/authors/sergey-levine?format=atom")
+    assert feed.headers["content-type"].startswith("application/atom+xml")
+    assert feed.text.count("<entry>") == 50  # the newest
+    assert client.get("/authors/nobody-at-all").status_code == 404
+    assert client.get("/api/institutions/nowhere").status_code == 404
+
+
+@pytest.mark.parametrize(("kind", "field", "name"), [
+    ("institution", "institutions", "ETH Zurich"), ("country", "countries", "United States")])
+def test_institution_and_country_pages_count_exactly(client: TestClient, kind: str,
+                                                     field: str, name: str):
+    mine = _papers_of(field, name)
+    base = "/api/institutions/" if kind == "institution" else "/api/countries/"
+    twin = client.get(base + name_slug(name)).json()
+    assert (twin["name"], twin["paper_count"]) == (name, len(mine))
+    assert {s["slug"]: s["papers"] for s in twin["series"]} == Counter(
+        row["venue"].lower() for row in mine)
+    authors = Counter(a for row in mine for a in row["authors"])
+    assert {p["name"]: p["papers"] for p in twin["people"]}.items() <= authors.items()
+    assert twin["people"][0]["papers"] == max(authors.values())
+
+
+def test_the_ranking_counts_shares_and_changes_against_the_edition_before(client: TestClient):
+    ranked = client.get("/api/institutions?series=quokka&from=2024&to=2024").json()
+    now = [row for row in ROWS if (row["venue"], row["year"]) == ("QUOKKA", 2024)]
+    then = [row for row in ROWS if (row["venue"], row["year"]) == ("QUOKKA", 2023)]
+    assert ranked["papers"] == len(now) and ranked["before"] == "QUOKKA 2023"
+    assert ranked["known"] == sum(bool(row["institutions"]) for row in now)
+    counts = Counter(i for row in now for i in row["institutions"])
+    earlier = Counter(i for row in then for i in row["institutions"])
+    assert {r["name"]: r["papers"] for r in ranked["ranked"]} == counts
+    for row in ranked["ranked"]:
+        assert row["share"] == pytest.approx(counts[row["name"]] / len(now))
+        assert row["previous"] == earlier[row["name"]]
+        assert row["change"] == pytest.approx(row["share"] - earlier[row["name"]] / len(then))
+    page = html.unescape(client.get("/institutions?series=quokka&from=2024&to=2024").text)
+    assert all(f'{r["name"]}</a></td><td class="num">{r["papers"]}<' in page
+               for r in ranked["ranked"])
+    # With no years asked: the series' latest year
+    assert client.get("/api/countries?series=wombat").json()["first_year"] == 2024
+
+
+def test_who_publishes_at_an_edition_equals_the_ranking(client: TestClient):
+    twin = client.get("/api/venues/wombat-2023/papers").json()
+    ranked = client.get("/api/institutions?series=wombat&from=2023&to=2023").json()
+    assert [(i["name"], i["papers"]) for i in twin["institutions"]] == [
+        (r["name"], r["papers"]) for r in ranked["ranked"]][:10]
+    page = html.unescape(client.get("/venues/wombat-2023").text)
+    assert "Who publishes here" in page
+    assert all(f'{c["name"]}</a> <span class="count">{c["papers"]}<' in page
+               for c in twin["countries"])
+
+
+def test_authors_are_found_by_name_and_by_surname(client: TestClient):
+    by_surname = client.get("/api/authors?q=turing").json()["authors"]
+    expected = Counter(a for row in ROWS for a in row["authors"] if a.endswith(" Turing"))
+    assert {a["name"]: a["papers"] for a in by_surname} == expected
+    by_start = [a["name"] for a in client.get("/api/authors?q=serg").json()["authors"]]
+    assert by_start == ["Sergey Levine"]
+    page = client.get("/authors?q=hopper").text
+    assert "Grace Hopper</a>" in page and "Alan Turing" not in page
+
+
+def test_names_are_escaped_everywhere(client: TestClient):
+    evil = client.get("/api/authors?q=mallory").json()["authors"]
+    assert len(evil) == 1
+    for url in (evil[0]["url"], "/venues/" + client.get("/api/search", params={
+            "q": "author:mallory"}).json()["hits"][0]["venue_slug"]):
+        body = client.get(url).text
+        assert "<script>alert(1)</script>" not in body
