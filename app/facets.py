@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from app.ids import slugify
+from app.ids import name_slug, slugify
 from app.models import Edition, Paper
 
 
@@ -24,6 +24,7 @@ class Kind(Enum):
     EDITION = "edition"  # an edition's slug; `venue:icml 2026` matches its name's words
     YEAR = "year"  # a year; `year:2018-2020` is a range
     FLAG = "flag"  # one value or none ("code"), shown as "Has code"
+    MULTI = "multi"  # several slugs a paper (its institutions), parsed as SLUG's are
 
 
 @dataclass(frozen=True)
@@ -40,11 +41,14 @@ class Facet:
     # series is chosen: at 88,000 papers a query spans ~60 editions).
     shown_with: tuple[str, ...] = ()
     in_sidebar: bool = True  # years have a histogram of their own
+    listed: int | None = None  # the most values counted for a search (of thousands)
 
     def parse(self, value: object) -> object:
         """A request parameter's value as the index holds it."""
         if self.kind is Kind.SLUG:
             return slugify(str(value))
+        if self.kind is Kind.MULTI:  # as ingest made them: 李明 has a slug too
+            return name_slug(" ".join(str(value).split())) if str(value).strip() else ""
         return value
 
     def label(self, value: object, names: dict[str, str]) -> str:
@@ -54,7 +58,8 @@ class Facet:
             return f"Has {text}"
         if text in names:
             return names[text]
-        return text.replace("-", " ").capitalize() if self.kind is Kind.SLUG else text
+        return (text.replace("-", " ").capitalize() if self.kind in (Kind.SLUG, Kind.MULTI)
+                else text)
 
     def chip(self, value: object, names: dict[str, str]) -> str:
         """A filter in effect, above the results: "series: NeurIPS", "Has code"."""
@@ -75,6 +80,15 @@ FACETS: tuple[Facet, ...] = (
           lambda paper, venue: slugify(paper.status)),
     Facet("has", "Code", Kind.FLAG, "'code': only papers with code", "code",
           lambda paper, venue: "code" if paper.code_urls else "", flag="code", stored=True),
+    Facet("institution", "Institution", Kind.MULTI,
+          "Institution slug, e.g. eth-zurich (papers with it among their institutions)",
+          '"ETH Zurich"', lambda paper, venue: _slugs(paper.institution_list), listed=15),
+    Facet("country", "Country", Kind.MULTI, "Country slug, e.g. china", "china",
+          lambda paper, venue: _slugs(paper.country_list), listed=15),
 )
+def _slugs(names: list[str]) -> str:
+    return " ".join(name_slug(name) for name in names)
+
+
 BY_NAME = {facet.name: facet for facet in FACETS}
 NAMES = tuple(BY_NAME)

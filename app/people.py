@@ -278,6 +278,35 @@ def _origin_counts(session: Session, kind: Kind, editions: list[str], limit: int
     return [(slug, name, n) for slug, name, n in session.exec(statement.limit(limit))]
 
 
+def _slug_column(kind: Kind) -> Any:
+    return PaperAuthor.slug if kind == "author" else PaperOrigin.slug
+
+
+def _of_kind(kind: Kind) -> list[Any]:
+    return [] if kind == "author" else [PaperOrigin.kind == kind]
+
+
+def all_slugs(session: Session, kind: Kind) -> list[str]:
+    """Every author's, institution's or country's slug, in order (for the sitemap)."""
+    column = _slug_column(kind)
+    return list(session.exec(select(column).where(*_of_kind(kind)).distinct()
+                             .order_by(column)))
+
+
+def count_slugs(session: Session, kind: Kind) -> int:
+    column = _slug_column(kind)
+    return session.exec(select(func.count(func.distinct(column))).where(*_of_kind(kind))).one()
+
+
+def origin_names(session: Session, kind: Kind, slugs: list[str]) -> dict[str, str]:
+    """The names of institutions or countries by slug, as the first of their papers write
+    them (for facets, whose values are slugs)."""
+    rows = session.exec(select(PaperOrigin.slug, func.min(PaperOrigin.name))
+                        .where(PaperOrigin.kind == kind, col(PaperOrigin.slug).in_(slugs))
+                        .group_by(PaperOrigin.slug))
+    return {slug: name for slug, name in rows}
+
+
 @dataclass(frozen=True)
 class Publishers:
     """Who publishes at an edition or a series: the institutions and countries with most

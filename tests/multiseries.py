@@ -48,9 +48,21 @@ def abstract(rng: random.Random, year: int, n: int) -> str:
     return f"Study {year}-{n}: " + ", ".join(parts) + "."
 
 
+INSTITUTIONS = {"ETH Zurich": "Switzerland", "MIT": "United States",
+                "Tsinghua University": "China", "University of Oxford": "United Kingdom",
+                "Stanford University": "United States"}
+
+
+def _origins(rng: random.Random) -> dict[str, list[str]]:
+    """A paper's institutions (none to two) and their countries."""
+    chosen = rng.sample(sorted(INSTITUTIONS), rng.randint(0, 2))
+    return {"institutions": chosen, "countries": sorted({INSTITUTIONS[i] for i in chosen})}
+
+
 def write_corpus(directory: Path) -> dict[str, Path]:
     """Write the files; returns them by batch: "first" and "later" (ingested afterwards)."""
     rng = random.Random(13)
+    places = random.Random(29)  # a stream of its own: the abstracts stay as they were
     directory.mkdir(parents=True, exist_ok=True)
     first_rows, later_rows = [], []
     for slug, (name, start, end, size, growth) in SERIES.items():
@@ -64,7 +76,8 @@ def write_corpus(directory: Path) -> dict[str, Path]:
                 continue
             rows = first_rows if year < end else later_rows  # the newest edition comes later
             rows.extend({"venue": name, "year": year, "title": f"{name} paper {year}-{i}",
-                         "abstract": text, "status": rng.choice(STATUSES)}
+                         "abstract": text, "status": rng.choice(STATUSES),
+                         **_origins(places)}
                         for i, text in enumerate(texts))
     for i in range(TINY_SERIES):
         first_rows.append({"venue": f"Tiny{i:02d}", "year": 2020,

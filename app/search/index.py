@@ -50,7 +50,7 @@ from app.search.whoosh_adapter import BulkSegmentWriter, create_index, open_inde
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 17
+INDEX_FORMAT = 18
 # Whoosh's posting pool (incremental updates, and merging a build of several segments) spills
 # to disk beyond this: at 2 GB a merge of L peaked at 2.2 GB, at 1 GB at 1.4 GB.
 WRITER_MEMORY_MB = 1024
@@ -71,7 +71,7 @@ def _facet_field(facet: Facet) -> FieldType:
     inline `name:value` filters)."""
     if facet.kind is Kind.YEAR:
         return NUMERIC(int, stored=facet.stored, sortable=True, signed=False)
-    if facet.kind is Kind.FLAG:
+    if facet.kind in (Kind.FLAG, Kind.MULTI):  # words: MULTI's several slugs
         return KEYWORD(stored=facet.stored, sortable=True)
     return ID(stored=facet.stored, sortable=True)
 

@@ -15,7 +15,7 @@ from typing import TypeVar
 from whoosh import index as whoosh_index
 from whoosh.searching import Searcher
 
-from app.facets import NAMES as FACET_NAMES
+from app.facets import FACETS
 from app.search import ranking
 from app.search.acronyms import AcronymCounts, Meaning
 from app.search.columns import FacetColumn, read_facet_columns
@@ -93,7 +93,7 @@ class LiveIndex:
                 # Threads still searching the previous version finish on their own searchers.
                 index = open_index(identity[0])
                 with index.searcher() as searcher:
-                    columns = read_facet_columns(searcher, FACET_NAMES)
+                    columns = read_facet_columns(searcher, FACETS)
                     ids = list(searcher.reader().column_reader("id"))
                 directory = Path(identity[0])
                 meanings = AcronymCounts.read(directory).meanings()

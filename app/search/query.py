@@ -29,7 +29,6 @@ from whoosh.query import (
 )
 
 from app.facets import BY_NAME, FACETS, NAMES, Kind
-from app.ids import slugify
 from app.search.analysis import analyze, surface_forms, word_analyzer
 from app.search.expand import (
     Synonyms,
@@ -337,8 +336,8 @@ def _filter_query(name: str, value: str) -> Query | None:
         return NumericRange(name, int(match[1]), int(match[2])) if match else None
     if facet and kind is Kind.FLAG:
         return Term(name, facet.flag) if value.lower() == facet.flag else None
-    if kind is Kind.SLUG:  # "series:NeurIPS", "status:Oral"
-        slug = slugify(value)
+    if facet and kind in (Kind.SLUG, Kind.MULTI):  # "series:NeurIPS", "country:China"
+        slug = facet.parse(value)
         return Term(name, slug) if slug else None
     words = word_analyzer().terms(value)
     return And([Term(name, w) for w in words]) if words else None

@@ -3,8 +3,9 @@ catalog as a search engine), robots.txt, a sitemap of every browsable page, and 
 API's explorer (/docs).
 
 A sitemap file holds at most 50,000 URLs (sitemaps.org); beyond that /sitemap.xml is an index
-of one file for the site's own pages and one per conference series, a series itself split
-into parts when it alone is larger.
+of one file for the site's own pages, one per conference series and one each for the
+authors', institutions' and countries' pages, a file itself split into parts when it alone
+is larger.
 """
 
 from __future__ import annotations
@@ -18,12 +19,12 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 from sqlmodel import Session
 
-from app import catalog, series
+from app import catalog, people, series
 from app.topics import load_taxonomy
 from app.web.assets import SWAGGER_UI_URL, SWAGGER_UI_VERSION
 from app.web.deps import SessionDep
 from app.web.render import render
-from app.web.urls import paper_path, topic_path, venue_path
+from app.web.urls import paper_path, profile_path, topic_path, venue_path
 
 router = APIRouter(tags=["discovery"])
 
@@ -83,6 +84,14 @@ def _series_pages(session: Session, found: series.Series) -> list[PageUrl]:
     return pages + [(paper_path(pid), added) for pid, added in papers]
 
 
+# The people pages' sitemap files, by the profile kind they list.
+PEOPLE_FILES = {"_authors": "author", "_institutions": "institution", "_countries": "country"}
+
+
+def _people_pages(session: Session, kind: people.Kind) -> list[PageUrl]:
+    return [(profile_path(kind, slug), None) for slug in people.all_slugs(session, kind)]
+
+
 def _urlset(base: str, pages: Iterable[PageUrl]) -> Iterator[str]:
     yield f'{XML_HEAD}<urlset xmlns="{SITEMAP_NS}">\n'
     lines = []
@@ -104,15 +113,19 @@ def sitemap(request: Request, session: SessionDep) -> StreamingResponse:
     base = str(request.base_url).rstrip("/")
     all_series = series.list_series(session)
     pages = _site_pages()
-    total = len(pages) + sum(1 + len(s.editions) + s.papers for s in all_series)
+    sizes = {name: people.count_slugs(session, kind) for name, kind in PEOPLE_FILES.items()}
+    total = len(pages) + sum(1 + len(s.editions) + s.papers for s in all_series) + sum(
+        sizes.values())
     if total <= SITEMAP_URLS:
         return _xml(_urlset(base, pages + [page for found in all_series
-                                           for page in _series_pages(session, found)]))
+                                           for page in _series_pages(session, found)]
+                            + [page for kind in PEOPLE_FILES.values()
+                               for page in _people_pages(session, kind)]))
+    sizes.update({found.slug: 1 + len(found.editions) + found.papers for found in all_series})
     files = [f"{base}/sitemaps/_site.xml"]
-    for found in all_series:
-        parts = -(-(1 + len(found.editions) + found.papers) // SITEMAP_URLS)
-        files += [f"{base}/sitemaps/{found.slug}.xml" + (f"?part={part}" if part > 1 else "")
-                  for part in range(1, parts + 1)]
+    for name, size in sizes.items():
+        files += [f"{base}/sitemaps/{name}.xml" + (f"?part={part}" if part > 1 else "")
+                  for part in range(1, -(-size // SITEMAP_URLS) + 1)]
     return _xml(iter([f'{XML_HEAD}<sitemapindex xmlns="{SITEMAP_NS}">\n',
                       *(f"<sitemap><loc>{escape(url)}</loc></sitemap>\n" for url in files),
                       "</sitemapindex>\n"]))
@@ -121,10 +134,13 @@ def sitemap(request: Request, session: SessionDep) -> StreamingResponse:
 @router.get("/sitemaps/{name}.xml", name="sitemap_part")
 def sitemap_part(request: Request, name: str, session: SessionDep,
                  part: Annotated[int, Query(ge=1, le=1000)] = 1) -> StreamingResponse:
-    """The site's own pages (`_site`), or a series' pages (its editions and papers)."""
+    """The site's own pages (`_site`), the people pages (`_authors`, `_institutions`,
+    `_countries`), or a series' pages (its editions and papers)."""
     base = str(request.base_url).rstrip("/")
     if name == "_site":  # never a series: slugs are letters, digits and dashes
         pages = _site_pages()
+    elif name in PEOPLE_FILES:
+        pages = _people_pages(session, PEOPLE_FILES[name])
     else:
         found = series.get_series(session, name)
         if found is None:

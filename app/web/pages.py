@@ -211,7 +211,10 @@ def search(
     venues = catalog.venues_by_slug(session)
     names = {"series": {s.slug: s.name for s in series.list_series(session)},
              "venue": {slug: v.label for slug, v in venues.items()},
-             "topic": {t.slug: t.name for t in load_taxonomy().topics}}
+             "topic": {t.slug: t.name for t in load_taxonomy().topics},
+             **{kind: people.origin_names(session, kind, [
+                 str(value) for value, _ in result.facets.get(kind, [])] + [
+                 str(query.filters().get(kind, ""))]) for kind in ("institution", "country")}}
     return render(request, "search.html", result=result, papers=papers,
                   venues=venues, url_with=search_query_string,
                   chips=sidebar.chips(query, names), sidebar=sidebar.sidebar(result, names),

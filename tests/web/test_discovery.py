@@ -142,6 +142,10 @@ def test_sitemap_lists_every_paper_edition_series_and_topic(multi_client: TestCl
     papers = sum(s["papers"] for s in series)
     assert sum(path.startswith("/papers/") for path in paths) == papers
     assert {"/", "/venues", "/topics", "/topics/reinforcement-learning"} <= paths
+    institutions = multi_client.get("/api/search?q=").json()["facets"]["institution"]
+    assert {f"/institutions/{v['value']}" for v in institutions} == {
+        p for p in paths if p.startswith("/institutions/")}
+    assert {"/countries/china", "/countries/switzerland"} <= paths
     for path in list(paths)[:: max(1, len(paths) // 40)]:
         assert multi_client.get(path).status_code == 200, path
     # Beyond the limit per file: an index of files, a series split into parts, same URLs.

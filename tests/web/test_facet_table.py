@@ -21,8 +21,14 @@ def values(multiseries) -> dict[str, Counter[object]]:
     with multiseries.session() as session:
         rows = list(session.exec(select(Paper, Edition)
                                  .join(Edition, Edition.slug == Paper.venue_slug)))
-    return {facet.name: Counter(facet.value(paper, venue) for paper, venue in rows)
+    return {facet.name: Counter(value for paper, venue in rows
+                                for value in _values(facet, facet.value(paper, venue)))
             for facet in FACETS}
+
+
+def _values(facet: Facet, value: object) -> list[object]:
+    """A paper's values of the facet: several for institutions and countries."""
+    return str(value).split() if facet.kind is Kind.MULTI else [value]
 
 
 def _common(values: dict[str, Counter[object]], facet: Facet) -> tuple[object, int]:

@@ -165,3 +165,17 @@ def test_names_are_escaped_everywhere(client: TestClient):
             "q": "author:mallory"}).json()["hits"][0]["venue_slug"]):
         body = client.get(url).text
         assert "<script>alert(1)</script>" not in body
+
+
+def test_search_facets_count_what_the_pages_count(client: TestClient):
+    everything = client.get("/api/search", params={"q": ""}).json()["facets"]
+    for kind, base in (("institution", "/api/institutions/"), ("country", "/api/countries/")):
+        counted = {v["value"]: v["count"] for v in everything[kind]}
+        assert counted and all(client.get(base + slug).json()["paper_count"] == n
+                               for slug, n in counted.items())
+    inline = client.get("/api/search", params={"q": 'institution:"ETH Zurich" country:china'})
+    both = [row for row in ROWS
+            if "ETH Zurich" in row["institutions"] and "China" in row["countries"]]
+    assert inline.json()["total"] == len(both) > 0
+    page = html.unescape(client.get("/search", params={"institution": "eth-zurich"}).text)
+    assert "institution: ETH Zurich" in page and ">Institution<" in page
