@@ -49,6 +49,7 @@ from bench.harness import (
 )
 from bench.load import readers_mix
 from bench.pasted import measure_pasted, print_pasted
+from bench.people import measure_people
 from bench.recommend import print_speed
 from bench.recommend import speed as recommendation_speed
 from bench.words import measure_words, print_words
@@ -233,6 +234,9 @@ def run(size: str, page_seconds: float, keep: Path | None = None) -> dict:
                   "ingest_jsonl": bench_ingest(jsonl_inputs(size, work / "jsonl"),
                                                work / "jsonl-data", env, papers),
                   "ingest": bench_ingest([lists], data, env, papers)}
+        if size == "L":  # issue 23: the people pages' counts are the corpus's
+            print(f"\n== {size}: people pages (JSON Lines catalog) ==")
+            measure_people(work / "jsonl-data")
         shutil.rmtree(work / "jsonl-data")
         get_engine(settings.database_url)
         report["search_in_process_ms"] = bench_search(settings, work)

@@ -53,10 +53,15 @@ INSTITUTIONS = {"ETH Zurich": "Switzerland", "MIT": "United States",
                 "Stanford University": "United States"}
 
 
+AUTHORS = [f"{first} {last}" for first in ("Ada", "Alan", "Grace", "Kurt")
+           for last in ("Lovelace", "Turing", "Hopper")]
+
+
 def _origins(rng: random.Random) -> dict[str, list[str]]:
-    """A paper's institutions (none to two) and their countries."""
+    """A paper's authors (one to three), institutions (none to two) and their countries."""
     chosen = rng.sample(sorted(INSTITUTIONS), rng.randint(0, 2))
-    return {"institutions": chosen, "countries": sorted({INSTITUTIONS[i] for i in chosen})}
+    return {"authors": rng.sample(AUTHORS, rng.randint(1, 3)), "institutions": chosen,
+            "countries": sorted({INSTITUTIONS[i] for i in chosen})}
 
 
 def write_corpus(directory: Path) -> dict[str, Path]:
