@@ -111,12 +111,17 @@ class PaperOrigin(SQLModel, table=True):
     """Where a paper comes from: each of its institutions and countries, for their pages,
     rankings and facets."""
 
-    __table_args__ = (Index("ix_paperorigin_kind_slug", "kind", "slug"),)
+    __table_args__ = (Index("ix_paperorigin_kind_slug", "kind", "slug"),
+                      Index("ix_paperorigin_kind_venue", "kind", "venue_slug", "slug",
+                            "paper_id"))
 
     paper_id: str = Field(foreign_key="paper.id", primary_key=True)
     kind: str = Field(primary_key=True)  # "institution" or "country"
     slug: str = Field(primary_key=True)
     name: str
+    # The paper's edition, here too: a ranking counts an edition's rows from this table
+    # alone (joined to the papers, all years took 2.1 s at L).
+    venue_slug: str
 
 
 class SourceFile(SQLModel, table=True):

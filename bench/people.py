@@ -103,7 +103,9 @@ def sizes_and_times(client: TestClient, counts: dict[str, dict[str, set[str]]],
                         f"/institutions?from={first[0]}&to=2025"),
                        ("/countries, all years", f"/countries?from={first[0]}&to=2025"),
                        ("largest institution page", "/institutions/" + max(
-                           counts["institution"], key=lambda s: len(counts["institution"][s])))):
+                           counts["institution"], key=lambda s: len(counts["institution"][s]))),
+                       ("largest country page", "/countries/" + max(
+                           counts["country"], key=lambda s: len(counts["country"][s])))):
         start = time.perf_counter()
         body = client.get(url).content
         print(f"{label} ({url}): {len(body) / 1024:.0f} KB, first render "
@@ -128,7 +130,7 @@ def measure_people(catalog: Path) -> None:
     """Check the people pages of a catalog of the whole corpus (JSON Lines) and print."""
     rng = random.Random(23)
     counts = corpus_counts()
-    with TestClient(create_app(Settings(data_dir=catalog))) as client:
+    with TestClient(create_app(Settings(data_dir=catalog, seeds_dir=catalog))) as client:
         problems = check_counts(client, counts, rng) + check_coauthors(client, counts)
         sizes_and_times(client, counts, rng)
     print(f"{len(problems)} counts differ from the corpus")

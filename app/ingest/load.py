@@ -292,7 +292,7 @@ class _Store:
         self.authors.extend({"paper_id": pid, "position": i, "name": author,
                              "slug": name_slug(author)}
                             for i, author in enumerate(people.authors))
-        self.origins.extend(origin_rows(pid, people))
+        self.origins.extend(origin_rows(pid, slug, people))
         return "updated" if pid in self.replaced else "added"
 
     def finish(self) -> None:

@@ -44,9 +44,12 @@ EXAMPLE_SEARCHES = ("diffusion model", '"graph neural network"', "reinforcement 
 
 def warm(session: Session) -> None:
     """What the first pages after a start would wait for: compiled templates and the
-    catalog-wide counts the home, series and topic pages share (the first / took 535 ms)."""
+    catalog-wide counts the home, series, topic and people pages share (the first / took
+    535 ms)."""
     compile_templates()
     series.topic_matrix(session)
+    for kind in people.ORIGIN_KINDS:  # rankings and "who publishes here" (0.3 s at L)
+        people.origin_table(session, kind)
 
 
 @router.get("/")

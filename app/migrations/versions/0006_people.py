@@ -34,8 +34,11 @@ def upgrade() -> None:
         sa.Column("kind", sa.String(), primary_key=True),
         sa.Column("slug", sa.String(), primary_key=True),
         sa.Column("name", sa.String(), nullable=False),
+        sa.Column("venue_slug", sa.String(), nullable=False),
     )
     op.create_index("ix_paperorigin_kind_slug", "paperorigin", ["kind", "slug"])
+    op.create_index("ix_paperorigin_kind_venue", "paperorigin",
+                    ["kind", "venue_slug", "slug", "paper_id"])
     connection = op.get_bind()
     files = connection.execute(sa.text("SELECT name FROM sourcefile")).scalars().all()
     tabular = [name for name in files if input_format(Path(name)) != ".txt"]
@@ -50,6 +53,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_index("ix_paperorigin_kind_venue", "paperorigin")
     op.drop_index("ix_paperorigin_kind_slug", "paperorigin")
     op.drop_table("paperorigin")
     for name in COLUMNS:  # in place (SQLite 3.35+): a batch copy would break paper's references
