@@ -25,13 +25,14 @@ import os
 import shutil
 import threading
 import uuid
+from array import array
 from pathlib import Path
 
 import numpy as np
 from whoosh.reading import IndexReader, SegmentReader
 
 from app.cache import BoundedCache
-from app.search.postings import NO_POSTINGS, FieldPostings, TermPostings
+from app.search.postings import NO_POSTINGS, FieldPostings, TermPostings, as_numpy
 from app.search.whoosh_adapter import decode_positions, decode_postings, open_index
 
 ARRAYS_DIR = "arrays"
@@ -63,25 +64,24 @@ def write_arrays(directory: Path) -> None:
 
 def _write_field(reader: SegmentReader, fieldname: str, target: Path) -> None:
     """Decode the segment's postings of the field from Whoosh's blocks and save them."""
-    terms = list(reader.lexicon(fieldname)) if fieldname in reader.schema else []
-    starts, placed = [0], 0
-    ids, weights, positions = [_NONE[np.uint32]], [_NONE[np.float32]], [_NONE[np.int32]]
-    bounds = [np.zeros(1, dtype=np.int64)]
-    for term in terms:
-        found = decode_positions(reader, fieldname, term)
-        assert found.bounds is not None and found.positions is not None
-        ids.append(found.ids)
-        weights.append(found.weights)
-        bounds.append(found.bounds[1:] + placed)  # after the positions of the terms before
-        positions.append(found.positions)
-        placed += len(found.positions)
-        starts.append(starts[-1] + len(found))
-    _save(target, FieldPostings(terms, np.array(starts, dtype=np.int64), np.concatenate(ids),
-                                np.concatenate(weights), np.concatenate(bounds),
-                                np.concatenate(positions)))
-
-
-_NONE = {dtype: np.zeros(0, dtype=dtype) for dtype in (np.uint32, np.float32, np.int32)}
+    terms: list[bytes] = []
+    # Grown in place, a term at a time: a list of each term's arrays joined at the end took
+    # twice the memory of the field (645 against 291 MB for L's text, measured).
+    starts, bounds = array("q", [0]), array("q", [0])
+    ids, weights, positions = array("I"), array("f"), array("i")
+    if fieldname in reader.schema:
+        for term in reader.lexicon(fieldname):
+            found = decode_positions(reader, fieldname, term)
+            assert found.bounds is not None and found.positions is not None
+            terms.append(term)
+            bounds.frombytes((found.bounds[1:] + len(positions)).tobytes())
+            for kept, part in ((ids, found.ids), (weights, found.weights),
+                               (positions, found.positions)):
+                kept.frombytes(part.tobytes())
+            starts.append(len(ids))
+    _save(target, FieldPostings(terms, as_numpy(starts, np.int64), as_numpy(ids, np.uint32),
+                                as_numpy(weights, np.float32), as_numpy(bounds, np.int64),
+                                as_numpy(positions, np.int32)))
 
 
 def save_field(directory: Path, segment: str, fieldname: str, postings: FieldPostings) -> None:
