@@ -33,9 +33,11 @@ RANKED = 100  # institutions or countries a ranking lists
 
 
 @dataclass(frozen=True)
-class EditionCount:
+class Named:
+    """Someone or something on a profile's papers, with how many of them."""
+
     slug: str
-    label: str
+    name: str
     papers: int
 
 
@@ -44,16 +46,7 @@ class SeriesCount:
     slug: str
     name: str
     papers: int
-    editions: list[EditionCount]  # newest first
-
-
-@dataclass(frozen=True)
-class Named:
-    """Someone or something on a profile's papers, with how many of them."""
-
-    slug: str
-    name: str
-    papers: int
+    editions: list[Named]  # newest first, named by label ("ICML 2019")
 
 
 @dataclass(frozen=True)
@@ -127,10 +120,10 @@ def _names(session: Session, kind: Kind, slug: str) -> list[str]:
 
 
 def _series_counts(per_edition: dict[str, int], venues: dict[str, Edition]) -> list[SeriesCount]:
-    grouped: dict[str, list[EditionCount]] = {}
+    grouped: dict[str, list[Named]] = {}
     for edition, n in per_edition.items():
         venue = venues[edition]
-        grouped.setdefault(venue.series_slug, []).append(EditionCount(edition, venue.label, n))
+        grouped.setdefault(venue.series_slug, []).append(Named(edition, venue.label, n))
     found = []
     for series_slug, editions in grouped.items():
         editions.sort(key=lambda e: venues[e.slug].year, reverse=True)

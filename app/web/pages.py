@@ -145,7 +145,8 @@ def _profile_page(request: Request, session: Session, found: people.Profile,
          for year, n in found.summary.years])
     return render(request, "profile.html", profile=found, summary=found.summary,
                   chart=chart if len(found.summary.years) > 1 else None,
-                  venues=catalog.venues_by_slug(session))
+                  venues=catalog.venues_by_slug(session),
+                  series_names={s.slug: s.name for s in found.summary.series})
 
 
 @router.get("/institutions")

@@ -30,7 +30,7 @@ def profile_out(request: Request, session: Session, found: people.Profile) -> Pr
         kind=found.kind, slug=found.slug, name=summary.name, paper_count=summary.papers,
         years=[YearCount(year=year, papers=n) for year, n in summary.years],
         series=[SeriesCountOut(slug=s.slug, name=s.name, papers=s.papers, editions=[
-            EditionCountOut(slug=e.slug, label=e.label, papers=e.papers) for e in s.editions])
+            EditionCountOut(slug=e.slug, label=e.name, papers=e.papers) for e in s.editions])
             for s in summary.series],
         topics=dict(summary.topics),
         keyphrases=[PhraseCount(phrase=k, papers=n) for k, n in summary.keyphrases],
