@@ -39,6 +39,8 @@ def _rows() -> list[dict]:
                      "institutions": places,
                      "countries": sorted({PLACES[p] for p in places})})
     rows[0]["authors"] = ["<script>alert(1)</script> Mallory"]
+    rows[1]["authors"] = ["李明", *rows[1]["authors"]]  # no letter transliterates: a hashed slug
+    rows[1]["affiliations"] = [rows[1]["affiliations"][0], *rows[1]["affiliations"]]
     return rows
 
 
@@ -179,3 +181,10 @@ def test_search_facets_count_what_the_pages_count(client: TestClient):
     assert inline.json()["total"] == len(both) > 0
     page = html.unescape(client.get("/search", params={"institution": "eth-zurich"}).text)
     assert "institution: ETH Zurich" in page and ">Institution<" in page
+
+
+def test_a_name_without_latin_letters_has_a_page_its_papers_link_to(client: TestClient):
+    slug = name_slug("李明")
+    profile = client.get(f"/api/authors/{slug}").json()
+    assert profile["name"] == "李明" and [p["title"] for p in profile["papers"]] == ["Paper 1"]
+    assert f'href="/authors/{slug}">李明</a>' in client.get(profile["papers"][0]["url"]).text
