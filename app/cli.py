@@ -78,8 +78,9 @@ def _index_is_local(settings: Settings) -> bool:
 
 def _print_report(report: IngestReport, index_state: str) -> None:
     typer.echo(f"files read: {report.files_read} ({report.files_unchanged} unchanged)")
-    typer.echo(f"papers added: {report.added}, unchanged: {report.unchanged}, "
-               f"duplicate: {report.duplicate}, removed: {report.removed}")
+    typer.echo(f"papers added: {report.added}, updated: {report.updated}, "
+               f"unchanged: {report.unchanged}, duplicate: {report.duplicate}, "
+               f"removed: {report.removed}")
     for label, count in report.papers_per_venue.items():
         typer.echo(f"  {label}: {count} papers")
     typer.echo(f"search index: {index_state}")

@@ -105,12 +105,12 @@ def test_cli_ingest_prints_summary_and_fails_on_rejected_files(tmp_path: Path, c
     good = write_list(tmp_path / "good.txt", "ICLR 2026 Papers", "One.", "Two.", "One.")
     result = CliRunner().invoke(cli, ["ingest", str(good), str(bad)])
     assert result.exit_code == 1
-    assert "papers added: 2, unchanged: 0, duplicate: 1" in result.output
+    assert "papers added: 2, updated: 0, unchanged: 0, duplicate: 1" in result.output
     assert "ICLR 2026: 2 papers" in result.output
     assert "bad.txt:1: expected a header line" in result.output
     again = CliRunner().invoke(cli, ["ingest", str(good)])
     assert again.exit_code == 0
-    assert "papers added: 0, unchanged: 2" in again.output
+    assert "papers added: 0, updated: 0, unchanged: 2" in again.output
     # A shared database's ingest leaves indexes to the servers; SQLite's is this machine's.
     shared = os.environ["CATALOG_DATABASE_URL"]
     assert ("search index: left to the servers" if shared else "search index: up to date"
