@@ -27,16 +27,21 @@ def memoized(session: Session, key: tuple[Any, ...], compute: Callable[[], T]) -
 
     For aggregates over many papers (a venue's topic chart, a topic's keyphrases) that every
     view of a page would otherwise recompute."""
-    # The version is read once per session (a request): a page asks for several aggregates.
-    version = session.info.get("catalog_version")
-    if version is None:
-        version = session.info["catalog_version"] = catalog_version(session)
-    full_key = (str(session.get_bind().url), version, *key)
+    full_key = (*version_key(session), *key)
     if full_key not in _memo:
         if len(_memo) >= _MEMO_LIMIT:
             _memo.clear()
         _memo[full_key] = compute()
     return _memo[full_key]
+
+
+def version_key(session: Session) -> tuple[str, int]:
+    """The database and its catalog version: what keys anything computed from the catalog."""
+    # The version is read once per session (a request): a page asks for several aggregates.
+    version = session.info.get("catalog_version")
+    if version is None:
+        version = session.info["catalog_version"] = catalog_version(session)
+    return str(session.get_bind().url), version
 
 
 def list_venues(session: Session) -> list[Edition]:

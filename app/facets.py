@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from app.ids import name_slug, slugify
+from app.ingest.people import clean_name
 from app.models import Edition, Paper
 
 
@@ -48,7 +49,8 @@ class Facet:
         if self.kind is Kind.SLUG:
             return slugify(str(value))
         if self.kind is Kind.MULTI:  # as ingest made them: 李明 has a slug too
-            return name_slug(" ".join(str(value).split())) if str(value).strip() else ""
+            name = clean_name(str(value))
+            return name_slug(name) if name else ""
         return value
 
     def label(self, value: object, names: dict[str, str]) -> str:

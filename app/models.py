@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 
 from sqlmodel import Field, Index, SQLModel
 
+from app.ingest.normalize import is_safe_url
+
 
 class Edition(SQLModel, table=True):
     """One year of a conference ("ICML 2026"); its table keeps the name it was created with."""
@@ -66,7 +68,7 @@ class Paper(SQLModel, table=True):
 
     @property
     def code_links(self) -> list[str]:
-        return self.code_urls.split()
+        return [url for url in self.code_urls.split() if is_safe_url(url)]
 
     @property
     def topic_list(self) -> list[tuple[str, float]]:

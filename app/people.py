@@ -1,6 +1,6 @@
 """Who writes where: the profile of an author, an institution or a country (papers per year,
-series and editions, topics, keyphrases, the people on their papers, the papers), and the
-ranking of institutions and countries by papers for a series and a range of years.
+series and editions, topics, keyphrases, the people on their papers, the papers). Their
+rankings are in app/rankings.py.
 
 Counts come from grouped queries over the papers' author and origin rows, so they are the
 database's own and scale with the profile, not the catalog. An author is one normalized
@@ -13,23 +13,19 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import numpy as np
 from sqlalchemy import and_, func, or_
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
-from app.catalog import ListFilter, list_venues, memoized, top_keyphrases
+from app.cache import BoundedCache
+from app.catalog import ListFilter, list_venues, top_keyphrases, version_key
 from app.ids import name_slug
 from app.models import Edition, Paper, PaperAuthor, PaperOrigin
 from app.paging import Page
-from app.series import in_years
 
 Kind = Literal["author", "institution", "country"]
-ORIGIN_KINDS: tuple[Kind, ...] = ("institution", "country")
 PROFILE_PAGE_SIZE = 50
 TOP_PEOPLE = 20
-TOP_ORIGINS = 10  # "who publishes here" on edition and series pages
-RANKED = 100  # institutions or countries a ranking lists
 
 
 @dataclass(frozen=True)
@@ -72,6 +68,9 @@ class Profile:
     where: ListFilter
 
 
+_summaries: BoundedCache[tuple[object, ...], Summary] = BoundedCache(2_000)
+
+
 def paper_ids(kind: Kind, slug: str) -> Any:
     """The IDs of the profile's papers, as a subquery."""
     if kind == "author":
@@ -82,9 +81,15 @@ def paper_ids(kind: Kind, slug: str) -> Any:
 def profile(session: Session, kind: Kind, slug: str, where: ListFilter,
             page: int) -> Profile | None:
     """The profile, or None when no paper has that author, institution or country."""
-    summary = memoized(session, ("profile", kind, slug), lambda: _summary(session, kind, slug))
+    # Kept apart from catalog.memoized's aggregates, which a crawler walking 130,000 author
+    # pages would otherwise flush; a name no paper has is never kept.
+    key = (*version_key(session), kind, slug)
+    summary = _summaries.get(key)
     if summary is None:
-        return None
+        summary = _summary(session, kind, slug)
+        if summary is None:
+            return None
+        _summaries.put(key, summary)
     return Profile(kind, slug, summary, _listing(session, kind, slug, where, page), where)
 
 
@@ -163,149 +168,21 @@ def listing_conditions(kind: Kind, slug: str, where: ListFilter) -> list[Any]:
     return [col(Paper.id).in_(paper_ids(kind, slug)), *where.conditions()]
 
 
+def newest_first() -> list[Any]:
+    """A profile's order: newest edition first, then by conference name and list order."""
+    def of_edition(column: Any) -> Any:
+        return select(column).where(Edition.slug == Paper.venue_slug).scalar_subquery()
+
+    return [of_edition(Edition.year).desc(), of_edition(Edition.name), Paper.ordinal]
+
+
 def _listing(session: Session, kind: Kind, slug: str, where: ListFilter,
              page: int) -> Page[Paper]:
     conditions = listing_conditions(kind, slug, where)
     total = session.exec(select(func.count()).select_from(Paper).where(*conditions)).one()
-    papers = session.exec(select(Paper).join(Edition, col(Edition.slug) == Paper.venue_slug)
-                          .where(*conditions)
-                          .order_by(col(Edition.year).desc(), Edition.name, Paper.ordinal)
+    papers = session.exec(select(Paper).where(*conditions).order_by(*newest_first())
                           .offset((page - 1) * PROFILE_PAGE_SIZE).limit(PROFILE_PAGE_SIZE))
     return Page(list(papers), page, total, PROFILE_PAGE_SIZE)
-
-
-# --- rankings ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Ranked:
-    slug: str
-    name: str
-    papers: int
-    share: float  # of the selection's papers
-    previous: int | None  # papers in the window before, when there is one
-    change: float | None  # share now minus share then
-
-
-@dataclass(frozen=True)
-class Ranking:
-    kind: Kind
-    series: str
-    first: int | None
-    last: int | None
-    papers: int  # all papers of the selection
-    known: int  # those whose institutions (or countries) the source gives
-    rows: list[Ranked]
-    before: str  # what the change compares with ("ICLR 2024"), or "" when nothing is before
-
-
-def default_years(session: Session, series: str, first: int | None,
-                  last: int | None) -> tuple[int | None, int | None]:
-    """The years asked, or when none are, the latest year of the series (of any when ""):
-    who publishes now, with the change against the edition before."""
-    if first is not None or last is not None:
-        return first, last
-    latest = max((v.year for v in list_venues(session)
-                  if not series or v.series_slug == series), default=None)
-    return latest, latest
-
-
-def ranking(session: Session, kind: Kind, series: str, first: int | None, last: int | None,
-            limit: int = RANKED) -> Ranking:
-    """Institutions or countries by papers in the chosen series (all when "") and years,
-    with their share and the change against the editions just before."""
-    return memoized(session, ("ranking", kind, series, first, last, limit),
-                    lambda: _ranking(session, kind, series, first, last, limit))
-
-
-def _ranking(session: Session, kind: Kind, series: str, first: int | None, last: int | None,
-             limit: int) -> Ranking:
-    table = origin_table(session, kind)
-    editions = [v for v in list_venues(session) if not series or v.series_slug == series]
-    now = [v for v in editions if in_years(v.year, first, last)]
-    before = _editions_before(editions, now)
-    counted = table.counts([v.slug for v in now])
-    earlier = table.counts([v.slug for v in before])
-    papers = sum(v.paper_count for v in now)
-    earlier_papers = sum(v.paper_count for v in before)
-    rows = []
-    for code in table.top(counted, limit):
-        n = int(counted[code])
-        share = n / papers if papers else 0.0
-        then = int(earlier[code]) if before else None
-        change = (share - then / earlier_papers) if then is not None and earlier_papers else None
-        rows.append(Ranked(table.slugs[code], table.names[code], n, share, then, change))
-    known = sum(table.known.get(v.slug, 0) for v in now)
-    return Ranking(kind, series, first, last, papers, known, rows, _label(before))
-
-
-def _editions_before(editions: list[Edition], now: list[Edition]) -> list[Edition]:
-    """The editions as many years back as the selection spans, just before it."""
-    if not now or len(now) == len(editions):
-        return []
-    years = sorted({v.year for v in editions})
-    chosen = sorted({v.year for v in now})
-    earlier = [year for year in years if year < chosen[0]][-len(chosen):]
-    return [v for v in editions if v.year in earlier]
-
-
-def _label(editions: list[Edition]) -> str:
-    if not editions:
-        return ""
-    years = sorted({v.year for v in editions})
-    names = sorted({v.name for v in editions})
-    span = str(years[0]) if len(years) == 1 else f"{years[0]}–{years[-1]}"
-    return f"{names[0]} {span}" if len(names) == 1 else span
-
-
-@dataclass(frozen=True)
-class OriginTable:
-    """Every paper's institutions (or countries) as arrays, read once per catalog version:
-    a ranking over any editions is then a bincount (grouping the rows in SQL took 0.2 to
-    0.5 s at L for every new choice of series and years)."""
-
-    slugs: list[str]
-    names: list[str]  # one spelling of each
-    codes: np.ndarray  # each row's slug, as an index into `slugs`
-    editions: np.ndarray  # each row's edition, as an index into `edition_slugs`
-    edition_slugs: list[str]
-    known: dict[str, int]  # papers of each edition that name any
-
-    def counts(self, editions: list[str]) -> np.ndarray:
-        """Papers per slug code among the editions'."""
-        chosen = set(editions)
-        wanted = [i for i, slug in enumerate(self.edition_slugs) if slug in chosen]
-        rows = np.isin(self.editions, wanted)
-        return np.bincount(self.codes[rows], minlength=len(self.slugs))
-
-    def top(self, counts: np.ndarray, limit: int) -> list[int]:
-        """The codes of the `limit` largest counts, most first (ties by slug)."""
-        found = np.flatnonzero(counts)
-        return sorted(found.tolist(), key=lambda c: (-counts[c], self.slugs[c]))[:limit]
-
-
-def origin_table(session: Session, kind: Kind) -> OriginTable:
-    return memoized(session, ("origin-table", kind), lambda: _origin_table(session, kind))
-
-
-def _origin_table(session: Session, kind: Kind) -> OriginTable:
-    rows = session.exec(select(PaperOrigin.slug, PaperOrigin.name, PaperOrigin.venue_slug)
-                        .where(PaperOrigin.kind == kind)).all()
-    slugs: dict[str, int] = {}
-    names: list[str] = []
-    editions: dict[str, int] = {}
-    for slug, name, _ in rows:
-        if slug not in slugs:
-            slugs[slug] = len(names)
-            names.append(name)
-    codes = np.fromiter((slugs[slug] for slug, _, _ in rows), dtype=np.int32, count=len(rows))
-    edition_codes = np.fromiter((editions.setdefault(e, len(editions)) for _, _, e in rows),
-                                dtype=np.int32, count=len(rows))
-    known = dict(session.exec(select(PaperOrigin.venue_slug,
-                                     func.count(func.distinct(PaperOrigin.paper_id)))
-                              .where(PaperOrigin.kind == kind)
-                              .group_by(PaperOrigin.venue_slug)).all())
-    return OriginTable(list(slugs), names, codes, edition_codes, list(editions), known)
 
 
 def _slug_column(kind: Kind) -> Any:
@@ -328,34 +205,6 @@ def count_slugs(session: Session, kind: Kind) -> int:
     return session.exec(select(func.count(func.distinct(column))).where(*_of_kind(kind))).one()
 
 
-def origin_names(session: Session, kind: Kind, slugs: list[str]) -> dict[str, str]:
-    """The names of institutions or countries by slug, one spelling each (for facets, whose
-    values are slugs)."""
-    rows = session.exec(select(PaperOrigin.slug, func.min(PaperOrigin.name))
-                        .where(PaperOrigin.kind == kind, col(PaperOrigin.slug).in_(slugs))
-                        .group_by(PaperOrigin.slug))
-    return {slug: name for slug, name in rows}
-
-
-@dataclass(frozen=True)
-class Publishers:
-    """Who publishes at an edition or a series: the institutions and countries with most
-    papers there."""
-
-    institutions: list[Named]
-    countries: list[Named]
-
-
-def publishers(session: Session, editions: list[str]) -> Publishers:
-    found = []
-    for kind in ORIGIN_KINDS:
-        table = origin_table(session, kind)
-        counts = table.counts(editions)
-        found.append([Named(table.slugs[c], table.names[c], int(counts[c]))
-                      for c in table.top(counts, TOP_ORIGINS)])
-    return Publishers(*found)
-
-
 # --- finding authors ---------------------------------------------------------------------------
 
 FOUND_AUTHORS = 50
@@ -370,9 +219,13 @@ def find_authors(session: Session, q: str, indexed: list[str]) -> list[Named]:
         return []
     slugs = {name_slug(name) for name in indexed}
     papers = func.count(func.distinct(PaperAuthor.paper_id))
-    # Slugs are lowercase ASCII: a prefix is a range the slug index answers.
+    # Slugs are lowercase ASCII: a prefix is a range the slug index answers, in byte order
+    # (a PostgreSQL database in another locale would order "li-m" among "lim...").
+    ordered: Any = col(PaperAuthor.slug)
+    if session.get_bind().dialect.name == "postgresql":
+        ordered = ordered.collate("C")
     matched = or_(col(PaperAuthor.slug).in_(slugs),
-                  and_(PaperAuthor.slug >= typed, PaperAuthor.slug < typed + "\uffff"))
+                  and_(ordered >= typed, ordered < typed + "~"))
     rows = session.exec(select(PaperAuthor.slug, func.min(PaperAuthor.name), papers)
                         .where(matched).group_by(PaperAuthor.slug)
                         .order_by(papers.desc(), PaperAuthor.slug).limit(FOUND_AUTHORS))

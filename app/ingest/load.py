@@ -302,8 +302,9 @@ class _Store:
         update_word_stats(session, [str(row["plain"]) for row in self.new_rows
                                     if row["id"] not in self.replaced],  # its words: counted
                           _plain_texts(session, gone))
-        add_keyphrases(session, self.new_rows)
+        # Replaced rows go first: keyphrases weigh words by the papers stored besides the new.
         first_added = _replace_papers(session, sorted(self.replaced))
+        add_keyphrases(session, self.new_rows)
         for row in self.new_rows:
             row["added_at"] = first_added.get(str(row["id"]), row["added_at"])
         for table, rows in ((Paper, self.new_rows), (PaperAuthor, self.authors),

@@ -116,8 +116,10 @@ def _url(row: dict[str, Any], name: str) -> str:
     value = row.get(name)
     if value is None or value == "":
         return ""
-    url = " ".join(str(value).split()) if isinstance(value, str) else ""
-    if not is_safe_url(url) or len(url) > MAX_URL_CHARS:
+    url = str(value).strip() if isinstance(value, str) else ""
+    # One address: code links are kept space-separated, so a space would smuggle in another
+    # ("https://x javascript:alert(1)").
+    if not is_safe_url(url) or len(url) > MAX_URL_CHARS or any(c.isspace() for c in url):
         raise ValueError(f"{name} {str(value)[:60]!r} is not an http(s) address of at most "
                          f"{MAX_URL_CHARS:,} characters")
     return storable(name, url)

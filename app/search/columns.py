@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from whoosh.searching import Searcher
@@ -32,10 +33,11 @@ class FacetColumn:
 
     def code(self, value: object) -> int:
         """The value's code, or -1 when no document has it."""
-        try:
-            return self.values.index(value)
-        except ValueError:
-            return -1
+        return self._codes.get(value, -1)
+
+    @cached_property
+    def _codes(self) -> dict[object, int]:  # thousands of institutions: not a list search
+        return {value: code for code, value in enumerate(self.values)}
 
     def has_values(self) -> bool:
         return any(v not in ("", None) for v in self.values)

@@ -63,13 +63,6 @@ class FieldPostings:
     def term_range(self, i: int) -> tuple[int, int]:
         return int(self.starts[i]), int(self.starts[i + 1])
 
-    def term(self, i: int) -> TermPostings:
-        """Term i's postings, as slices (views) of the field's arrays."""
-        start, end = self.term_range(i)
-        bounds = None if self.bounds is None else self.bounds[start:end + 1]
-        return TermPostings(self.ids[start:end], self.weights[start:end], bounds, self.positions)
-
-
 class FieldCollector:
     """A field's postings in arrival order. Documents arrive in ascending order."""
 

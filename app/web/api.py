@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from sqlmodel import Session
 
-from app import catalog, people, series
+from app import catalog, people, rankings, series
 from app.models import Edition, Paper
 from app.outputs import (
     EditionOut,
@@ -73,7 +73,7 @@ def named_out(request: Request, kind: str, named: people.Named) -> NamedOut:
                     url=str(request.base_url).rstrip("/") + profile_path(kind, named.slug))
 
 
-def publishers_out(request: Request, found: people.Publishers) -> dict[str, list[NamedOut]]:
+def publishers_out(request: Request, found: rankings.Publishers) -> dict[str, list[NamedOut]]:
     return {"institutions": [named_out(request, "institution", n) for n in found.institutions],
             "countries": [named_out(request, "country", n) for n in found.countries]}
 
@@ -123,7 +123,7 @@ def series_detail(request: Request, found: SeriesDep, session: SessionDep) -> Se
         years=[SeriesYearOut(year=y.year, papers=y.papers, topics=dict(y.topics))
                for y in detail.years],
         keyphrases=[PhraseCount(phrase=phrase, papers=n) for phrase, n in detail.keyphrases],
-        **publishers_out(request, people.publishers(session, [e.slug for e in found.editions])))
+        **publishers_out(request, rankings.publishers(session, [e.slug for e in found.editions])))
 
 
 @router.get("/venues/{slug}/papers", name="api_venue_papers")

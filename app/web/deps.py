@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from fastapi import Depends, HTTPException, Query, Request
 from sqlmodel import Session
 
-from app import catalog, people
+from app import catalog, people, rankings
 from app.catalog import ListFilter
 from app.db import get_engine
 from app.facets import FACETS, Facet, Kind
@@ -107,6 +107,16 @@ def _series(slug: str, session: SessionDep) -> Series:
     return found
 
 
+def _ranking_scope(session: SessionDep, years: YearRangeDep, series: Annotated[
+        str, Query(description="Series slug, e.g. neurips (all series when empty)")] = "",
+                   ) -> rankings.Scope:
+    """A ranking's series (a 404 for one the catalog lacks) and years."""
+    slug = slugify(series)
+    if slug and get_series(session, slug) is None:
+        raise HTTPException(404, f"There is no series called “{series}”.")
+    return rankings.scope(session, slug, *years)
+
+
 def topic_named(slug: str) -> Topic:
     found = load_taxonomy().by_slug().get(slug)
     if found is None:
@@ -152,3 +162,4 @@ SearchDep = Annotated[PaperSearch, Depends(get_search)]
 SearchRequestDep = Annotated[SearchRequest, Depends(search_request)]
 YearRangeDep = Annotated[tuple[int | None, int | None], Depends(year_range)]
 PageDep = Annotated[int, Query(ge=1, le=100_000, description="1-based page number")]
+RankingScopeDep = Annotated[rankings.Scope, Depends(_ranking_scope)]

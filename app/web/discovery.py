@@ -72,7 +72,7 @@ def robots(request: Request) -> str:
 
 
 def _site_pages() -> list[PageUrl]:
-    fixed = ["/", "/venues", "/topics", "/help/search"]
+    fixed = ["/", "/venues", "/topics", "/help/search", "/authors", "/institutions", "/countries"]
     return [(path, None) for path in fixed] + [
         (topic_path(topic.slug), None) for topic in load_taxonomy().topics]
 

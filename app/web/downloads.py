@@ -103,7 +103,7 @@ def profile_download(request: Request, found: people.Profile, fmt: str) -> Strea
     newest = fmt == "atom"
     rows = _streamed(request, lambda session: catalog.stream_papers(
         session, conditions,
-        [col(Paper.added_at).desc()] if newest else [col(Paper.venue_slug).desc(), Paper.ordinal],
+        [col(Paper.added_at).desc()] if newest else people.newest_first(),
         FEED_ENTRIES if newest else None))
     page_url = str(request.base_url).rstrip("/") + profile_path(found.kind, found.slug)
     return list_response(request, rows, fmt, found.slug, f"{found.summary.name}: new papers",

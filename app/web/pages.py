@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
-from app import catalog, people, series
+from app import catalog, people, rankings, series
 from app.search.query import PASTED_TEXT_WORDS, replace_word
 from app.search.results import SearchResult
 from app.search.synonyms import SYNONYM_GROUPS
@@ -23,6 +23,7 @@ from app.web.deps import (
     ListFilterDep,
     PageDep,
     PaperDep,
+    RankingScopeDep,
     SearchDep,
     SearchRequestDep,
     SessionDep,
@@ -48,8 +49,8 @@ def warm(session: Session) -> None:
     535 ms)."""
     compile_templates()
     series.topic_matrix(session)
-    for kind in people.ORIGIN_KINDS:  # rankings and "who publishes here" (0.3 s at L)
-        people.origin_table(session, kind)
+    for kind in rankings.ORIGIN_KINDS:  # rankings and "who publishes here" (0.3 s at L)
+        rankings.origin_table(session, kind)
 
 
 @router.get("/")
@@ -107,7 +108,7 @@ def _series_page(request: Request, session: Session, found: series.Series) -> HT
           [y.topics.get(topic, 0) for y in detail.years]) for topic in topics])
     return render(request, "series.html", detail=detail, series=found,
                   papers_chart=papers_chart, topic_chart=topic_chart,
-                  publishers=people.publishers(session, [e.slug for e in found.editions]))
+                  publishers=rankings.publishers(session, [e.slug for e in found.editions]))
 
 
 @router.get("/authors")
@@ -150,21 +151,19 @@ def _profile_page(request: Request, session: Session, found: people.Profile,
 
 
 @router.get("/institutions")
-def institutions(request: Request, session: SessionDep, years: YearRangeDep,
-                 series: str = "") -> HTMLResponse:
-    return _ranking_page(request, session, "institution", series, years)
+def institutions(request: Request, session: SessionDep,
+                 chosen: RankingScopeDep) -> HTMLResponse:
+    return _ranking_page(request, session, "institution", chosen)
 
 
 @router.get("/countries")
-def countries(request: Request, session: SessionDep, years: YearRangeDep,
-              series: str = "") -> HTMLResponse:
-    return _ranking_page(request, session, "country", series, years)
+def countries(request: Request, session: SessionDep, chosen: RankingScopeDep) -> HTMLResponse:
+    return _ranking_page(request, session, "country", chosen)
 
 
-def _ranking_page(request: Request, session: Session, kind: people.Kind, series_slug: str,
-                  years: tuple[int | None, int | None]) -> HTMLResponse:
-    ranked = people.ranking(session, kind, series_slug,
-                            *people.default_years(session, series_slug, *years))
+def _ranking_page(request: Request, session: Session, kind: people.Kind,
+                  chosen: rankings.Scope) -> HTMLResponse:
+    ranked = rankings.ranking(session, kind, chosen)
     return render(request, "ranking.html", ranking=ranked,
                   all_series=series.list_series(session),
                   all_years=sorted({v.year for v in catalog.list_venues(session)}))
@@ -216,7 +215,7 @@ def search(
     names = {"series": {s.slug: s.name for s in series.list_series(session)},
              "venue": {slug: v.label for slug, v in venues.items()},
              "topic": {t.slug: t.name for t in load_taxonomy().topics},
-             **{kind: people.origin_names(session, kind, [
+             **{kind: rankings.origin_names(session, kind, [
                  str(value) for value, _ in result.facets.get(kind, [])] + [
                  str(query.filters().get(kind, ""))]) for kind in ("institution", "country")}}
     return render(request, "search.html", result=result, papers=papers,

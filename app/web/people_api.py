@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from sqlmodel import Session
 
-from app import people
+from app import people, rankings
 from app.outputs import (
     AuthorsFoundOut,
     EditionCountOut,
@@ -19,7 +19,14 @@ from app.outputs import (
     YearCount,
 )
 from app.web.api import ERRORS, named_out, papers_out
-from app.web.deps import AuthorDep, CountryDep, InstitutionDep, SearchDep, SessionDep, YearRangeDep
+from app.web.deps import (
+    AuthorDep,
+    CountryDep,
+    InstitutionDep,
+    RankingScopeDep,
+    SearchDep,
+    SessionDep,
+)
 
 router = APIRouter(prefix="/api", tags=["people"], responses=ERRORS)
 
@@ -69,11 +76,11 @@ def country(request: Request, found: CountryDep, session: SessionDep) -> Profile
     return profile_out(request, session, found)
 
 
-def ranking_out(request: Request, session: Session, kind: people.Kind, series: str,
-                years: tuple[int | None, int | None]) -> RankingOut:
-    found = people.ranking(session, kind, series, *people.default_years(session, series, *years))
+def ranking_out(request: Request, session: Session, kind: people.Kind,
+                chosen: rankings.Scope) -> RankingOut:
+    found = rankings.ranking(session, kind, chosen)
     return RankingOut(
-        kind=kind, series=series or None, first_year=found.first, last_year=found.last,
+        kind=kind, series=chosen.series or None, first_year=found.first, last_year=found.last,
         papers=found.papers, known=found.known, before=found.before or None,
         ranked=[RankedOut(**named_out(request, kind, people.Named(r.slug, r.name, r.papers))
                           .model_dump(), share=r.share, previous=r.previous, change=r.change)
@@ -81,15 +88,14 @@ def ranking_out(request: Request, session: Session, kind: people.Kind, series: s
 
 
 @router.get("/institutions", name="api_institutions")
-def institutions(request: Request, session: SessionDep, years: YearRangeDep,
-                 series: str = "") -> RankingOut:
+def institutions(request: Request, session: SessionDep, chosen: RankingScopeDep) -> RankingOut:
     """Institutions by papers in a series (all when empty) and range of years (the latest
-    year when none), with their share and the change against the editions just before."""
-    return ranking_out(request, session, "institution", series, years)
+    year when none; an open end is the series' first or last year), with their share and
+    the change against the editions just before."""
+    return ranking_out(request, session, "institution", chosen)
 
 
 @router.get("/countries", name="api_countries")
-def countries(request: Request, session: SessionDep, years: YearRangeDep,
-              series: str = "") -> RankingOut:
+def countries(request: Request, session: SessionDep, chosen: RankingScopeDep) -> RankingOut:
     """Countries by papers, as /api/institutions ranks institutions."""
-    return ranking_out(request, session, "country", series, years)
+    return ranking_out(request, session, "country", chosen)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from fastapi import Request
 from sqlmodel import Session
 
-from app import catalog, people, series
+from app import catalog, rankings, series
 from app.catalog import Landscape
 from app.exports import bibtex_entry
 from app.models import Edition, Paper
@@ -33,7 +33,7 @@ class EditionView:
     previous: series.ListedEdition | None
     following: series.ListedEdition | None
     landscape: Landscape
-    publishers: people.Publishers
+    publishers: rankings.Publishers
 
 
 def edition_view(session: Session, venue: Edition, topic: str, page: int) -> EditionView:
@@ -45,7 +45,7 @@ def edition_view(session: Session, venue: Edition, topic: str, page: int) -> Edi
     previous, following = edition_series.neighbours(venue.slug)
     return EditionView(venue, topic, listing, edition_series, previous, following,
                        catalog.venue_landscape(session, venue.slug),
-                       people.publishers(session, [venue.slug]))
+                       rankings.publishers(session, [venue.slug]))
 
 
 @dataclass(frozen=True)

@@ -157,3 +157,12 @@ def test_an_upgraded_catalog_reads_its_jsonl_again_to_fill_in_people(fresh: Cata
         (paper,) = session.exec(select(Paper).where(Paper.venue_slug == "corl-2025"))
         assert len(session.exec(select(PaperOrigin)).all()) == 4
     assert paper.institution_list == ["ETH Zurich", "Universidad de Chile"]
+
+
+def test_a_code_link_is_one_address(fresh: Catalog, tmp_path: Path):
+    report = fresh.ingest(_jsonl(tmp_path, {
+        **ROW, "code": "https://github.com/x javascript:alert(1)"}))
+    assert [e.message.split(" ")[0] for e in report.errors] == ["code"]
+    with fresh.session() as session:
+        (paper,) = session.exec(select(Paper).where(Paper.venue_slug == "corl-2025"))
+    assert paper.code_links == ["https://github.com/q/legged"]  # the abstract's own

@@ -188,3 +188,19 @@ def test_a_name_without_latin_letters_has_a_page_its_papers_link_to(client: Test
     profile = client.get(f"/api/authors/{slug}").json()
     assert profile["name"] == "李明" and [p["title"] for p in profile["papers"]] == ["Paper 1"]
     assert f'href="/authors/{slug}">李明</a>' in client.get(profile["papers"][0]["url"]).text
+
+
+def test_ranking_choices_are_checked_and_read_whole(client: TestClient):
+    assert client.get("/institutions?series=no-such-series").status_code == 404
+    assert client.get("/api/countries?series=no-such-series").status_code == 404
+    named = client.get("/api/institutions?series=QUOKKA&from=2024&to=2024").json()
+    assert named["series"] == "quokka" and named["papers"] > 0  # a name reads as its slug
+    opened = client.get("/api/institutions?series=quokka&from=2023").json()
+    assert (opened["first_year"], opened["last_year"]) == (2023, 2024)  # the series' last
+    assert "2023–2024" in html.unescape(client.get("/institutions?series=quokka&from=2023").text)
+
+
+def test_a_profile_downloads_newest_first_as_its_page_lists(client: TestClient):
+    rows = client.get("/authors/sergey-levine.json").json()
+    years = [row["year"] for row in rows]
+    assert years == sorted(years, reverse=True) and len(set(years)) > 1
