@@ -139,10 +139,13 @@ def title_queries(count: int, seed: int = 11) -> list[str]:
 
 def readers_mix(base: str, count: int = 8000, seed: int = 5) -> list[str]:
     """Many readers at once: first-time searches of distinct title phrases (60 % first
-    pages, 20 % second pages) and venue pages at random depths (20 %), in random order."""
+    pages, 20 % second pages), venue pages at random depths (10 %), and where the catalog
+    has people, author, institution and country pages (10 %; else venue pages), in random
+    order."""
     rng = random.Random(seed)
     with httpx.Client(base_url=base, timeout=60) as http:
         venues = http.get("/api/venues").json()["venues"]
+        profiles = _profiles(http)
     queries = iter(title_queries(count, seed))
     urls = []
     for _ in range(count):
@@ -153,11 +156,27 @@ def readers_mix(base: str, count: int = 8000, seed: int = 5) -> list[str]:
             if query is None:
                 break
             urls.append("/search?" + str(httpx.QueryParams({"q": query, **page})))
+        elif kind >= 0.9 and profiles:
+            urls.append(rng.choice(profiles))
         else:
             venue = rng.choice(venues)
             pages = max(1, -(-venue["paper_count"] // 50))
             urls.append(f"/venues/{venue['slug']}?page={rng.randint(1, pages)}")
     return urls
+
+
+def _profiles(http: httpx.Client) -> list[str]:
+    """Author pages (the 50 largest found by each letter of the alphabet), and the
+    institution and country pages of every ranking over all years, with their paths."""
+    years = [venue["year"] for venue in http.get("/api/venues").json()["venues"]]
+    if not years:
+        return []
+    found = {author["url"] for letter in "abcdefghijklmnopqrstuvwxyz"
+             for author in http.get("/api/authors", params={"q": letter}).json()["authors"]}
+    for kind in ("institutions", "countries"):
+        ranked = http.get(f"/api/{kind}", params={"from": min(years), "to": max(years)})
+        found.update(row["url"] for row in ranked.json()["ranked"])
+    return sorted(httpx.URL(url).raw_path.decode() for url in found)
 
 
 MIXES = {"catalog": catalog_mix, "readers": readers_mix}
@@ -170,7 +189,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--url", action="append", help="a path to request (repeatable)")
     parser.add_argument("--mix", choices=list(MIXES), default="catalog",
-                        help="readers: first-time title searches and venue pages at random depths")
+                        help="readers: first-time title searches, venue pages at random depths "
+                        "and people pages")
     args = parser.parse_args()
     urls = args.url or MIXES[args.mix](args.base)
     once = args.mix == "readers" and not args.url

@@ -203,7 +203,8 @@ def first_time_paper_pages(http: httpx.Client, editions: int = 25) -> dict:
 
 def bench_readers(env: dict[str, str], seconds: float) -> dict:
     """Many readers at once: `catalog serve --workers 2`, 16 clients, first-time title
-    searches (first and second pages) and venue pages at random depths, each URL once."""
+    searches (first and second pages), venue pages at random depths and people pages where
+    the catalog has people, each URL once."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     server, _ = start_server(env, port, "--workers", "2")
