@@ -112,6 +112,10 @@ def test_stored_people_and_places(fresh: Catalog, tmp_path: Path):
     assert paper.code_links == ["https://github.com/q/legged-release",
                                 "https://github.com/q/legged"]
     assert paper.tldr == "Quokkas walk."
+    with TestClient(create_app(fresh.settings)) as client:  # each author's own affiliation
+        page = client.get(f"/papers/{paper.id}").text
+    assert ('Ada Lovelace</a> <span class="affiliation">(ETH Zurich)</span>' in page
+            and '(Universidad de Chile)</span>' in page)
 
 
 def test_a_row_with_new_people_replaces_its_paper_and_unchanged_files_do_no_work(

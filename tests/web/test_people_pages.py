@@ -204,3 +204,13 @@ def test_a_profile_downloads_newest_first_as_its_page_lists(client: TestClient):
     rows = client.get("/authors/sergey-levine.json").json()
     years = [row["year"] for row in rows]
     assert years == sorted(years, reverse=True) and len(set(years)) > 1
+
+
+def test_a_paper_page_names_each_authors_affiliation_or_one_shared_once(client: TestClient):
+    shared = next(row for row in ROWS[2:] if len(row["authors"]) > 1 and row["affiliations"][0])
+    slug = name_slug(shared["authors"][0])
+    paper = next(p for p in client.get(f"/authors/{slug}.json").json()
+                 if p["title"] == shared["title"])
+    page = html.unescape(client.get(paper["url"]).text)
+    assert page.count(f'({shared["affiliations"][0]})') == 0
+    assert f'<span class="affiliation">— {shared["affiliations"][0]}</span>' in page
