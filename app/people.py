@@ -18,7 +18,7 @@ from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from app.cache import BoundedCache
-from app.catalog import ListFilter, list_venues, top_keyphrases, version_key
+from app.catalog import ListFilter, top_keyphrases, venues_by_slug, version_key
 from app.ids import name_slug
 from app.models import Edition, Paper, PaperAuthor, PaperOrigin
 from app.paging import Page
@@ -90,7 +90,8 @@ def profile(session: Session, kind: Kind, slug: str, where: ListFilter,
         if summary is None:
             return None
         _summaries.put(key, summary)
-    return Profile(kind, slug, summary, _listing(session, kind, slug, where, page), where)
+    return Profile(kind, slug, summary, _listing(session, kind, slug, summary, where, page),
+                   where)
 
 
 def _summary(session: Session, kind: Kind, slug: str) -> Summary | None:
@@ -98,7 +99,7 @@ def _summary(session: Session, kind: Kind, slug: str) -> Summary | None:
     names = Counter(_names(session, kind, slug))
     if not names:
         return None
-    venues = {venue.slug: venue for venue in list_venues(session)}
+    venues = venues_by_slug(session)
     per_edition: dict[str, int] = dict(session.exec(
         select(Paper.venue_slug, func.count()).where(col(Paper.id).in_(ids))
         .group_by(Paper.venue_slug)).all())
@@ -176,10 +177,12 @@ def newest_first() -> list[Any]:
     return [of_edition(Edition.year).desc(), of_edition(Edition.name), Paper.ordinal]
 
 
-def _listing(session: Session, kind: Kind, slug: str, where: ListFilter,
+def _listing(session: Session, kind: Kind, slug: str, summary: Summary, where: ListFilter,
              page: int) -> Page[Paper]:
     conditions = listing_conditions(kind, slug, where)
-    total = session.exec(select(func.count()).select_from(Paper).where(*conditions)).one()
+    venues = venues_by_slug(session)  # the total from the summary's counts, not a COUNT
+    total = sum(edition.papers for counted in summary.series for edition in counted.editions
+                if where.admits(venues[edition.slug]))
     papers = session.exec(select(Paper).where(*conditions).order_by(*newest_first())
                           .offset((page - 1) * PROFILE_PAGE_SIZE).limit(PROFILE_PAGE_SIZE))
     return Page(list(papers), page, total, PROFILE_PAGE_SIZE)

@@ -95,6 +95,8 @@ def test_a_profile_filters_by_series_and_year_and_downloads_its_papers(client: T
     twin = client.get("/api/authors/sergey-levine?series=quokka&year=2023").json()
     assert {p["title"] for p in twin["papers"]} == {row["title"] for row in chosen}
     assert twin["paper_count"] == len(mine)  # the summary is the whole profile's
+    page = html.unescape(client.get("/authors/sergey-levine?series=quokka&year=2023").text)
+    assert f'{len(chosen)} papers at QUOKKA from 2023, newest first' in page
     entries = bibtexparser.parse_string(client.get("/authors/sergey-levine.bib").text).entries
     assert len(entries) == len(mine)
     feed = client.get("/authors/sergey-levine?format=atom")
