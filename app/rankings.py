@@ -72,13 +72,12 @@ def ranking(session: Session, kind: Kind, chosen: Scope, limit: int = RANKED) ->
     """Institutions or countries by papers in the chosen series and years, with their share
     and the change against the editions just before."""
     return memoized(session, ("ranking", kind, chosen, limit),
-                    lambda: _ranking(session, kind, chosen.series, chosen.first, chosen.last,
-                                     limit))
+                    lambda: _ranking(session, kind, chosen, limit))
 
 
-def _ranking(session: Session, kind: Kind, series: str, first: int | None, last: int | None,
-             limit: int) -> Ranking:
+def _ranking(session: Session, kind: Kind, chosen: Scope, limit: int) -> Ranking:
     table = origin_table(session, kind)
+    series, first, last = chosen.series, chosen.first, chosen.last
     editions = [v for v in list_venues(session) if not series or v.series_slug == series]
     now = [v for v in editions if in_years(v.year, first, last)]
     before = _editions_before(editions, now)

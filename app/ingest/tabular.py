@@ -25,7 +25,7 @@ from app.ingest.listfile import (
     decode_text,
 )
 from app.ingest.normalize import is_safe_url
-from app.ingest.people import items, read_people, storable
+from app.ingest.people import MAX_URL_CHARS, items, read_people, storable
 
 REQUIRED = ("venue", "year", "abstract")
 # A row holds one abstract (at most MAX_ABSTRACT_CHARS) and its people, links and keywords.
@@ -35,7 +35,6 @@ MAX_ROW_CHARS = 4 * MAX_ABSTRACT_CHARS
 MAX_TITLE_CHARS = 500
 MAX_ITEM_CHARS = 200  # one keyword
 MAX_KEYWORDS = 50
-MAX_URL_CHARS = 2_000
 FIELDS_HINT = ("fields venue, year, abstract (required), title, authors, affiliations, "
                "institutions, countries, url, code, tldr, keywords, status")
 
