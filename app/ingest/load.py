@@ -9,7 +9,6 @@ contributes nothing and leaves its previous papers untouched.
 from __future__ import annotations
 
 import hashlib
-import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
@@ -28,17 +27,12 @@ from app.ingest.listfile import InputError, ParsedList, RawAbstract, parse_list_
 from app.ingest.normalize import normalize_abstract, title_text
 from app.ingest.people import People, origin_rows
 from app.ingest.tabular import parse_csv_bytes, parse_jsonl_bytes
+from app.ingest.unpack import MAX_INPUT_BYTES, read_input
 from app.models import Edition, Paper, PaperAuthor, PaperOrigin, SourceFile
 from app.topics import default_scorer
 
 PARSERS = {".txt": parse_list_bytes, ".jsonl": parse_jsonl_bytes, ".ndjson": parse_jsonl_bytes,
            ".csv": parse_csv_bytes}
-MAX_INPUT_BYTES = 1 << 30
-# Text compresses three to five times (the corpus: 3.5); a gzip that inflates a hundred times
-# past its first 16 MB is a bomb, not a catalog. The floor lets small repetitive files pass.
-MAX_GZIP_RATIO = 100
-RATIO_FLOOR = 16 << 20
-INFLATE_CHUNK = 1 << 20
 INPUTS_HINT = "no .txt, .jsonl or .csv files (nor .gz of them)"
 
 
@@ -91,39 +85,6 @@ def expand_paths(paths: Iterable[Path]) -> tuple[list[Path], list[InputError]]:
         else:
             errors.append(InputError(path, 0, "no such file or directory"))
     return files, errors
-
-
-def read_input(path: Path, data: bytes) -> bytes:
-    """The file's content, decompressed when its name ends in `.gz`."""
-    if path.suffix.lower() != ".gz":
-        return data
-    try:
-        return _inflate(path, data)
-    except zlib.error as error:
-        raise InputError(path, 0, f"not a readable gzip file ({error})") from None
-
-
-def _inflate(path: Path, data: bytes) -> bytes:
-    """Decompress gzip members chunk by chunk, stopping as soon as the output passes a bound:
-    a bomb costs a few megabytes of memory before it is refused, not the gigabyte it claims."""
-    out = bytearray()
-    pending = data
-    while pending:
-        inflater = zlib.decompressobj(wbits=31)  # 31: a gzip header and trailer
-        while pending and not inflater.eof:
-            out += inflater.decompress(pending, INFLATE_CHUNK)
-            pending = inflater.unconsumed_tail
-            if len(out) > MAX_INPUT_BYTES:
-                raise InputError(path, 0, f"decompresses to more than "
-                                    f"{MAX_INPUT_BYTES:,} bytes")
-            if len(out) > RATIO_FLOOR and len(out) > MAX_GZIP_RATIO * len(data):
-                raise InputError(path, 0, f"decompresses to more than {MAX_GZIP_RATIO} "
-                                    "times its size, which text does not; a decompression "
-                                    "bomb is refused")
-        if not inflater.eof:
-            raise InputError(path, 0, "not a readable gzip file (it ends in the middle)")
-        pending = inflater.unused_data.lstrip(b"\x00")  # members may follow, or padding
-    return bytes(out)
 
 
 def _read_changed(path: Path, known: SourceFile | None, report: IngestReport,

@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import select
 
-from app.ingest import load
+from app.ingest import load, unpack
 from app.main import create_app
 from app.models import Paper
 from tests.conftest import Catalog
@@ -215,7 +215,7 @@ def test_a_decompression_bomb_is_refused_before_it_inflates(
 def test_a_gzip_past_the_input_cap_is_refused_as_it_inflates(
         fresh: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """The size bound on its own, for a gzip whose ratio is a text's (issue 28, mutant 9)."""
-    monkeypatch.setattr(load, "MAX_INPUT_BYTES", 1 << 20)
+    monkeypatch.setattr(unpack, "MAX_INPUT_BYTES", 1 << 20)
     rows = "".join(json.dumps({"venue": "BIG", "year": 2026, "abstract": f"Paper {n} on "
                                f"{n * 7919 % 100_003} kernels and {n * 104_729 % 99_991} graphs."})
                    + "\n" for n in range(40_000))
