@@ -42,7 +42,10 @@ def paper_title(paper: Paper) -> str:
 
 def bibtex_key(paper: Paper, venue: Edition) -> str:
     """Stable: venue, year, first significant word of the title, four characters of the ID."""
-    words = re.findall(r"[A-Za-z0-9]+", unicodedata.normalize("NFKD", paper_title(paper)))
+    # Without their accents, not cut by them: "Ça" is "ca", not "c".
+    bare = "".join(ch for ch in unicodedata.normalize("NFKD", paper_title(paper))
+                   if not unicodedata.combining(ch))
+    words = re.findall(r"[A-Za-z0-9]+", bare)
     word = next((w.lower() for w in words if w.lower() not in _STOP_WORDS), "paper")
     venue_part = re.sub(r"[^a-z0-9]", "", venue.name.lower()) or "venue"
     return f"{venue_part}{venue.year}{word}{paper.id[:4]}"
@@ -168,7 +171,9 @@ def stream_atom(rows: PaperRows, url_for: UrlFor, title: str, self_url: str,
            "  <author><name>ML Paper Catalog</name></author>\n")
     for paper, venue in rows:
         url = url_for(paper)
-        added = paper.added_at.replace(tzinfo=paper.added_at.tzinfo or UTC)
+        added = paper.added_at  # naive from SQLite, which stores UTC
+        if added.tzinfo:
+            added = added.astimezone(UTC)
         yield ("  <entry>\n"
                f"    <title>{_xml(paper_title(paper))}</title>\n"
                f"    <id>{_xml(url)}</id>\n"
