@@ -90,16 +90,23 @@ class FamilyModel:
         odds = np.exp(logits - logits.max())
         return odds / odds.sum()
 
+    def needs_text(self, series: str | None) -> bool:
+        """Whether `boosts` reads the text: not for a paper of a leaning family's series."""
+        family = self.family_of_series.get(series or "")
+        return family is None or not self.families[family].topic
+
     def boosts(self, headline: Sequence[str], text: Sequence[str],
-               series: str | None = None) -> list[tuple[str, float]]:
+               series: str | None = None, terms: set[str] | None = None
+               ) -> list[tuple[str, float]]:
         """Topic boosts: `boost` for a family that is certain, nothing below `threshold`,
         linear between (a paper equally like two families leans to neither). A paper of a
         family's series (by slug: "cvpr") is certain of it: the text model only guesses the
-        series; a general series (NeurIPS) says nothing, so its papers are read."""
+        series; a general series (NeurIPS) says nothing, so its papers are read. `terms`: the
+        paper's `features` when the caller has them."""
         family = self.family_of_series.get(series or "")
         if family is not None and self.families[family].topic:
             return [(self.families[family].topic, self.boost)]
-        p = self.probabilities(features(headline, text))
+        p = self.probabilities(terms if terms is not None else features(headline, text))
         return [(family.topic,
                  float(self.boost * (p[i] - self.threshold) / (1 - self.threshold)))
                 for i, family in enumerate(self.families)

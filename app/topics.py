@@ -5,7 +5,8 @@ it (inflections folded, British→American spelling), so "optimisation" and "opt
 hit the phrase "optimization"; "optimizer" does not. A topic scores the sum over its phrases
 of weight × (1 + ln count), the first sentence counting twice, plus a boost to the topic of
 the kind of venue the paper comes from or reads like (vision and language papers lean to
-applications, app/topic_families.py). The best topic is primary when
+applications, app/topic_families.py) and a lean learned from the phrases' confident calls
+(app/topic_lean.py). The best topic is primary when
 it reaches `min_score`, otherwise the paper goes to "other"; up to two more topics within
 `secondary_share` of the best become secondary topics.
 """
@@ -21,7 +22,8 @@ from pathlib import Path
 
 from app.config import Settings
 from app.search.analysis import analyze
-from app.topic_families import family_model
+from app.topic_families import family_model, features
+from app.topic_lean import topic_lean
 
 OTHER = "other"
 MAX_PHRASE_TOKENS = 6
@@ -78,8 +80,9 @@ def _read_taxonomy(path: Path) -> Taxonomy:
 
 
 class TopicScorer:
-    def __init__(self, taxonomy: Taxonomy | None = None) -> None:
+    def __init__(self, taxonomy: Taxonomy | None = None, lean: bool = True) -> None:
         self.taxonomy = taxonomy or load_taxonomy()
+        self.lean = lean  # the self-trained lean (app/topic_lean.py); off while it is refit
         # analyzed phrase → [(topic slug, weight)]; the first tokens gate the n-gram scan
         self.phrases: dict[tuple[str, ...], list[tuple[str, float]]] = {}
         for topic in self.taxonomy.topics:
@@ -111,7 +114,14 @@ class TopicScorer:
         for gram, count in counts.items():
             for slug, weight in self.phrases[gram]:
                 totals[slug] += weight * (1 + math.log(count))
-        for slug, boost in family_model().boosts(*analyzed, series):
+        # A paper of a vision, language, robotics or theory series takes its family's lean and
+        # nothing more; any other paper's words and pairs are read by both models, once.
+        terms = features(*analyzed) if family_model().needs_text(series) else None
+        boosts = family_model().boosts(*analyzed, series, terms=terms)
+        lean = topic_lean() if self.lean and terms is not None else None
+        if lean is not None:
+            boosts += lean.boosts(terms)
+        for slug, boost in boosts:
             if slug in self.slugs:
                 totals[slug] += boost
         return sorted(((slug, round(score, 3)) for slug, score in totals.items()),
