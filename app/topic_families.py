@@ -66,20 +66,17 @@ class Family:
     topic: str | None  # the topic a paper reading like this family leans to; None: no lean
 
 
-class FamilyModel:
-    """Softmax regression over IDF-weighted term presence (unit length)."""
+class SoftmaxRegression:
+    """Softmax regression over IDF-weighted term presence (unit length): the families here,
+    the topic lean of app/topic_lean.py."""
 
-    def __init__(self, families: list[Family], terms: dict[str, int], idf: np.ndarray,
-                 weights: np.ndarray, bias: np.ndarray, boost: float, threshold: float) -> None:
-        self.families, self.terms, self.idf = families, terms, idf
+    def __init__(self, terms: dict[str, int], idf: np.ndarray, weights: np.ndarray,
+                 bias: np.ndarray) -> None:
+        self.terms, self.idf, self.weights, self.bias = terms, idf, weights, bias
         self.vocabulary = frozenset(terms)
-        self.weights, self.bias = weights, bias
-        self.boost, self.threshold = boost, threshold
-        self.family_of_series = {series_slug(s): i for i, f in enumerate(families)
-                                 for s in f.series}
 
     def probabilities(self, terms: set[str]) -> np.ndarray:
-        """How likely the paper is to come from each family's series."""
+        """The probability of each class for a paper of these `features`."""
         # Most of a paper's terms are unknown to the model: a set intersection drops them
         # at C speed.
         ids = list(map(self.terms.__getitem__, self.vocabulary.intersection(terms)))
@@ -89,6 +86,18 @@ class FamilyModel:
             logits += (x / np.sqrt(x @ x)) @ self.weights[ids]
         odds = np.exp(logits - logits.max())
         return odds / odds.sum()
+
+
+class FamilyModel(SoftmaxRegression):
+    """Which family's series a paper reads like, and the topic boosts that follow."""
+
+    def __init__(self, families: list[Family], terms: dict[str, int], idf: np.ndarray,
+                 weights: np.ndarray, bias: np.ndarray, boost: float, threshold: float) -> None:
+        super().__init__(terms, idf, weights, bias)
+        self.families = families
+        self.boost, self.threshold = boost, threshold
+        self.family_of_series = {series_slug(s): i for i, f in enumerate(families)
+                                 for s in f.series}
 
     def needs_text(self, series: str | None) -> bool:
         """Whether `boosts` reads the text: not for a paper of a leaning family's series."""
@@ -151,13 +160,14 @@ def training_papers(corpus: Path, families: list[Family]) -> list[tuple[int, set
     return papers
 
 
-def fit(papers: list[tuple[int, set[str]]], classes: int
+def fit(papers: list[tuple[int, set[str]]], classes: int, min_papers: int = MIN_PAPERS
         ) -> tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
-    """Terms, IDF, weights and bias of a softmax regression (AdaGrad, fixed seed)."""
+    """Terms (seen in at least `min_papers`), IDF, weights and bias of a softmax regression
+    (AdaGrad, fixed seed)."""
     df: Counter[str] = Counter()
     for _, terms_of_paper in papers:
         df.update(terms_of_paper)
-    terms = {t: i for i, t in enumerate(sorted(t for t, n in df.items() if n >= MIN_PAPERS))}
+    terms = {t: i for i, t in enumerate(sorted(t for t, n in df.items() if n >= min_papers))}
     idf = np.array([math.log(len(papers) / df[t]) for t in terms])
     encoded = []
     for _, terms_of_paper in papers:

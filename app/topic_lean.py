@@ -24,17 +24,22 @@ import gzip
 import json
 import zlib
 from collections import Counter
-from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-import app.topic_families as families
 from app.ids import series_slug
 from app.ingest.normalize import normalize_abstract, title_text
 from app.search.analysis import analyze
-from app.topic_families import CORPUS, EVALUATION_VENUES, features, fit, readable_json
+from app.topic_families import (
+    CORPUS,
+    EVALUATION_VENUES,
+    SoftmaxRegression,
+    features,
+    fit,
+    readable_json,
+)
 
 LEAN_FILE = Path(__file__).with_name("topic_lean.json")
 PAPERS_PER_VENUE = 4000  # ICRA and IROS alone have 36,000
@@ -44,23 +49,14 @@ MARGIN = 2.0
 MIN_PAPERS = 50
 
 
-class TopicLean:
-    """Softmax regression over IDF-weighted term presence (unit length), no bias."""
+class TopicLean(SoftmaxRegression):
+    """The topic regression, without a bias; `boosts` as the family model's."""
 
     def __init__(self, topics: list[str], terms: dict[str, int], idf: np.ndarray,
                  weights: np.ndarray, boost: float, threshold: float) -> None:
-        self.topics, self.terms, self.idf, self.weights = topics, terms, idf, weights
-        self.vocabulary = frozenset(terms)
+        super().__init__(terms, idf, weights, np.zeros(len(topics)))
+        self.topics = topics
         self.boost, self.threshold = boost, threshold
-
-    def probabilities(self, terms: set[str]) -> np.ndarray:
-        ids = list(map(self.terms.__getitem__, self.vocabulary.intersection(terms)))
-        if not ids:
-            return np.full(len(self.topics), 1 / len(self.topics))
-        x = self.idf[ids]
-        logits = (x / np.sqrt(x @ x)) @ self.weights[ids]
-        odds = np.exp(logits - logits.max())
-        return odds / odds.sum()
 
     def boosts(self, terms: set[str]) -> list[tuple[str, float]]:
         if not self.boost:
@@ -127,21 +123,12 @@ def train(corpus: Path, path: Path = LEAN_FILE) -> None:
                  "score. Refit with `python -m app.topic_lean` after editing topics.json.",
         "boost": 3.0, "threshold": 0.3}
     topics, papers = confident_papers(corpus)
-    saved, families.MIN_PAPERS = families.MIN_PAPERS, MIN_PAPERS
-    try:
-        terms, idf, weights, _ = fit(papers, len(topics))
-    finally:
-        families.MIN_PAPERS = saved
+    terms, idf, weights, _ = fit(papers, len(topics), MIN_PAPERS)
     data["topics"] = topics
     data["terms"] = {t: [round(float(idf[i]), 2)] + [round(float(w), 3) for w in weights[i]]
                      for t, i in terms.items()}
     path.write_text(readable_json(data), encoding="utf-8")
     topic_lean.cache_clear()
-
-
-def lean_boosts(headline: Sequence[str], text: Sequence[str]) -> list[tuple[str, float]]:
-    lean = topic_lean()
-    return lean.boosts(features(headline, text)) if lean else []
 
 
 def main() -> None:
