@@ -136,8 +136,9 @@ def _records(path: Path, rows: Iterator[tuple[int, dict[str, Any]]],
                        for problem in problems)
     if not abstracts:
         if errors:
-            raise InputError(path, errors[0].line,
-                                f"no usable row; the first problem: {errors[0].message}")
+            first = min(errors, key=lambda error: error.line)
+            raise InputError(path, first.line, f"no usable row; the first problem: "
+                                               f"{first.message}")
         raise InputError(path, 1, f"the file has no rows; expected rows with {FIELDS_HINT}")
     return ParsedList(path=path, abstracts=abstracts, row_errors=errors,
                       field_errors=dropped)

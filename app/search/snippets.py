@@ -35,7 +35,9 @@ def make_snippet(text: str, terms: set[str], width: int = SNIPPET_CHARS) -> str:
         # The window starting at the match that has the most matches within `width` after it.
         best = max(range(len(remaining)), key=lambda i: sum(
             1 for s, _ in remaining[i:] if s < remaining[i][0] + width))
-        start = max(0, remaining[best][0] - width // 6)
+        # A sixth of the window before the match, less where the text ends sooner: a short
+        # text shows whole rather than after an ellipsis.
+        start = max(0, min(remaining[best][0] - width // 6, len(text) - width))
         windows.append((start, start + width))
         remaining = [(s, e) for s, e in remaining if not start <= s < start + width]
     merged: list[tuple[int, int]] = []

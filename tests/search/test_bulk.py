@@ -3,17 +3,14 @@ seeds and for documents at the edges of the formats."""
 
 from __future__ import annotations
 
-import random
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pytest
 from sqlmodel import select
 from whoosh import index as whoosh_index
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN
 from whoosh.fields import TEXT, Schema
-from whoosh.formats import Positions
 from whoosh.util.numeric import byte_to_length, length_to_byte
 
 from app.models import Edition, Paper
@@ -22,7 +19,6 @@ from app.search.index import _writer, build_index, build_schema, paper_document
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from app.search.whoosh_adapter import BulkSegmentWriter, create_index, segment_lengths
-from app.search.whoosh_adapter.encoding import encode_positions
 from tests.conftest import Catalog
 from tests.search.test_arrays import _check_every_term
 
@@ -114,23 +110,6 @@ def test_field_lengths_decode_as_whoosh_reads_them(seeded: Catalog, tmp_path: Pa
             assert (None if decoded is None else list(decoded)) == expected, field
         assert list(segment_lengths(reader, "text")) == [byte_to_length(length_to_byte(n))
                                                           for n in (600, 1, 0, 0)]
-
-
-def test_positions_are_encoded_as_whoosh_encodes_them():
-    draw = random.Random(7)
-    lists = [sorted(draw.sample(range(limit), count))
-             for limit, count in [(10, 1), (300, 5), (70_000, 40), (3_000_000, 9), (1000, 1000)]
-             for _ in range(20)]
-    # Deltas at each opcode's edge (1-byte K below 256, 2-byte M below 65,536, then J), as
-    # first positions and between positions (issue 28, mutant 4: 255 and 65,535 as bounds).
-    edges = [255, 256, 65_535, 65_536]
-    lists += [[edge] for edge in edges] + [[3, 3 + edge] for edge in edges] + [
-        [1, 1 + 255, 1 + 255 + 256, 1 + 255 + 256 + 65_535, 1 + 255 + 256 + 65_535 + 65_536]]
-    bounds = np.cumsum([0, *map(len, lists)])
-    buffer, offsets = encode_positions(bounds, np.array([p for ps in lists for p in ps]))
-    encode = Positions().encode
-    assert [buffer[offsets[k]:offsets[k + 1]] for k in range(len(lists))] == [
-        encode(positions) for positions in lists]
 
 
 def test_a_build_larger_than_one_segment_is_merged_into_one(seeded: Catalog, monkeypatch,

@@ -1,10 +1,11 @@
+import pytest
 from whoosh.query import And, Phrase, Term
 
 from app.search.analysis import analyze
 from app.search.snippets import make_snippet, query_terms
 
 TEXT = ("Intro words " * 30 + "we study grokking in <b>small</b> transformers & memorisation. "
-        + "Filler " * 40 + "Grokking again at the end.")
+        + "Filler " * 80 + "Grokking again at the end.")
 
 
 def test_marks_every_form_of_the_query_terms_and_escapes_the_rest():
@@ -61,3 +62,34 @@ def test_passages_that_meet_read_as_one_run_of_the_text():
         for (before, start), after in zip(zip(shown, starts, strict=False), starts[1:],
                                           strict=False):
             assert start + len(before) < after, (second, snippet)  # a gap, or one passage
+
+
+M = "<mark>grok</mark>"
+
+
+@pytest.mark.parametrize(("text", "width", "snippet"), [
+    # A short text shows whole, from its first word to its last.
+    ("grok at start and more", 60, f"{M} at start and more"),
+    ("ab grok cd", 10, f"ab {M} cd"),
+    ("ab cd grok", 10, f"ab cd {M}"),
+    # A sixth of the window before the match (24 // 6 = 4), cut at a space.
+    ("aaa grok" + " x" * 40, 24, f"aaa {M} x x x x x x x…"),
+    ("aaaa grok" + " x" * 40, 24, f"…{M} x x x x x x x…"),
+    ("ab grok" + " z" * 20, 12, f"…{M} z z…"),
+    # No space to cut at inside the window: cut mid-word rather than lose the match.
+    ("x(grok)" + " y" * 20, 6, f"…({M})…"),
+    # Two passages at most, the best first; passages that meet are one.
+    (" ".join("grok" if i % 15 == 0 else "w" for i in range(60)), 20,
+     f"{M} w w w w w w w … w {M} w w w w w w…"),
+    ("grok" + " zz" * 6 + " grok" + " y" * 30, 20, f"{M} zz zz zz zz zz zz {M} y y y y y y…"),
+    # A match exactly a window after another counts for the later window, not the first.
+    ("grok zzzzzzzzzzzzzz grok grok" + " y" * 30, 20,
+     f"{M} zzzzzzzzzzzzzz {M} {M} y y y…"),
+    ("grok zzzzzzzzzzzzzz grok" + " y" * 30, 20, f"{M} zzzzzzzzzzzzzz {M} y y y y y y…"),
+])
+def test_passage_edges(text: str, width: int, snippet: str):
+    assert make_snippet(text, {"grok"}, width=width) == snippet
+
+
+def test_query_terms_decode_byte_terms():
+    assert query_terms(Term("text", "grök".encode())) == {"grök"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import zlib
 from pathlib import Path
 
 import pytest
@@ -21,9 +22,26 @@ def test_plain_files_pass_unchanged_and_gz_is_recognized_in_any_case():
     assert unpack.read_input(Path("LIST.TXT.GZ"), data) == b"abc"
 
 
+def refused(data: bytes) -> str:
+    """The message of the error reading `data` raises, checked to name the whole file."""
+    with pytest.raises(InputError) as raised:
+        unpack.read_input(GZ, data)
+    assert (raised.value.path, raised.value.line) == (str(GZ), 0)
+    return raised.value.message
+
+
 def test_members_and_padding_between_them_all_inflate():
     data = gzip.compress(b"one\n") + b"\x00" * 5 + gzip.compress(b"two\n") + b"\x00\x00"
     assert unpack.read_input(GZ, data) == b"one\ntwo\n"
+
+
+@pytest.mark.parametrize("after", [b"X", b"\x00X", b"\x1f"])
+def test_bytes_after_the_members_that_are_not_padding_are_an_error(after: bytes):
+    assert refused(gzip.compress(b"one\n") + after).startswith("not a readable gzip file")
+
+
+def test_a_zlib_stream_is_not_a_gzip_file():
+    assert refused(zlib.compress(b"one\n")).startswith("not a readable gzip file")
 
 
 def test_an_empty_gzip_member_inflates_to_nothing():
@@ -36,9 +54,7 @@ def test_an_empty_gzip_member_inflates_to_nothing():
                          "incorrect header check)"),
 ], ids=["truncated", "not-gzip"])
 def test_unreadable_gzip_is_an_error_naming_the_file(data: bytes, message: str):
-    with pytest.raises(InputError) as raised:
-        unpack.read_input(GZ, data)
-    assert (raised.value.path, raised.value.line, raised.value.message) == (str(GZ), 0, message)
+    assert refused(data) == message
 
 
 def test_the_size_bound_is_exact(monkeypatch: pytest.MonkeyPatch):
@@ -46,9 +62,7 @@ def test_the_size_bound_is_exact(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(unpack, "INFLATE_CHUNK", 64)
     text = os.urandom(500).hex().encode()  # 1,000 bytes that do not compress far
     assert unpack.read_input(GZ, gzip.compress(text)) == text
-    with pytest.raises(InputError) as raised:
-        unpack.read_input(GZ, gzip.compress(text + b"!"))
-    assert raised.value.message == "decompresses to more than 1,000 bytes"
+    assert refused(gzip.compress(text + b"!")) == "decompresses to more than 1,000 bytes"
 
 
 def test_the_size_bound_counts_every_member(monkeypatch: pytest.MonkeyPatch):
@@ -64,15 +78,22 @@ def test_the_ratio_bound_is_exact_past_its_floor(monkeypatch: pytest.MonkeyPatch
     data = gzip.compress(b"\x00" * 10_000)
     assert len(unpack.read_input(GZ, data)) == 10_000  # at the floor, any ratio passes
     bomb = gzip.compress(b"\x00" * 10_001)
-    with pytest.raises(InputError) as raised:
-        unpack.read_input(GZ, bomb)
-    assert raised.value.message == ("decompresses to more than 100 times its size, which "
-                                    "text does not; a decompression bomb is refused")
+    assert refused(bomb) == ("decompresses to more than 100 times its size, which text does "
+                             "not; a decompression bomb is refused")
     monkeypatch.setattr(unpack, "MAX_GZIP_RATIO", 10_001 // len(bomb))
     with pytest.raises(InputError):
         unpack.read_input(GZ, bomb)
     monkeypatch.setattr(unpack, "MAX_GZIP_RATIO", 10_001 // len(bomb) + 1)
     assert len(unpack.read_input(GZ, bomb)) == 10_001
+
+
+def test_a_file_inflating_exactly_the_ratio_passes(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(unpack, "RATIO_FLOOR", 0)
+    size, data = next((n, d) for n in range(10_000, 20_000)
+                      if n % len(d := gzip.compress(b"\x00" * n, mtime=0)) == 0)
+    monkeypatch.setattr(unpack, "MAX_GZIP_RATIO", size // len(data))
+    monkeypatch.setattr(unpack, "INFLATE_CHUNK", 1 << 30)
+    assert len(unpack.read_input(GZ, data)) == size
 
 
 def test_a_bomb_stops_after_a_chunk_past_the_floor(monkeypatch: pytest.MonkeyPatch):

@@ -140,11 +140,13 @@ def test_bibtex_escapes_what_latex_would_read_and_keeps_its_key(fresh: Catalog, 
 def test_feeds_hold_the_newest_fifty_newest_first(fresh: Catalog, tmp_path: Path):
     """Search, edition and topic feeds alike (issue 28, mutant 2: a topic feed oldest first)."""
     older = write_list(tmp_path / "older.txt", "FEEDCONF 2025 Papers",
-                       *(f"Older feedword study number {i} of sparse kernels." for i in range(40)))
+                       *(f"Older feedword study number {i} with sample complexity bounds."
+                         for i in range(40)))
     fresh.ingest(older)
     time.sleep(1.1)  # a later ingest, by the clock's whole seconds
     newer = write_list(tmp_path / "newer.txt", "FEEDCONF 2025 Papers",
-                       *(f"Newer feedword study number {i} of sparse kernels." for i in range(40)))
+                       *(f"Newer feedword study number {i} with sample complexity bounds."
+                         for i in range(40)))
     fresh.ingest(newer)
     with TestClient(create_app(fresh.settings)) as client:
         topic = client.get("/api/search", params={"q": "newer feedword"}).json()["hits"][0][
