@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install browser postgres bench clean
+.PHONY: run test install browser postgres bench mutants clean
 
 run: install
 	$(BIN)/catalog migrate
@@ -52,6 +52,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
+
+# Mutation testing (not part of make test; docs/testing.md): mutmut mutates the modules listed
+# in pyproject's [tool.mutmut] and runs each mutant against the catalog-free tests that reach
+# it, then the score per module is printed. A fresh run each time: mutants/ is rebuilt.
+mutants: install
+	$(BIN)/python -m pip install --quiet -e '.[mutants]'
+	rm -rf mutants
+	$(BIN)/mutmut run --max-children 2 >$(VENV)/mutmut.log 2>&1 \
+		|| (tail -c 3000 $(VENV)/mutmut.log; exit 1)
+	$(BIN)/python -m bench.mutants --survivors
 
 # Scale benchmarks (not part of make test): S then L from ../shared/corpus; prints numbers and
 # writes bench/results/. Installs wrk when apt-get can.

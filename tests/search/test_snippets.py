@@ -86,6 +86,9 @@ M = "<mark>grok</mark>"
     ("grok zzzzzzzzzzzzzz grok grok" + " y" * 30, 20,
      f"{M} zzzzzzzzzzzzzz {M} {M} y y y…"),
     ("grok zzzzzzzzzzzzzz grok" + " y" * 30, 20, f"{M} zzzzzzzzzzzzzz {M} y y y y y y…"),
+    # Two matches in one window beat a lone one before them: the lone one is left out.
+    ("grok " + "z" * 14 + " grok grok " + "y" * 68 + " grok grok" + " x" * 30, 20,
+     f"…{M} {M} … {M} {M} x x x…"),
 ])
 def test_passage_edges(text: str, width: int, snippet: str):
     assert make_snippet(text, {"grok"}, width=width) == snippet

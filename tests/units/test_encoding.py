@@ -34,7 +34,7 @@ def test_positions_are_encoded_as_whoosh_encodes_them():
 
 def test_no_postings_encode_to_nothing():
     buffer, offsets = encode_positions(np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32))
-    assert buffer == b"" and offsets.tolist() == [0]
+    assert buffer == b"" and offsets.tolist() == [0] and offsets.dtype == np.int64
 
 
 def positional(lists: list[list[int]]) -> FieldPostings:
@@ -60,6 +60,25 @@ def test_values_in_any_slices_are_whoosh_bytes(monkeypatch: pytest.MonkeyPatch, 
     assert read == [encode(ps) for ps in lists]
     assert values.values(1, 6) == [encode(ps) for ps in lists[1:6]]
     assert values.values(5, 6) == [encode(lists[5])]
+
+
+def test_each_chunk_is_encoded_once_as_the_writer_reads_on(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(encoding, "_ENCODE_CHUNK", 4)
+    encoded: list[int] = []
+
+    def counting(bounds, positions):
+        encoded.append(len(bounds) - 1)
+        return encode_positions(bounds, positions)
+
+    monkeypatch.setattr(encoding, "encode_positions", counting)
+    lists = [[n, n + 300] for n in range(10)]
+    values = EncodedValues(positional(lists), TEXT(phrase=True))
+    encode = Positions().encode
+    read = values.values(0, 1) + values.values(1, 3) + values.values(3, 4)
+    read += values.values(4, 5) + values.values(5, 8) + values.values(8, 10)
+    assert read == [encode(ps) for ps in lists]
+    assert values.values(8, 9) == [encode(lists[8])]  # from the chunk in hand
+    assert encoded == [4, 4, 2]  # postings 0-3, 4-7, 8-9
 
 
 def test_given_values_are_passed_without_the_empty_ones():

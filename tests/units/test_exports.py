@@ -85,9 +85,11 @@ def test_ris_record_tags_in_order_with_keywords():
 def test_ris_record_falls_back_and_leaves_empty_tags_out():
     record = exports.ris_record(
         paper(keywords="", status="", url="", plain="Two\nlines  here."), VENUE, URL)
-    assert "N1  -" not in record and "\r\nAB  - Two lines here.\r\n" in record
-    assert f"\r\nUR  - {URL}\r\n" in record
-    assert record.endswith("KW  - kp one\r\nKW  - kp two\r\nER  - \r\n")
+    assert record == (
+        "TY  - CPAPER\r\nTI  - On the α-Divergence of #Things\r\nAU  - Ada Lovelace\r\n"
+        "AU  - Alan_Turing\r\nT2  - NeurIPS 2024\r\nPY  - 2024\r\nAB  - Two lines here.\r\n"
+        f"UR  - {URL}\r\nID  - 0123456789abcdef\r\nKW  - kp one\r\nKW  - kp two\r\n"
+        "ER  - \r\n")  # no N1 for a paper without a status
     assert list(exports.stream_ris([(paper(url=""), VENUE)] * 2, url_for)) == [
         exports.ris_record(paper(url=""), VENUE, URL) + "\r\n"] * 2
 

@@ -31,13 +31,18 @@ class Inner:
 
     async def __call__(self, scope, receive, send) -> None:
         self.scope = scope
+        self.received = await receive()
         if scope["type"] != "http":
+            await send({"type": "lifespan.startup.complete"})
             return
         await send({"type": "http.response.start", "status": self.status,
                     "headers": list(self.headers)})
-        for i, body in enumerate(self.bodies):
-            await send({"type": "http.response.body", "body": body,
-                        "more_body": i < len(self.bodies) - 1})
+        for body in self.bodies[:-1]:
+            await send({"type": "http.response.body", "body": body, "more_body": True})
+        await send({"type": "http.response.body", "body": self.bodies[-1]})  # more_body unsaid
+
+
+RECEIVED = {"type": "http.request", "body": b"", "more_body": False}
 
 
 def http_scope(path: str = "/venues", query: bytes = b"", method: str = "GET",
@@ -53,7 +58,7 @@ def run(app, scope: dict) -> list[dict]:
     sent: list[dict] = []
 
     async def receive() -> dict:
-        return {"type": "http.request", "body": b"", "more_body": False}
+        return RECEIVED
 
     async def send(message: dict) -> None:
         sent.append(message)
@@ -88,16 +93,20 @@ def test_security_headers_are_added_but_never_replace_the_apps_own():
 def test_lifespan_passes_through_untouched(wrapper):
     inner = Inner()
     scope = {"type": "lifespan", "method": "HEAD"}
-    assert run(wrapper(inner), scope) == [] and inner.scope is scope
+    assert run(wrapper(inner), scope) == [{"type": "lifespan.startup.complete"}]
+    assert inner.scope is scope and inner.received is RECEIVED
 
 
 def test_a_nul_in_the_path_is_a_400_and_in_the_query_is_dropped():
     inner = Inner()
     sent = run(DropNul(inner), http_scope("/venues/a\x00b"))
     assert inner.scope is None and sent[0]["status"] == 400
-    assert b"The address contains a NUL character." in body_of(sent)
+    assert b">The address contains a NUL character.<" in body_of(sent)
+    api = run(DropNul(inner), http_scope("/api/venues/a\x00"))
+    assert json.loads(body_of(api)) == {"error": "The address contains a NUL character.",
+                                        "status": 400}
     run(DropNul(inner), http_scope(query=b"q=a%00b%00&x=%0011"))
-    assert inner.scope["query_string"] == b"q=ab&x=11"
+    assert inner.scope["query_string"] == b"q=ab&x=11" and inner.received is RECEIVED
     websocket = {"type": "websocket", "path": "/a\x00", "query_string": b"%00"}
     run(DropNul(inner), websocket)
     assert inner.scope is websocket and websocket["query_string"] == b"%00"
@@ -116,7 +125,10 @@ def test_the_longest_address_passes_and_one_byte_more_is_a_414():
     assert inner.scope is None and sent[0]["status"] == 414
     assert b"The address is longer than 32 KB." in body_of(sent)
     api = run(LongAddresses(inner), http_scope("/api/search", query=b"q=" + b"a" * limit))
-    assert json.loads(body_of(api))["status"] == 414
+    assert json.loads(body_of(api)) == {"status": 414, "error": (
+        "The address is longer than 32 KB. To find papers like a long text, paste a shorter "
+        "part of it (at most 10,000 characters).")}
+    assert inner.received is RECEIVED
 
 
 def test_an_address_without_raw_path_is_measured_by_its_query():
@@ -132,6 +144,7 @@ def test_head_is_answered_as_get_without_body_bytes():
     assert sent == [{"type": "http.response.start", "status": 200,
                      "headers": [(b"content-length", b"10")]},
                     {"type": "http.response.body", "body": b"", "more_body": False}]
+    assert inner.received is RECEIVED
     sent = run(HeadAsGet(inner), http_scope(method="GET"))
     assert body_of(sent) == b"helloworld" and len(sent) == 3
 
@@ -143,6 +156,7 @@ def test_head_is_answered_as_get_without_body_bytes():
     ("gzip; Q=0.0 ,br;q=0.5", "br"),
     ("gzip;q=0.001", "gzip"),
     ("gzip;q=bad", ""),
+    ("gzip;q=0=1", ""),
     ("gzip;level=0", "gzip"),
     (" , gzip ,", "gzip"),
     ("", ""),
@@ -156,6 +170,7 @@ def test_refused_codings_leave_the_accept_encoding_header_only():
     headers = [(b"accept-encoding", b"gzip;q=0, br"), (b"x-other", b"gzip;q=0")]
     run(RefusedEncodings(inner), http_scope(headers=headers))
     assert inner.scope["headers"] == [(b"accept-encoding", b"br"), (b"x-other", b"gzip;q=0")]
+    assert inner.received is RECEIVED
 
 
 def location_after(public_url: str, location: bytes, status: int = 307,
@@ -199,5 +214,11 @@ def test_a_public_url_is_the_address_every_request_is_taken_at(public_url, schem
 def test_without_a_public_url_the_request_is_untouched():
     inner = Inner()
     scope = http_scope(headers=[(b"host", b"evil.example")])
-    run(PublicAddress(inner, ""), scope)
-    assert inner.scope is scope
+    run(PublicAddress(inner), scope)
+    assert inner.scope is scope and inner.received is RECEIVED
+
+
+def test_a_request_without_a_host_header_redirects_within_its_scheme_only():
+    inner = Inner(status=302, headers=[(b"location", b"http:///x")])
+    sent = run(PublicAddress(inner), http_scope(headers=[]))
+    assert headers_of(sent)["location"] == "/x"

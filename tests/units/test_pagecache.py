@@ -9,7 +9,10 @@ import hashlib
 from types import SimpleNamespace
 
 import pytest
+from sqlmodel import Session
 
+from app.config import Settings
+from app.db import bump_catalog_version, get_engine
 from app.web import pagecache
 from app.web.pagecache import PageCache, cacheable
 
@@ -24,22 +27,27 @@ class Counting:
     async def __call__(self, scope, receive, send) -> None:
         self.renders += 1
         self.seen_headers = scope["headers"]
+        assert await receive() == {"type": "http.request"}
         await send({"type": "http.response.start", "status": self.status,
                     "headers": [(b"content-type", b"text/html"), (b"content-length", b"1"),
                                 (b"vary", b"Cookie")]})
         half = len(self.body) // 2
         await send({"type": "http.response.body", "body": self.body[:half],
                     "more_body": True})
-        await send({"type": "http.response.body", "body": self.body[half:]})
+        await send({"type": "http.response.body", "body": self.body[half:],
+                    "more_body": True})
+        await send({"type": "http.response.body"})  # the end, its body unsaid
 
 
 class Lane:
-    """The quick lane, answering the catalog's version without a database."""
+    """The quick lane, answering the catalog's version without a database (PageCache's own
+    _version is tested against one below)."""
 
     def __init__(self) -> None:
         self.version = "7/gen-1"
 
     async def run(self, work):
+        assert work.__func__ is PageCache._version
         return self.version
 
 
@@ -63,8 +71,12 @@ def get(cache: PageCache, path: str = "/venues/icml-2026", query: bytes = b"",
         sent.append(message)
 
     asyncio.run(cache(scope, receive, send))
-    start = sent[0]
-    body = b"".join(m.get("body", b"") for m in sent[1:])
+    start, *bodies = sent
+    assert start["type"] == "http.response.start"
+    assert {m["type"] for m in bodies} == {"http.response.body"}
+    names = [k for k, _ in start["headers"]]
+    assert len(names) == len(set(names)), start["headers"]  # each header once
+    body = b"".join(m.get("body", b"") for m in bodies)
     return start["status"], {k.decode(): v.decode() for k, v in start["headers"]}, body
 
 
@@ -193,6 +205,28 @@ def test_pages_past_the_size_bound_are_served_but_not_kept(size: int, kept: bool
     assert get(cache)[2] == app.body
     get(cache)
     assert app.renders == (1 if kept else 2)
+
+
+def test_the_cache_is_bounded_by_the_bytes_of_its_pages():
+    app = Counting(b"x" * (512 * 1024))
+    cache = cache_of(app)
+    for n in range(33):  # 33 pages of 512 KB: past 16 MB
+        get(cache, path=f"/venues/v-{n}")
+    get(cache, path="/venues/v-32")
+    assert app.renders == 33
+    get(cache, path="/venues/v-0")
+    assert app.renders == 34
+
+
+def test_the_version_is_the_catalogs_and_the_index_generations(tmp_path):
+    settings = Settings(data_dir=tmp_path, seeds_dir=tmp_path)
+    search = SimpleNamespace(index_identity=lambda: "gen-9")
+    cache = PageCache(Counting(), settings, search, Lane())
+    assert cache._version() == "0/gen-9"
+    with Session(get_engine(settings.database_url)) as session:
+        bump_catalog_version(session)
+        session.commit()
+    assert cache._version() == "1/gen-9"
 
 
 def test_the_cache_holds_its_bounds():

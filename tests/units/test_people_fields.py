@@ -176,3 +176,9 @@ def test_origin_rows():
          "venue_slug": "icml-2026"},
         {"paper_id": "p1", "kind": "country", "slug": "usa", "name": "USA",
          "venue_slug": "icml-2026"}]
+
+
+def test_an_item_no_column_holds_is_named_by_its_field():
+    with pytest.raises(ValueError, match=r"^institutions contains a NUL"):
+        items({"institutions": ["a", "b\x00"]}, "institutions")
+    assert read(code="https://a.org/\x00")[1] == ["code contains a NUL character (\\u0000)"]

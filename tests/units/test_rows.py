@@ -21,7 +21,11 @@ def jsonl(*rows: object) -> bytes:
 
 
 def problems(parsed) -> list[tuple[int, str]]:
-    return [(e.line, e.message) for e in parsed.row_errors + parsed.field_errors]
+    """(line, message) of each problem, checked to name the file it was read from."""
+    assert parsed.path == PATH
+    found = parsed.row_errors + parsed.field_errors
+    assert all(e.path == str(PATH) for e in found)
+    return [(e.line, e.message) for e in found]
 
 
 def refusal(parse, data: bytes) -> tuple[int, str]:
@@ -145,6 +149,16 @@ def test_csv_rows_with_their_lines():
         (2, "ICML", "Two lines", ("Ada", "Bob")), (4, "ICLR", "One.", ())]
 
 
+def test_a_csv_that_is_not_utf8_is_refused_by_name():
+    assert refusal(parse_csv_bytes, CSV_HEAD + b"A,2026,caf\xe9,\n") == (
+        2, "invalid UTF-8 (byte 0xe9); expected UTF-8 text")
+
+
+def test_a_csv_of_only_its_header_is_refused():
+    assert refusal(parse_csv_bytes, b"venue,year,abstract\r\n") == (
+        1, f"the file has no rows; expected rows with {tabular.FIELDS_HINT}")
+
+
 def test_csv_header_names_are_read_in_any_case_and_spacing():
     parsed = parse_csv_bytes(PATH, b" Venue ,YEAR,Abstract\nA,2026,x\n")
     assert parsed.abstracts[0].venue == "A"
@@ -182,6 +196,11 @@ def list_file(text: str) -> bytes:
     (b"\xfe\xff\x00I", 1, "the file is UTF-16 encoded; expected UTF-8 text"),
     (b"A 2026 Papers\r\n\r\nok\r\nbad \x00", 4, "binary data (a NUL byte); expected UTF-8 text"),
     (b"A 2026 Papers\r\rok\rbad \x00", 4, "binary data (a NUL byte); expected UTF-8 text"),
+    (b"A 2026 Papers\n\nok\nbad \x00\n\nworse \x00", 4,
+     "binary data (a NUL byte); expected UTF-8 text"),
+    (b"\x00A 2026 Papers\n\nok\n", 1, "binary data (a NUL byte); expected UTF-8 text"),
+    (b"12-3 2026 Papers\n\nx\n", 1,
+     f"the header has no usable venue name; expected {listfile.HEADER_HINT}"),
     (b"A 2026 Papers\n\nok\n\n\xc3(", 5, "invalid UTF-8 (byte 0xc3); expected UTF-8 text"),
     (b"\xef\xbb\xbf\n \n", 1, "the file is empty; expected " + listfile.HEADER_HINT),
     (b"A" * 61 + b"\n\nx\n", 1,
@@ -206,6 +225,7 @@ def test_list_file_refusals(data: bytes, line: int, message: str):
 
 def test_list_files_at_their_bounds():
     parsed = parse_list_bytes(PATH, b"V" * 80 + b" 1900 Papers\n\n" + b"x" * 100_000 + b"\n")
+    assert parsed.path == PATH
     assert (parsed.abstracts[0].venue, parsed.abstracts[0].year) == ("V" * 80, 1900)
     assert len(parsed.abstracts[0].text) == 100_000
 
