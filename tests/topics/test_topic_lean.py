@@ -6,7 +6,8 @@ import pytest
 
 from app.search.analysis import analyze
 from app.topic_families import features
-from app.topic_lean import confident_papers, topic_lean
+from app.topic_lean import topic_lean
+from app.topic_lean_fit import confident_papers
 from app.topics import OTHER, TopicScorer, load_taxonomy
 
 OBVIOUS = {

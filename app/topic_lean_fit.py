@@ -1,0 +1,93 @@
+"""Fitting the topic lean of app/topic_lean.py from the corpus: the papers whose phrase
+topic is confident label themselves, and a softmax regression learns those topics from the
+whole text.
+
+    .venv/bin/python -m app.topic_lean_fit [--corpus DIR]
+
+rewrites app/topic_lean.json (about a minute, deterministic). AAAI and IJCAI, whose areas
+measure the assignment (bench/topics.py), are never read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import zlib
+from collections import Counter
+from pathlib import Path
+
+from app.ids import series_slug
+from app.ingest.normalize import normalize_abstract, title_text
+from app.search.analysis import analyze
+from app.topic_families import CORPUS, EVALUATION_VENUES, features, fit, readable_json
+from app.topic_lean import LEAN_FILE, topic_lean
+from app.topics import OTHER, TopicScorer
+
+PAPERS_PER_VENUE = 4000  # ICRA and IROS alone have 36,000
+PAPERS_PER_TOPIC = 3000
+MIN_TOP = 6.0
+MARGIN = 2.0
+MIN_PAPERS = 50
+
+
+def confident_papers(corpus: Path) -> tuple[list[str], list[tuple[int, set[str]]]]:
+    """Topics, and (topic, features) of the papers whose phrase topic is confident: up to
+    PAPERS_PER_VENUE per venue and PAPERS_PER_TOPIC per topic, by CRC of the abstract."""
+    scorer = TopicScorer(lean=False)
+    topics = [t.slug for t in scorer.taxonomy.topics if t.slug != OTHER]
+    by_venue: dict[str, list[tuple[int, str, str]]] = {}
+    for path in sorted(corpus.glob("*.jsonl.gz")):
+        with gzip.open(path, "rt", encoding="utf-8") as rows:
+            for line in rows:
+                row = json.loads(line)
+                if row["venue"] in EVALUATION_VENUES:
+                    continue
+                by_venue.setdefault(row["venue"], []).append(
+                    (zlib.crc32(row["abstract"].encode()), row.get("title") or "",
+                     row["abstract"]))
+    picked: list[tuple[int, int, set[str]]] = []
+    for venue, papers in sorted(by_venue.items()):
+        for crc, title, abstract in sorted(papers)[:PAPERS_PER_VENUE]:
+            plain = normalize_abstract(abstract).plain
+            headline = title_text(title) or plain[:200]
+            ranked = scorer.scores(headline, plain, series_slug(venue))
+            if not ranked or ranked[0][0] not in topics:
+                continue
+            top, second = ranked[0][1], ranked[1][1] if len(ranked) > 1 else 0.0
+            if top >= MIN_TOP and top >= MARGIN * second:
+                picked.append((zlib.crc32(f"lean{crc}".encode()), topics.index(ranked[0][0]),
+                               features(analyze(headline), analyze(plain))))
+    picked.sort(key=lambda p: p[0])
+    taken: Counter[int] = Counter()
+    papers = []
+    for _, topic, terms in picked:
+        if taken[topic] < PAPERS_PER_TOPIC:
+            taken[topic] += 1
+            papers.append((topic, terms))
+    return topics, papers
+
+
+def train(corpus: Path, path: Path = LEAN_FILE) -> None:
+    data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {
+        "about": "A topic lean learned from confident phrase matches (app/topic_lean.py). A "
+                 "topic whose probability passes `threshold` adds up to `boost` to its phrase "
+                 "score. Refit with `python -m app.topic_lean_fit` after editing topics.json.",
+        "boost": 3.0, "threshold": 0.3}
+    topics, papers = confident_papers(corpus)
+    terms, idf, weights, _ = fit(papers, len(topics), MIN_PAPERS)
+    data["topics"] = topics
+    data["terms"] = {t: [round(float(idf[i]), 2)] + [round(float(w), 3) for w in weights[i]]
+                     for t, i in terms.items()}
+    path.write_text(readable_json(data), encoding="utf-8")
+    topic_lean.cache_clear()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    train(parser.parse_args().corpus)
+
+
+if __name__ == "__main__":
+    main()
