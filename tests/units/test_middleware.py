@@ -3,7 +3,6 @@ and what the client is sent, at their exact edges."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -19,6 +18,7 @@ from app.web.middleware import (
     SecurityHeaders,
     accepted_encodings,
 )
+from tests.units.asgi import run_apart
 
 
 class Inner:
@@ -63,7 +63,7 @@ def run(app, scope: dict) -> list[dict]:
     async def send(message: dict) -> None:
         sent.append(message)
 
-    asyncio.run(app(scope, receive, send))
+    run_apart(app(scope, receive, send))
     return sent
 
 

@@ -3,7 +3,6 @@ is answered 304, gzipped or passed through, at the size edges."""
 
 from __future__ import annotations
 
-import asyncio
 import gzip
 import hashlib
 from types import SimpleNamespace
@@ -15,6 +14,7 @@ from app.config import Settings
 from app.db import bump_catalog_version, get_engine
 from app.web import pagecache
 from app.web.pagecache import PageCache, cacheable
+from tests.units.asgi import run_apart
 
 
 class Counting:
@@ -70,7 +70,7 @@ def get(cache: PageCache, path: str = "/venues/icml-2026", query: bytes = b"",
     async def send(message):
         sent.append(message)
 
-    asyncio.run(cache(scope, receive, send))
+    run_apart(cache(scope, receive, send))
     start, *bodies = sent
     assert start["type"] == "http.response.start"
     assert {m["type"] for m in bodies} == {"http.response.body"}
