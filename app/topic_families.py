@@ -23,7 +23,7 @@ import json
 import math
 import zlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -126,11 +126,21 @@ class FamilyModel(SoftmaxRegression):
 def family_model() -> FamilyModel:
     data = json.loads(FAMILIES_FILE.read_text(encoding="utf-8"))
     families = [Family(f["name"], tuple(f["series"]), f.get("topic")) for f in data["families"]]
-    rows = data["terms"]
+    return FamilyModel(families, *read_terms(data["terms"]), np.array(data["bias"]),
+                       float(data["boost"]), float(data["threshold"]))
+
+
+def read_terms(rows: dict[str, list[float]]) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+    """A model file's terms: each term's number, the IDF and the weights (a row per term)."""
     table = np.array(list(rows.values()), dtype=np.float64).reshape(len(rows), -1)
-    return FamilyModel(families, {t: i for i, t in enumerate(rows)}, table[:, 0],
-                       table[:, 1:], np.array(data["bias"]), float(data["boost"]),
-                       float(data["threshold"]))
+    return {t: i for i, t in enumerate(rows)}, table[:, 0], table[:, 1:]
+
+
+def written_terms(terms: dict[str, int], idf: np.ndarray,
+                  weights: np.ndarray) -> dict[str, list[float]]:
+    """The terms as a model file keeps them: IDF then one weight per class, rounded."""
+    return {t: [round(float(idf[i]), 2)] + [round(float(w), 3) for w in weights[i]]
+            for t, i in terms.items()}
 
 
 def training_papers(corpus: Path, families: list[Family]) -> list[tuple[int, set[str]]]:
@@ -208,8 +218,7 @@ def train(corpus: Path, path: Path = FAMILIES_FILE) -> None:
     families = [Family(f["name"], tuple(f["series"]), f.get("topic")) for f in data["families"]]
     terms, idf, weights, bias = fit(training_papers(corpus, families), len(families))
     data["bias"] = [round(float(b), 3) for b in bias]
-    data["terms"] = {t: [round(float(idf[i]), 2)] + [round(float(w), 3) for w in weights[i]]
-                     for t, i in terms.items()}
+    data["terms"] = written_terms(terms, idf, weights)
     path.write_text(readable_json(data), encoding="utf-8")
     family_model.cache_clear()
 
@@ -226,10 +235,15 @@ def readable_json(data: dict[str, object]) -> str:
     return "{\n" + ",\n".join(f" {json.dumps(k)}: {items(v)}" for k, v in data.items()) + "\n}\n"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def refit_command(train: Callable[[Path], None], doc: str) -> None:
+    """`python -m` of a model's module: refit it on the corpus (or `--corpus DIR`)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     train(parser.parse_args().corpus)
+
+
+def main() -> None:
+    refit_command(train, __doc__)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.topic_families import SoftmaxRegression
+from app.topic_families import SoftmaxRegression, read_terms
 
 LEAN_FILE = Path(__file__).with_name("topic_lean.json")
 
@@ -52,7 +52,5 @@ def topic_lean() -> TopicLean | None:
     if not LEAN_FILE.exists():
         return None
     data = json.loads(LEAN_FILE.read_text(encoding="utf-8"))
-    rows = data["terms"]
-    table = np.array(list(rows.values()), dtype=np.float64).reshape(len(rows), -1)
-    return TopicLean(list(data["topics"]), {t: i for i, t in enumerate(rows)}, table[:, 0],
-                     table[:, 1:], float(data["boost"]), float(data["threshold"]))
+    return TopicLean(list(data["topics"]), *read_terms(data["terms"]), float(data["boost"]),
+                     float(data["threshold"]))

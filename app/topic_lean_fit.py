@@ -10,7 +10,6 @@ measure the assignment (bench/topics.py), are never read.
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import zlib
@@ -20,7 +19,14 @@ from pathlib import Path
 from app.ids import series_slug
 from app.ingest.normalize import normalize_abstract, title_text
 from app.search.analysis import analyze
-from app.topic_families import CORPUS, EVALUATION_VENUES, features, fit, readable_json
+from app.topic_families import (
+    EVALUATION_VENUES,
+    features,
+    fit,
+    readable_json,
+    refit_command,
+    written_terms,
+)
 from app.topic_lean import LEAN_FILE, topic_lean
 from app.topics import OTHER, TopicScorer
 
@@ -77,16 +83,13 @@ def train(corpus: Path, path: Path = LEAN_FILE) -> None:
     topics, papers = confident_papers(corpus)
     terms, idf, weights, _ = fit(papers, len(topics), MIN_PAPERS)
     data["topics"] = topics
-    data["terms"] = {t: [round(float(idf[i]), 2)] + [round(float(w), 3) for w in weights[i]]
-                     for t, i in terms.items()}
+    data["terms"] = written_terms(terms, idf, weights)
     path.write_text(readable_json(data), encoding="utf-8")
     topic_lean.cache_clear()
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--corpus", type=Path, default=CORPUS)
-    train(parser.parse_args().corpus)
+    refit_command(train, __doc__)
 
 
 if __name__ == "__main__":
