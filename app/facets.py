@@ -87,6 +87,10 @@ FACETS: tuple[Facet, ...] = (
           '"ETH Zurich"', lambda paper, venue: _slugs(paper.institution_list), listed=15),
     Facet("country", "Country", Kind.MULTI, "Country slug, e.g. china", "china",
           lambda paper, venue: _slugs(paper.country_list), listed=15),
+    # One author, as their page has them (`author:` matches words of any author's name).
+    Facet("by", "Author", Kind.MULTI,
+          "Author slug, e.g. sergey-levine (papers with this author; one normalized name)",
+          '"Sergey Levine"', lambda paper, venue: _slugs(paper.author_list), listed=15),
 )
 def _slugs(names: list[str]) -> str:
     return " ".join(name_slug(name) for name in names)

@@ -213,6 +213,17 @@ def count_slugs(session: Session, kind: Kind) -> int:
 FOUND_AUTHORS = 50
 
 
+def author_names(session: Session, slugs: list[str]) -> dict[str, str]:
+    """The names of authors by slug (for the author facet, whose values are slugs): the
+    name their page shows."""
+    found: dict[str, str] = {}
+    for slug, name in session.exec(select(PaperAuthor.slug, PaperAuthor.name)
+                                   .where(col(PaperAuthor.slug).in_(set(slugs)))
+                                   .order_by(PaperAuthor.paper_id, PaperAuthor.position)):
+        found.setdefault(slug, name)
+    return found
+
+
 def find_authors(session: Session, q: str, indexed: list[str]) -> list[Named]:
     """Authors whose name starts with `q`, or one of whose later name parts does (`indexed`:
     such names from the search index's completions, which hold every name of two papers or

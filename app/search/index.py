@@ -50,7 +50,7 @@ from app.search.whoosh_adapter import BulkSegmentWriter, create_index, open_inde
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 18
+INDEX_FORMAT = 19
 # Whoosh's posting pool (incremental updates, and merging a build of several segments) spills
 # to disk beyond this: at 2 GB a merge of L peaked at 2.2 GB, at 1 GB at 1.4 GB.
 WRITER_MEMORY_MB = 1024

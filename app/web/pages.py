@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Request
@@ -203,6 +204,14 @@ def paper(request: Request, found: PaperDep, session: SessionDep,
                   venues=view.venues, page_url=view.url, bibtex=view.bibtex)
 
 
+# The facets whose values are slugs of people and places, and where their names are.
+_PEOPLE_NAMES: dict[str, Callable[[Session, list[str]], dict[str, str]]] = {
+    "institution": lambda session, slugs: rankings.origin_names(session, "institution", slugs),
+    "country": lambda session, slugs: rankings.origin_names(session, "country", slugs),
+    "by": people.author_names,
+}
+
+
 @router.get("/search")
 def search(
     request: Request, session: SessionDep, search: SearchDep, query: SearchRequestDep,
@@ -215,9 +224,9 @@ def search(
     names = {"series": {s.slug: s.name for s in series.list_series(session)},
              "venue": {slug: v.label for slug, v in venues.items()},
              "topic": {t.slug: t.name for t in load_taxonomy().topics},
-             **{kind: rankings.origin_names(session, kind, [
-                 str(value) for value, _ in result.facets.get(kind, [])] + [
-                 str(query.filters().get(kind, ""))]) for kind in ("institution", "country")}}
+             **{kind: names_of(session, [str(value) for value, _ in result.facets.get(kind, [])]
+                               + [str(query.filters().get(kind, ""))])
+                for kind, names_of in _PEOPLE_NAMES.items()}}
     return render(request, "search.html", result=result, papers=papers,
                   venues=venues, url_with=search_query_string,
                   chips=sidebar.chips(query, names), sidebar=sidebar.sidebar(result, names),

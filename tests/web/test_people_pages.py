@@ -4,6 +4,7 @@ checked against the generated rows they were ingested from (counted here indepen
 import html
 import json
 import random
+import re
 from collections import Counter
 from collections.abc import Iterator
 
@@ -183,6 +184,25 @@ def test_search_facets_count_what_the_pages_count(client: TestClient):
     assert inline.json()["total"] == len(both) > 0
     page = html.unescape(client.get("/search", params={"institution": "eth-zurich"}).text)
     assert "institution: ETH Zurich" in page and ">Institution<" in page
+
+
+def test_the_author_facet_counts_what_author_pages_count(client: TestClient):
+    everything = client.get("/api/search", params={"q": ""}).json()["facets"]["by"]
+    counted = Counter({v["value"]: v["count"] for v in everything})
+    written = Counter(name_slug(a) for row in ROWS for a in dict.fromkeys(row["authors"]))
+    assert len(counted) == 15 and counted["sergey-levine"] == written["sergey-levine"] > 50
+    assert all(written[slug] == n == client.get(f"/api/authors/{slug}").json()["paper_count"]
+               for slug, n in counted.items())
+    assert min(counted.values()) >= sorted(written.values(), reverse=True)[14]  # the top 15
+    robots = [row for row in ROWS if "Sergey Levine" in row["authors"]
+              and "robot" in re.findall(r"\w+", row["abstract"])]
+    inline = client.get("/api/search", params={"q": 'robot by:"Sergey Levine"'}).json()
+    assert inline["total"] == len(robots) > 0
+    page = html.unescape(client.get("/search", params={"q": "robot",
+                                                       "by": "sergey-levine"}).text)
+    assert "by: Sergey Levine" in page and ">Author<" in page
+    evil = client.get("/search", params={"by": name_slug("<script>alert(1)</script> Mallory")})
+    assert "by: &lt;script&gt;alert(1)&lt;/script&gt; Mallory" in evil.text
 
 
 def test_a_name_without_latin_letters_has_a_page_its_papers_link_to(client: TestClient):
