@@ -166,19 +166,22 @@ def readers_mix(base: str, count: int = 8000, seed: int = 5) -> list[str]:
 
 
 def _profiles(http: httpx.Client) -> list[str]:
-    """Author pages (the 50 largest found by each letter of the alphabet), and the
-    institution and country pages of every ranking over all years, with their paths."""
+    """Author pages (the largest found by each two-letter start, a letter and a vowel: the
+    author search takes two letters at least), and the institution and country pages of
+    every ranking over all years, with their paths."""
     years = [venue["year"] for venue in http.get("/api/venues").json()["venues"]]
     if not years:
         return []
-    found = {author["url"] for letter in "abcdefghijklmnopqrstuvwxyz"
-             for author in http.get("/api/authors", params={"q": letter}).json()["authors"]}
+    found = {author["url"] for letter in "abcdefghijklmnopqrstuvwxyz" for vowel in "aeiou"
+             for author in http.get("/api/authors", params={"q": letter + vowel}).json()[
+                 "authors"]}
     for kind in ("institutions", "countries"):
         ranked = http.get(f"/api/{kind}", params={"from": min(years), "to": max(years)})
         found.update(row["url"] for row in ranked.json()["ranked"])
     return sorted(httpx.URL(url).raw_path.decode() for url in found)
 
 
+PROFILE_PATHS = ("/authors/", "/institutions/", "/countries/")
 MIXES = {"catalog": catalog_mix, "readers": readers_mix}
 
 

@@ -47,7 +47,7 @@ from bench.harness import (
     timed_command,
     write_lists,
 )
-from bench.load import readers_mix
+from bench.load import PROFILE_PATHS, readers_mix
 from bench.pasted import measure_pasted, print_pasted
 from bench.people import measure_people
 from bench.recommend import print_speed
@@ -217,6 +217,7 @@ def bench_readers(env: dict[str, str], seconds: float) -> dict:
         workers = [int(pid) for pid in subprocess.run(
             ["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()]
         return {**result, "distinct_urls": len(urls),
+                "people_urls": sum(url.startswith(PROFILE_PATHS) for url in urls),
                 "worker_rss_mb": [rss_mb(pid) for pid in workers]}
     finally:
         server.terminate()
@@ -238,11 +239,13 @@ def run(size: str, page_seconds: float, keep: Path | None = None) -> dict:
         if size == "L":  # issue 23: the people pages' counts are the corpus's
             print(f"\n== {size}: people pages (JSON Lines catalog) ==")
             measure_people(work / "jsonl-data")
+        # Readers read author, institution and country pages too: the catalog with people.
+        report["readers"] = bench_readers({**env, "CATALOG_DATA_DIR": str(work / "jsonl-data")},
+                                          2 * page_seconds)
         shutil.rmtree(work / "jsonl-data")
         get_engine(settings.database_url)
         report["search_in_process_ms"] = bench_search(settings, work)
         report["http"] = bench_http(settings, env, page_seconds)
-        report["readers"] = bench_readers(env, 2 * page_seconds)
         report["recommendations"] = recommendation_speed(data)
         if size == "L":
             report["words"] = measure_words(settings)  # issue 22: are word counts facts?
@@ -280,7 +283,8 @@ def print_report(report: dict) -> None:
         print(f"  {name:34} {r['rps']:8} {r['share_of_hello']:10}  {r['p50_ms']:8} "
               f"{r['p95_ms']:8}  {r['errors']}")
     r = report["readers"]
-    print(f"\nreaders mix, 2 workers, 16 clients ({r['distinct_urls']} distinct URLs): "
+    print(f"\nreaders mix, 2 workers, 16 clients ({r['distinct_urls']} distinct URLs, "
+          f"{r['people_urls']} of them author, institution and country pages): "
           f"{r['rps']} req/s, p50 {r['p50_ms']} ms, p95 {r['p95_ms']} ms, p99 {r['p99_ms']} ms, "
           f"errors {r['errors']}, worker RSS {r['worker_rss_mb']} MB (targets >= 100 req/s, "
           "p95 <= 300 ms, no errors, RSS <= 400 MB)")

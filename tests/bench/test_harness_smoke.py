@@ -24,5 +24,7 @@ def test_harness_runs_on_500_abstracts(capsys):
     assert http["pages"]["hello (baseline)"]["requests"] > 0
     assert set(http["browsing"]) >= {"/", "/venues/{series}", "/topics", "/trends?q=..."}
     assert all(page["kb"] > 1 for page in http["browsing"].values())
+    readers = report["readers"]  # on the JSON Lines catalog: people pages are read too
+    assert readers["errors"] == 0 and readers["people_urls"] > 0
     print_report(report)
     assert "papers/s" in capsys.readouterr().out
