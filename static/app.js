@@ -225,3 +225,22 @@ document.querySelectorAll("button[data-copy]").forEach((button) => {
     reopen();
   });
 })();
+
+// The theme switch: dark or light, kept in this browser (theme.js applies it before the page
+// is drawn); until pressed, pages follow the system's preference.
+(function () {
+  const toggle = document.getElementById("theme-toggle");
+  if (!toggle) return;
+  const root = document.documentElement;
+  const show = () => toggle.setAttribute("aria-pressed", String(root.dataset.theme === "dark"));
+  show();
+  toggle.addEventListener("click", () => {
+    root.dataset.theme = root.dataset.theme === "dark" ? "light" : "dark";
+    try {
+      localStorage.setItem("theme", root.dataset.theme);
+    } catch (error) {
+      // Storage refused: the theme holds for this page only.
+    }
+    show();
+  });
+})();
