@@ -10,12 +10,12 @@ from __future__ import annotations
 import csv
 import io
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from urllib.parse import urlencode
 from xml.sax.saxutils import escape as xml_escape
 
+from app.ids import slugify
 from app.ingest.normalize import title_text
 from app.models import Edition, Paper
 from app.outputs import PaperOut
@@ -42,11 +42,8 @@ def paper_title(paper: Paper) -> str:
 
 def bibtex_key(paper: Paper, venue: Edition) -> str:
     """Stable: venue, year, first significant word of the title, four characters of the ID."""
-    # Without their accents, not cut by them: "Ça" is "ca", not "c".
-    bare = "".join(ch for ch in unicodedata.normalize("NFKD", paper_title(paper))
-                   if not unicodedata.combining(ch))
-    words = re.findall(r"[A-Za-z0-9]+", bare)
-    word = next((w.lower() for w in words if w.lower() not in _STOP_WORDS), "paper")
+    words = slugify(paper_title(paper)).split("-")  # without accents: "Ça" is "ca"
+    word = next((w for w in words if w and w not in _STOP_WORDS), "paper")
     venue_part = re.sub(r"[^a-z0-9]", "", venue.name.lower()) or "venue"
     return f"{venue_part}{venue.year}{word}{paper.id[:4]}"
 

@@ -215,13 +215,9 @@ FOUND_AUTHORS = 50
 
 def author_names(session: Session, slugs: list[str]) -> dict[str, str]:
     """The names of authors by slug (for the author facet, whose values are slugs): the
-    name their page shows."""
-    found: dict[str, str] = {}
-    for slug, name in session.exec(select(PaperAuthor.slug, PaperAuthor.name)
-                                   .where(col(PaperAuthor.slug).in_(set(slugs)))
-                                   .order_by(PaperAuthor.paper_id, PaperAuthor.position)):
-        found.setdefault(slug, name)
-    return found
+    name their page shows, the most frequent spelling."""
+    spelled = {slug: Counter(_names(session, "author", slug)) for slug in set(slugs)}
+    return {slug: names.most_common(1)[0][0] for slug, names in spelled.items() if names}
 
 
 def find_authors(session: Session, q: str, indexed: list[str]) -> list[Named]:

@@ -50,8 +50,9 @@ from dataclasses import dataclass, field
 from types import ModuleType
 
 from app.ids import paper_id, venue_slug
-from app.ingest.load import PARSERS, input_format, read_input
+from app.ingest.load import PARSERS, input_format
 from app.ingest.normalize import normalize_abstract
+from app.ingest.unpack import read_input
 from app.search.analysis import analyze
 from bench.chip_shapes import shapes_table
 from bench.load import CORPUS

@@ -234,6 +234,7 @@ document.querySelectorAll("button[data-copy]").forEach((button) => {
   const root = document.documentElement;
   const show = () => toggle.setAttribute("aria-pressed", String(root.dataset.theme === "dark"));
   show();
+  toggle.hidden = false;  // without this script the page follows the system's preference
   toggle.addEventListener("click", () => {
     root.dataset.theme = root.dataset.theme === "dark" ? "light" : "dark";
     try {

@@ -23,11 +23,12 @@ from app.db import batched, bump_catalog_version, catalog_version
 from app.enrich import add_keyphrases, topic_fields, update_word_stats
 from app.faults import pause_point
 from app.ids import name_slug, paper_id, venue_slug
+from app.ingest import unpack
 from app.ingest.listfile import InputError, ParsedList, RawAbstract, parse_list_bytes
 from app.ingest.normalize import normalize_abstract, title_text
 from app.ingest.people import People, origin_rows
 from app.ingest.tabular import parse_csv_bytes, parse_jsonl_bytes
-from app.ingest.unpack import MAX_INPUT_BYTES, read_input
+from app.ingest.unpack import read_input
 from app.models import Edition, Paper, PaperAuthor, PaperOrigin, SourceFile
 from app.topics import default_scorer
 
@@ -91,8 +92,8 @@ def _read_changed(path: Path, known: SourceFile | None, report: IngestReport,
                   progress: Callable[[str], None]) -> tuple[ParsedList, str] | None:
     """The file parsed, with its digest; None (counted in the report) when it is unchanged
     since it was last ingested, too large, or not a list the parsers read."""
-    if path.stat().st_size > MAX_INPUT_BYTES:  # read, it would exhaust memory
-        report.errors.append(InputError(path, 0, f"larger than {MAX_INPUT_BYTES:,} "
+    if path.stat().st_size > unpack.MAX_INPUT_BYTES:  # read, it would exhaust memory
+        report.errors.append(InputError(path, 0, f"larger than {unpack.MAX_INPUT_BYTES:,} "
                                            "bytes; split it into several files"))
         return None
     data = path.read_bytes()

@@ -134,11 +134,11 @@ def _records(path: Path, rows: Iterator[tuple[int, dict[str, Any]]],
             continue
         dropped.extend(InputError(path, number, f"{problem}; the row loads without it")
                        for problem in problems)
+    errors.sort(key=lambda error: error.line)  # JSON that did not parse was listed first
     if not abstracts:
         if errors:
-            first = min(errors, key=lambda error: error.line)
-            raise InputError(path, first.line, f"no usable row; the first problem: "
-                                               f"{first.message}")
+            raise InputError(path, errors[0].line,
+                                f"no usable row; the first problem: {errors[0].message}")
         raise InputError(path, 1, f"the file has no rows; expected rows with {FIELDS_HINT}")
     return ParsedList(path=path, abstracts=abstracts, row_errors=errors,
                       field_errors=dropped)

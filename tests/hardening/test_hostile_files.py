@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import select
 
-from app.ingest import load, unpack
+from app.ingest import unpack
 from app.main import create_app
 from app.models import Paper
 from tests.conftest import Catalog
@@ -244,7 +244,7 @@ def test_a_truncated_gzip_is_an_error(fresh: Catalog, tmp_path: Path):
 
 def test_a_file_past_the_input_cap_is_refused_unread(
         fresh: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(load, "MAX_INPUT_BYTES", 1000)
+    monkeypatch.setattr(unpack, "MAX_INPUT_BYTES", 1000)
     path = tmp_path / "big.txt"
     path.write_text("BIG 2026 Papers\n\n" + "A long abstract. " * 100 + "\n")
     (error,) = fresh.ingest(path).errors
