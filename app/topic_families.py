@@ -23,7 +23,7 @@ import json
 import math
 import zlib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -99,10 +99,11 @@ class FamilyModel(SoftmaxRegression):
         self.family_of_series = {series_slug(s): i for i, f in enumerate(families)
                                  for s in f.series}
 
-    def needs_text(self, series: str | None) -> bool:
-        """Whether `boosts` reads the text: not for a paper of a leaning family's series."""
+    def leaning_topic(self, series: str | None) -> str | None:
+        """The topic a paper of this series leans to for certain (its family's), if any: then
+        `boosts` reads no text."""
         family = self.family_of_series.get(series or "")
-        return family is None or not self.families[family].topic
+        return None if family is None else self.families[family].topic
 
     def boosts(self, headline: Sequence[str], text: Sequence[str],
                series: str | None = None, terms: set[str] | None = None
@@ -112,9 +113,9 @@ class FamilyModel(SoftmaxRegression):
         family's series (by slug: "cvpr") is certain of it: the text model only guesses the
         series; a general series (NeurIPS) says nothing, so its papers are read. `terms`: the
         paper's `features` when the caller has them."""
-        family = self.family_of_series.get(series or "")
-        if family is not None and self.families[family].topic:
-            return [(self.families[family].topic, self.boost)]
+        leaning = self.leaning_topic(series)
+        if leaning:
+            return [(leaning, self.boost)]
         p = self.probabilities(terms if terms is not None else features(headline, text))
         return [(family.topic,
                  float(self.boost * (p[i] - self.threshold) / (1 - self.threshold)))
@@ -143,29 +144,39 @@ def written_terms(terms: dict[str, int], idf: np.ndarray,
             for t, i in terms.items()}
 
 
+def corpus_papers(corpus: Path) -> Iterator[tuple[str, int, str, str]]:
+    """(venue, CRC of the abstract, title, abstract) of every corpus paper a model may train
+    on: never those of the venues whose areas evaluate the topics."""
+    for path in sorted(corpus.glob("*.jsonl.gz")):
+        with gzip.open(path, "rt", encoding="utf-8") as rows:
+            for line in rows:
+                row = json.loads(line)
+                if row["venue"] not in EVALUATION_VENUES:
+                    yield (row["venue"], zlib.crc32(row["abstract"].encode()),
+                           row.get("title") or "", row["abstract"])
+
+
+def paper_text(title: str, abstract: str) -> tuple[str, str]:
+    """A corpus paper's headline and plain text, as ingest makes them for the scorer."""
+    plain = normalize_abstract(abstract).plain
+    return title_text(title) or plain[:200], plain
+
+
 def training_papers(corpus: Path, families: list[Family]) -> list[tuple[int, set[str]]]:
     """(family, features) for up to PAPERS_PER_FAMILY papers of each family, the same ones
     on every run (the smallest CRC of the abstract), so that years and series mix."""
     family_of = {s: i for i, f in enumerate(families) for s in f.series}
     if EVALUATION_VENUES & family_of.keys():
         raise ValueError(f"{sorted(EVALUATION_VENUES & family_of.keys())} are for evaluation")
-    picked: list[tuple[int, int, str, str]] = []
-    for path in sorted(corpus.glob("*.jsonl.gz")):
-        with gzip.open(path, "rt", encoding="utf-8") as rows:
-            for line in rows:
-                row = json.loads(line)
-                family = family_of.get(row["venue"])
-                if family is not None:
-                    picked.append((family, zlib.crc32(row["abstract"].encode()),
-                                   row.get("title") or "", row["abstract"]))
-    picked.sort()
+    picked = sorted((family_of[venue], crc, title, abstract)
+                    for venue, crc, title, abstract in corpus_papers(corpus)
+                    if venue in family_of)
     papers: list[tuple[int, set[str]]] = []
     taken: Counter[int] = Counter()
     for family, _, title, abstract in picked:
         if taken[family] < PAPERS_PER_FAMILY:
             taken[family] += 1
-            plain = normalize_abstract(abstract).plain
-            headline = title_text(title) or plain[:200]
+            headline, plain = paper_text(title, abstract)
             papers.append((family, features(analyze(headline), analyze(plain))))
     return papers
 

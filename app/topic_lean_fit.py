@@ -10,19 +10,18 @@ measure the assignment (bench/topics.py), are never read.
 
 from __future__ import annotations
 
-import gzip
 import json
 import zlib
 from collections import Counter
 from pathlib import Path
 
 from app.ids import series_slug
-from app.ingest.normalize import normalize_abstract, title_text
 from app.search.analysis import analyze
 from app.topic_families import (
-    EVALUATION_VENUES,
+    corpus_papers,
     features,
     fit,
+    paper_text,
     readable_json,
     refit_command,
     written_terms,
@@ -43,20 +42,12 @@ def confident_papers(corpus: Path) -> tuple[list[str], list[tuple[int, set[str]]
     scorer = TopicScorer(lean=False)
     topics = [t.slug for t in scorer.taxonomy.topics if t.slug != OTHER]
     by_venue: dict[str, list[tuple[int, str, str]]] = {}
-    for path in sorted(corpus.glob("*.jsonl.gz")):
-        with gzip.open(path, "rt", encoding="utf-8") as rows:
-            for line in rows:
-                row = json.loads(line)
-                if row["venue"] in EVALUATION_VENUES:
-                    continue
-                by_venue.setdefault(row["venue"], []).append(
-                    (zlib.crc32(row["abstract"].encode()), row.get("title") or "",
-                     row["abstract"]))
+    for venue, crc, title, abstract in corpus_papers(corpus):
+        by_venue.setdefault(venue, []).append((crc, title, abstract))
     picked: list[tuple[int, int, set[str]]] = []
     for venue, papers in sorted(by_venue.items()):
         for crc, title, abstract in sorted(papers)[:PAPERS_PER_VENUE]:
-            plain = normalize_abstract(abstract).plain
-            headline = title_text(title) or plain[:200]
+            headline, plain = paper_text(title, abstract)
             ranked = scorer.scores(headline, plain, series_slug(venue))
             if not ranked or ranked[0][0] not in topics:
                 continue

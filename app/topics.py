@@ -116,7 +116,7 @@ class TopicScorer:
                 totals[slug] += weight * (1 + math.log(count))
         # A paper of a vision, language, robotics or theory series takes its family's lean and
         # nothing more; any other paper's words and pairs are read by both models, once.
-        terms = features(*analyzed) if family_model().needs_text(series) else None
+        terms = features(*analyzed) if not family_model().leaning_topic(series) else None
         boosts = family_model().boosts(*analyzed, series, terms=terms)
         lean = topic_lean() if self.lean and terms is not None else None
         if lean is not None:
