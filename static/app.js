@@ -1,13 +1,50 @@
-// Small niceties; every page works without them.
-// "/" focuses the box; typing offers completions from /api/suggest.
+// Small niceties, by feature; every page works without them. What the browser keeps (the
+// reading list, seen marks, hidden papers, the theme) stays in its localStorage.
+
+// The bounds and the paper ID pattern, as the server checks them (<body data-…>).
+const LIMITS = {
+  id: new RegExp("^(?:" + document.body.dataset.paperId + ")$"),
+  saved: Number(document.body.dataset.savedMax),
+  seen: Number(document.body.dataset.seenMax),
+  hidden: Number(document.body.dataset.hiddenMax),
+};
+
+// A list kept in localStorage under `key`: its valid entries, newest first, at most `max`.
+function stored(key, max, valid) {
+  return {
+    key: key,
+    load() {
+      try {
+        const items = JSON.parse(localStorage.getItem(key) || "[]");
+        return Array.isArray(items) ? items.filter(valid) : [];
+      } catch (error) {
+        return [];
+      }
+    },
+    save(items) {
+      try {
+        localStorage.setItem(key, JSON.stringify(items.slice(0, max)));
+      } catch (error) { /* storage full or refused: the list stays as it was */ }
+    },
+  };
+}
+
+// Whether a key press is text being typed (shortcuts then stay out of the way).
+function typing() {
+  const element = document.activeElement;
+  if (!element) return false;
+  return element.isContentEditable || /^(TEXTAREA|SELECT)$/.test(element.tagName) ||
+    (element.tagName === "INPUT" && !/^(checkbox|radio|button|submit|reset|file)$/.test(element.type));
+}
+
+// The search box: "/" focuses it; typing offers completions from /api/suggest.
 (function () {
   const box = document.getElementById("q");
   const list = document.getElementById("q-suggestions");
   if (!box || !list) return;
 
   document.addEventListener("keydown", (event) => {
-    const typing = /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tagName);
-    if (event.key === "/" && !typing) {
+    if (event.key === "/" && !typing()) {
       event.preventDefault();
       box.focus();
       box.select();
@@ -65,24 +102,12 @@ document.querySelectorAll("button[data-copy]").forEach((button) => {
 // The reading list: paper IDs kept in this browser's localStorage, newest first. Nothing is
 // sent to the server except as the ?ids= of the /saved page the reader opens.
 (function () {
-  const KEY = "catalog.saved";
-  const MAX = 500; // what a /saved link and /api/recommendations accept
-  const ID = /^[0-9a-f]{16}$/;
+  const MAX = LIMITS.saved; // what a /saved link and /api/recommendations accept
+  const ID = LIMITS.id;
   const FORMAT = "ml-paper-catalog/reading-list";
-
-  function load() {
-    try {
-      const items = JSON.parse(localStorage.getItem(KEY) || "[]");
-      return Array.isArray(items) ? items.filter((item) => item && ID.test(item.id)) : [];
-    } catch (error) {
-      return [];
-    }
-  }
-  function store(items) {
-    try {
-      localStorage.setItem(KEY, JSON.stringify(items.slice(0, MAX)));
-    } catch (error) { /* storage full or disabled: the list stays as it was */ }
-  }
+  const kept = stored("catalog.saved", MAX, (item) => item && ID.test(item.id));
+  const load = kept.load;
+  const store = kept.save;
   const savedIds = () => load().map((item) => item.id);
   function add(items) {
     const list = load();
@@ -141,7 +166,7 @@ document.querySelectorAll("button[data-copy]").forEach((button) => {
     if (ownPage) { reopen(); return; } // the list shown, its links and its recommendations
     show();
   });
-  window.addEventListener("storage", (event) => { if (event.key === KEY) show(); });
+  window.addEventListener("storage", (event) => { if (event.key === kept.key) show(); });
   show();
   if (!page) return;
 
@@ -223,6 +248,191 @@ document.querySelectorAll("button[data-copy]").forEach((button) => {
   document.getElementById("saved-clear-yes").addEventListener("click", () => {
     store([]);
     reopen();
+  });
+})();
+
+// Seen marks: the papers this browser opened (ID and edition), marked in every list, counted
+// on their edition's page and cleared from the saved page.
+(function () {
+  const seen = stored("catalog.seen", LIMITS.seen,
+    (entry) => Array.isArray(entry) && LIMITS.id.test(entry[0]) && typeof entry[1] === "string");
+  const opened = document.querySelector("[data-seen]");
+  if (opened) {
+    const id = opened.dataset.seen;
+    seen.save([[id, opened.dataset.venue]].concat(seen.load().filter((entry) => entry[0] !== id)));
+  }
+
+  function show() {
+    const entries = seen.load();
+    const ids = new Set(entries.map((entry) => entry[0]));
+    document.querySelectorAll("[data-paper]").forEach((item) => {
+      const on = ids.has(item.dataset.paper);
+      item.classList.toggle("seen", on);
+      const mark = item.querySelector(":scope > .seen-mark");
+      if (on && !mark) {
+        const label = document.createElement("span");
+        label.className = "seen-mark";
+        label.textContent = "seen";
+        item.querySelector("a.headline").after(" ", label);
+      } else if (!on && mark) {
+        mark.remove();
+      }
+    });
+    const count = document.getElementById("seen-count");
+    if (count) {
+      const here = entries.filter((entry) => entry[1] === count.dataset.venue).length;
+      count.textContent = here.toLocaleString("en") + " of " +
+        Number(count.dataset.total).toLocaleString("en") + " seen in this browser";
+      count.hidden = here === 0;
+    }
+    const total = document.getElementById("seen-total");
+    if (total) {
+      total.textContent = entries.length
+        ? "You have opened " + entries.length.toLocaleString("en") + " paper" +
+          (entries.length === 1 ? "" : "s") + " in this browser; lists mark them as seen."
+        : "No paper is marked as seen.";
+      document.getElementById("seen-clear").hidden = entries.length === 0;
+    }
+  }
+
+  const clear = document.getElementById("seen-clear");
+  if (clear) {
+    clear.addEventListener("click", () => {
+      seen.save([]);
+      show();
+    });
+  }
+  window.addEventListener("storage", (event) => { if (event.key === seen.key) show(); });
+  window.addEventListener("pageshow", show); // back from a paper just opened
+  show();
+})();
+
+// Papers hidden from a list (with "x"): kept per list, the page's address without its page
+// number, and shown again from the line "3 hidden — Show" above it.
+const hiddenPapers = (function () {
+  const hidden = stored("catalog.hidden", LIMITS.hidden,
+    (entry) => Array.isArray(entry) && typeof entry[0] === "string" && LIMITS.id.test(entry[1]));
+  const params = new URLSearchParams(location.search);
+  params.delete("page");
+  params.sort();
+  const list = location.pathname + (params.toString() ? "?" + params : "");
+  const items = Array.from(document.querySelectorAll("[data-paper]"));
+  const undone = [];
+  let bar = null;
+
+  function show() {
+    const here = new Set(hidden.load().filter((entry) => entry[0] === list).map((e) => e[1]));
+    let count = 0;
+    items.forEach((item) => {
+      item.hidden = here.has(item.dataset.paper);
+      count += item.hidden ? 1 : 0;
+    });
+    if (!bar && count) {
+      bar = document.createElement("p");
+      bar.className = "hidden-bar";
+      bar.append(document.createElement("span"), " ", document.createElement("button"));
+      bar.lastChild.type = "button";
+      bar.lastChild.addEventListener("click", () => {
+        const shown = new Set(items.map((item) => item.dataset.paper));
+        hidden.save(hidden.load().filter((entry) => entry[0] !== list || !shown.has(entry[1])));
+        show();
+      });
+      items[0].closest("ol, ul").before(bar);
+    }
+    if (bar) {
+      bar.hidden = count === 0;
+      bar.firstChild.textContent = count + " hidden —";
+      bar.lastChild.textContent = "Show " + (count === 1 ? "it" : "them");
+    }
+  }
+  window.addEventListener("storage", (event) => { if (event.key === hidden.key) show(); });
+  if (items.length) show();
+
+  return {
+    hide(item) {
+      const id = item.dataset.paper;
+      hidden.save([[list, id]].concat(
+        hidden.load().filter((entry) => entry[0] !== list || entry[1] !== id)));
+      undone.push(item);
+      show();
+    },
+    // The paper hidden last on this page, shown again (or null).
+    undo() {
+      const item = undone.pop();
+      if (!item) return null;
+      hidden.save(hidden.load().filter((e) => e[0] !== list || e[1] !== item.dataset.paper));
+      show();
+      return item;
+    },
+  };
+})();
+
+// Keyboard triage on any list of papers: j/k move, o or Enter opens, s saves, x hides, u
+// undoes, n/p page, ? shows the keys (templates/_keys.html). The current paper takes the
+// focus, so screen readers read it, and is marked with aria-current.
+(function () {
+  const help = document.getElementById("keys-help");
+  const opener = document.getElementById("keys-open");
+  opener.hidden = false;
+  opener.addEventListener("click", () => help.showModal());
+  const visible = () => Array.from(document.querySelectorAll("[data-paper]"))
+    .filter((item) => !item.hidden);
+  let current = null;
+
+  function focus(item) {
+    if (current) {
+      current.classList.remove("current");
+      current.removeAttribute("aria-current");
+    }
+    current = item || null;
+    if (!current) return;
+    current.classList.add("current");
+    current.setAttribute("aria-current", "true");
+    current.tabIndex = -1;
+    current.focus({ preventScroll: true });
+    current.scrollIntoView({ block: "nearest" });
+  }
+  function move(step) {
+    const items = visible();
+    const at = items.indexOf(current);
+    const next = at < 0 ? (step > 0 ? 0 : items.length - 1) : at + step;
+    if (items[next]) focus(items[next]);
+  }
+  function open() {
+    if (current) location.assign(current.querySelector("a.headline").href);
+  }
+  function page(rel) {
+    const link = document.querySelector('.pager a[rel="' + rel + '"]');
+    if (link) location.assign(link.href);
+  }
+  function hide() {
+    if (!current) return;
+    const items = visible();
+    const at = items.indexOf(current);
+    const next = items[at + 1] || items[at - 1];
+    hiddenPapers.hide(current);
+    focus(next);
+  }
+  const keys = {
+    j: () => move(1),
+    k: () => move(-1),
+    o: open,
+    s: () => { if (current) current.querySelector("button[data-save]").click(); },
+    x: hide,
+    u: () => { const item = hiddenPapers.undo(); if (item) focus(item); },
+    n: () => page("next"),
+    p: () => page("prev"),
+    "?": () => help.showModal(),
+  };
+
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || help.open || typing()) return;
+    const action = event.key === "Enter"
+      ? (current && document.activeElement === current ? open : null)
+      : keys[event.key];
+    if (!action) return;
+    event.preventDefault();
+    action();
   });
 })();
 

@@ -11,7 +11,7 @@ from markupsafe import Markup, escape
 
 from app.config import PROJECT_ROOT
 from app.exports import coins, paper_title
-from app.ids import name_slug
+from app.ids import MAX_LISTED, PAPER_ID, name_slug
 from app.ingest.normalize import title_html
 from app.topics import load_taxonomy
 from app.web.assets import static_url
@@ -63,6 +63,11 @@ templates.env.globals["name_slug"] = name_slug
 templates.env.globals["static_url"] = static_url
 templates.env.globals["coins"] = coins
 templates.env.globals["paper_title"] = paper_title
+# What a reader's browser keeps (static/app.js reads them from <body data-…>): the bounds and
+# the ID pattern the server checks, said once.
+templates.env.globals["browser_limits"] = {
+    "paper-id": PAPER_ID.pattern, "saved-max": MAX_LISTED, "seen-max": 20_000, "hidden-max": 5_000,
+}
 for path in (paper_path, venue_path, topic_path, profile_path):
     templates.env.globals[path.__name__] = path
 

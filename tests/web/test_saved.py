@@ -198,3 +198,16 @@ def test_a_shared_list_of_more_than_500_is_refused_where_it_is_read(client: Test
     assert response.status_code == 400
     assert f"at most {MAX_LISTED} papers" in response.text
     assert client.get(url, params={"ids": ids.rsplit(",", 1)[0]}).status_code == 200
+
+
+def test_the_browser_takes_its_bounds_and_id_pattern_from_the_server(client: TestClient):
+    """static/app.js keeps the reading list, seen marks and hidden papers within the bounds
+    each page states on <body>; the saved list's are the server's own."""
+    body = re.search(r"<body([^>]*)>", client.get("/").text)[1]
+    stated = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', body))
+    assert int(stated["saved-max"]) == MAX_LISTED
+    assert re.fullmatch(stated["paper-id"], "0123456789abcdef")
+    assert not re.fullmatch(stated["paper-id"], "0123456789abcdeg")
+    assert int(stated["seen-max"]) >= 10_000 and int(stated["hidden-max"]) > 0
+    script = (Path(__file__).parents[2] / "static" / "app.js").read_text()
+    assert str(MAX_LISTED) not in script and "0-9a-f" not in script
