@@ -122,6 +122,28 @@ class PhraseCount(BaseModel):
     papers: int
 
 
+class NewTermOut(BaseModel):
+    term: str  # as most papers write it
+    papers: int  # papers holding it now
+    share: float  # of the papers now
+    before: int  # papers holding it in the editions or years compared with
+    before_share: float
+    score: float  # z-score of its rise (weighted log-odds); 0 for a term seen first now
+    search_url: str  # the papers counted (a search adds those that write its acronym)
+    trend_url: str
+
+
+class WhatsNewOut(BaseModel):
+    editions: list[str]  # counted as now
+    years: list[int]
+    papers: int
+    before_editions: list[str]  # compared with
+    before_years: list[int]
+    before_papers: int
+    rising: list[NewTermOut]
+    first_seen: list[NewTermOut]  # in the catalog for the first time
+
+
 class VenuePapersOut(BaseModel):
     venue: VenueOut
     topic: str | None
@@ -138,6 +160,7 @@ class VenuePapersOut(BaseModel):
     next: EditionOut | None
     institutions: list[NamedOut]  # who publishes here: most papers first
     countries: list[NamedOut]
+    whats_new: WhatsNewOut | None  # against the series' previous editions
 
 
 class SeriesDetailOut(SeriesOut):

@@ -25,6 +25,7 @@ from app.ingest.listfile import ParsedList, parse_list_bytes
 from app.ingest.load import IngestReport, ingest_paths
 from app.main import create_app
 from app.search.index import build_index
+from tests import rising
 from tests.multiseries import write_corpus
 from tests.postgres import new_database_url
 
@@ -84,6 +85,14 @@ def multiseries(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
     catalog.report = catalog.ingest(files["first"], *sorted((root / "corpus").glob("*.txt")))
     time.sleep(1.1)  # the later batch is newer by the index's clock too (whole seconds)
     catalog.ingest(files["later"])
+    return catalog
+
+
+@pytest.fixture(scope="session")
+def delta(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    """The seeds and the series of tests/rising.py; tests that use it must not change it."""
+    catalog = make_catalog(tmp_path_factory.mktemp("delta"))
+    catalog.ingest(rising.corpus(tmp_path_factory.mktemp("input") / "delta.jsonl"))
     return catalog
 
 

@@ -1,7 +1,7 @@
 """The live index generation, opened once per version: a Whoosh searcher per request thread,
-the facet columns, paper IDs, vocabulary, completions and acronyms read beside it, reopened
-when a newer generation is in place. Every use goes through one guard, `with_index`, which
-answers as asked while no index has been built yet."""
+the facet columns, paper IDs, vocabulary, completions, acronyms and edition terms read beside
+it, reopened when a newer generation is in place. Every use goes through one guard,
+`with_index`, which answers as asked while no index has been built yet."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from app.search import ranking
 from app.search.acronyms import AcronymCounts, Meaning
 from app.search.columns import FacetColumn, read_facet_columns
 from app.search.completions import Completions
+from app.search.edition_terms import EditionTerms, read_edition_terms
 from app.search.expand import Synonyms
 from app.search.index import VERSION_FILE
 from app.search.vocabulary import Vocabulary
@@ -49,6 +50,7 @@ class OpenIndex:
     completions: Completions
     meanings: list[Meaning]  # acronyms learned from the catalog
     synonyms: Synonyms
+    edition_terms: EditionTerms
     local: threading.local = field(default_factory=threading.local)
 
     @property
@@ -100,7 +102,7 @@ class LiveIndex:
                 self._open = OpenIndex(index, identity, columns, ids,
                                         Vocabulary.read(directory),
                                         Completions.read(directory), meanings,
-                                        Synonyms.of(meanings))
+                                        Synonyms.of(meanings), read_edition_terms(directory))
             return self._open
 
     def close(self) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
 from sqlmodel import Session
 
@@ -17,6 +17,7 @@ from app.outputs import (
     FacetValue,
     MatrixColumnOut,
     NamedOut,
+    NewTermOut,
     PaperDetailOut,
     PaperOut,
     PhraseCount,
@@ -39,9 +40,11 @@ from app.outputs import (
     VenueOut,
     VenuePapersOut,
     VenuesOut,
+    WhatsNewOut,
 )
 from app.search.query import MAX_QUERY_CHARS
 from app.search.results import PER_PAGE
+from app.series import get_series
 from app.trends import compute_trends
 from app.web.deps import (
     ListFilterDep,
@@ -56,8 +59,12 @@ from app.web.deps import (
     YearRangeDep,
 )
 from app.web.results import run_search
-from app.web.urls import paper_url_for, profile_path
+from app.web.urls import paper_url_for, profile_path, search_path, trends_path
 from app.web.views import edition_view, paper_view, topic_view, topics_view
+from app.whats_new import LIMIT as WHATS_NEW
+from app.whats_new import NewTerm, WhatsNew, whats_new
+
+MAX_WHATS_NEW = 50
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorOut, "description": "A parameter is malformed or out of range"},
@@ -76,6 +83,23 @@ def named_out(request: Request, kind: str, named: people.Named) -> NamedOut:
 def publishers_out(request: Request, found: rankings.Publishers) -> dict[str, list[NamedOut]]:
     return {"institutions": [named_out(request, "institution", n) for n in found.institutions],
             "countries": [named_out(request, "country", n) for n in found.countries]}
+
+
+def whats_new_out(request: Request, found: WhatsNew) -> WhatsNewOut:
+    base = str(request.base_url).rstrip("/")
+
+    def term_out(term: NewTerm) -> NewTermOut:
+        return NewTermOut(term=term.shown, papers=term.papers, share=round(term.share, 6),
+                          before=term.before, before_share=round(term.before_share, 6),
+                          score=term.score,
+                          search_url=base + search_path(term.query, **found.filters),
+                          trend_url=base + trends_path(term.query))
+
+    return WhatsNewOut(editions=found.editions, years=found.years, papers=found.papers,
+                       before_editions=found.before_editions, before_years=found.before_years,
+                       before_papers=found.before_papers,
+                       rising=[term_out(t) for t in found.rising],
+                       first_seen=[term_out(t) for t in found.first_seen])
 
 
 def venue_out(request: Request, venue: Edition) -> VenueOut:
@@ -128,13 +152,14 @@ def series_detail(request: Request, found: SeriesDep, session: SessionDep) -> Se
 
 @router.get("/venues/{slug}/papers", name="api_venue_papers")
 def venue_papers(
-    request: Request, venue: VenueDep, session: SessionDep, page: PageDep = 1,
+    request: Request, venue: VenueDep, session: SessionDep, search: SearchDep,
+    page: PageDep = 1,
     topic: Annotated[str, Query(description="Only papers of this topic (slug)")] = "",
 ) -> VenuePapersOut:
     """One page of an edition's papers in list order, optionally of one topic, with what its
     page shows of the whole edition: papers per topic, keyphrases, papers with code, and the
-    editions of its series before and after."""
-    view = edition_view(session, venue, topic, page)
+    editions of its series before and after, and what is new there."""
+    view = edition_view(session, search, venue, topic, page)
     listing = view.listing
     return VenuePapersOut(
         venue=venue_out(request, venue), topic=topic or None, page=listing.number,
@@ -145,6 +170,7 @@ def venue_papers(
         with_code=view.landscape.with_code,
         previous=edition_out(request, view.previous) if view.previous else None,
         next=edition_out(request, view.following) if view.following else None,
+        whats_new=whats_new_out(request, view.whats_new) if view.whats_new else None,
         **publishers_out(request, view.publishers))
 
 
@@ -235,6 +261,24 @@ def search(
         facets={name: [FacetValue(value=value, count=count) for value, count in counts]
                 for name, counts in result.facets.items()},
         hits=hits)
+
+
+@router.get("/whats-new", name="api_whats_new")
+def whats_new_api(
+    request: Request, session: SessionDep, search: SearchDep,
+    series: Annotated[str, Query(description="A series slug, e.g. neurips")] = "",
+    year: Annotated[int | None, Query(ge=1000, le=9999, description="e.g. 2018")] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_WHATS_NEW)] = WHATS_NEW,
+) -> WhatsNewOut:
+    """Terms whose share of papers rose most against the previous three editions of a series
+    (`series` and `year`: one edition; `series` alone: its latest) or years of the catalog
+    (`year` alone; neither: the latest year), and terms seen there for the first time."""
+    if series and get_series(session, series) is None:
+        raise HTTPException(404, f"No series “{series}”; /api/series lists them.")
+    found = whats_new(search, series=series, year=year, limit=limit)
+    if found is None:
+        raise HTTPException(404, "No papers there, or the search index is not built yet.")
+    return whats_new_out(request, found)
 
 
 @router.get("/trends", name="api_trends")

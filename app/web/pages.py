@@ -10,8 +10,10 @@ from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
 from app import catalog, people, rankings, series
+from app.catalog import year_totals
 from app.search.query import PASTED_TEXT_WORDS, replace_word
 from app.search.results import SearchResult
+from app.search.searcher import PaperSearch
 from app.search.synonyms import SYNONYM_GROUPS
 from app.topics import load_taxonomy
 from app.trends import MAX_TERMS, compute_trends
@@ -36,10 +38,13 @@ from app.web.render import compile_templates, render, topic_name
 from app.web.results import run_search
 from app.web.urls import profile_path, search_query_string, topic_path, venue_path
 from app.web.views import edition_view, paper_view, topic_view, topics_view
+from app.whats_new import whats_new
 
 router = APIRouter(default_response_class=HTMLResponse)
 
 
+HOME_TERMS = 10  # rising terms on the home page
+SERIES_EDITIONS, SERIES_EDITION_TERMS = 4, 8  # the latest editions' rising terms on a series'
 EXAMPLE_SEARCHES = ("diffusion model", '"graph neural network"', "reinforcement learning robot",
                     "transformer -vision", "optim*", "lora has:code")
 
@@ -55,7 +60,7 @@ def warm(session: Session) -> None:
 
 
 @router.get("/")
-def home(request: Request, session: SessionDep) -> HTMLResponse:
+def home(request: Request, session: SessionDep, search: SearchDep) -> HTMLResponse:
     all_series = series.list_series(session)
     matrix = series.topic_matrix(session)
     topic_totals = sorted(((t.slug, matrix.row_total(t.slug)) for t in load_taxonomy().topics),
@@ -63,7 +68,8 @@ def home(request: Request, session: SessionDep) -> HTMLResponse:
     return render(request, "index.html", grid=series.series_grid(all_series),
                   total=sum(s.papers for s in all_series),
                   editions=sum(len(s.editions) for s in all_series),
-                  examples=EXAMPLE_SEARCHES, topic_totals=[t for t in topic_totals if t[1]])
+                  examples=EXAMPLE_SEARCHES, topic_totals=[t for t in topic_totals if t[1]],
+                  rising=whats_new(search, limit=HOME_TERMS))
 
 
 @router.get("/venues")
@@ -75,27 +81,28 @@ def venues(request: Request, session: SessionDep) -> HTMLResponse:
 
 @router.get("/venues/{slug}")
 def venue(
-    request: Request, found: EditionOrSeriesDep, session: SessionDep, page: PageDep = 1,
-    topic: str = "", format: ListFormat | None = None,
+    request: Request, found: EditionOrSeriesDep, session: SessionDep, search: SearchDep,
+    page: PageDep = 1, topic: str = "", format: ListFormat | None = None,
 ) -> Response:
     if isinstance(found, series.Series):
         if format:
             raise HTTPException(404, f"{found.name} downloads by edition, e.g. "
                                      f"{venue_path(found.editions[-1].slug)}.{format}")
-        return _series_page(request, session, found)
+        return _series_page(request, session, search, found)
     if format:
         return downloads.venue_download(request, found, format, topic)
-    view = edition_view(session, found, topic, page)
+    view = edition_view(session, search, found, topic, page)
     return render(
         request, "venue.html", venue=found, listing=view.listing,
         topics=load_taxonomy().by_slug(), topic=topic, series=view.series,
         neighbours=(view.previous, view.following), topic_counts=view.landscape.topic_counts,
         keyphrases=view.landscape.keyphrases, with_code=view.landscape.with_code,
-        publishers=view.publishers,
+        publishers=view.publishers, whats_new=view.whats_new,
     )
 
 
-def _series_page(request: Request, session: Session, found: series.Series) -> HTMLResponse:
+def _series_page(request: Request, session: Session, search: PaperSearch,
+                 found: series.Series) -> HTMLResponse:
     detail = series.series_detail(session, found)
     years = found.years
     papers_chart = charts.column_chart(
@@ -107,8 +114,12 @@ def _series_page(request: Request, session: Session, found: series.Series) -> HT
         [(topic_name(topic), topic_path(topic, series=found.slug) + "#papers",
           [y.topics.get(topic, 0) / y.papers if y.papers else 0 for y in detail.years],
           [y.topics.get(topic, 0) for y in detail.years]) for topic in topics])
+    news = [(e.slug, f"{found.name} {e.year}",
+             whats_new(search, edition=e.slug, limit=SERIES_EDITION_TERMS))
+            for e in found.editions[::-1][:SERIES_EDITIONS]]
     return render(request, "series.html", detail=detail, series=found,
                   papers_chart=papers_chart, topic_chart=topic_chart,
+                  news=[(slug, label, n) for slug, label, n in news if n and n.rising],
                   publishers=rankings.publishers(session, [e.slug for e in found.editions]))
 
 
@@ -251,12 +262,22 @@ def _year_share_chart(session: Session, result: SearchResult) -> charts.ColumnCh
 def trends(
     request: Request, session: SessionDep, search: SearchDep,
     q: Annotated[list[str], Query(description="Up to 6 queries")] = [],  # noqa: B006
+    year: Annotated[int | None, Query(ge=1000, le=9999)] = None,
+    series_slug: Annotated[str, Query(alias="series", max_length=200)] = "",
 ) -> HTMLResponse:
+    """Trend lines of queries; with none, what is new in a year (of a series, or all)."""
     found = compute_trends(search, session, q)
     chart = charts.line_chart("Share of each year's papers matching each query", found.years,
                               [(line.q, line.shares) for line in found.terms])
+    chosen = series.get_series(session, series_slug) if series_slug else None
+    news = None if found.terms else whats_new(search, series=chosen.slug if chosen else "",
+                                              year=year)
     return render(request, "trends.html", trends=found, chart=chart,
-                  inputs=[line.q for line in found.terms] + [""] * (MAX_TERMS - len(found.terms)))
+                  inputs=[line.q for line in found.terms] + [""] * (MAX_TERMS - len(found.terms)),
+                  news=news, news_years=list(year_totals(session)),
+                  all_series=series.list_series(session),
+                  news_series=chosen.slug if chosen else "",
+                  news_series_name=chosen.name if chosen else "")
 
 
 @router.get("/help/search")

@@ -15,7 +15,14 @@ from app.ids import MAX_LISTED, PAPER_ID, name_slug
 from app.ingest.normalize import title_html
 from app.topics import load_taxonomy
 from app.web.assets import static_url
-from app.web.urls import paper_path, profile_path, topic_path, venue_path
+from app.web.urls import (
+    paper_path,
+    profile_path,
+    search_path,
+    topic_path,
+    trends_path,
+    venue_path,
+)
 
 templates = Jinja2Templates(directory=str(PROJECT_ROOT / "templates"))
 # Templates ship with the code: checking each one's file time on every render was 4 % of a
@@ -68,7 +75,7 @@ templates.env.globals["paper_title"] = paper_title
 templates.env.globals["browser_limits"] = {
     "paper-id": PAPER_ID.pattern, "saved-max": MAX_LISTED, "seen-max": 20_000, "hidden-max": 5_000,
 }
-for path in (paper_path, venue_path, topic_path, profile_path):
+for path in (paper_path, venue_path, topic_path, profile_path, search_path, trends_path):
     templates.env.globals[path.__name__] = path
 
 

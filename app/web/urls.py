@@ -52,6 +52,15 @@ def paper_url_for(request: Request) -> Callable[[Paper], str]:
     return lambda paper: base + paper.id
 
 
+def search_path(q: str, **filters: object) -> str:
+    """A search for `q` with facet filters (series=, venue=, year=, ...)."""
+    return f"{SEARCH}?{search_query_string(SearchRequest(q=q, **filters))}"
+
+
+def trends_path(*queries: str) -> str:
+    return f"{TRENDS}?{urlencode([('q', q) for q in queries])}"
+
+
 def search_query_string(request: SearchRequest, **changes: object) -> str:
     """The query string for `request` with `changes`; any change of filter resets the page."""
     if changes and "page" not in changes:

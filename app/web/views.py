@@ -18,13 +18,16 @@ from app.topics import Topic, load_taxonomy
 from app.web.deps import topic_named
 from app.web.results import related_papers
 from app.web.urls import paper_url_for
+from app.whats_new import WhatsNew, whats_new
+
+EDITION_TERMS = 12  # rising terms on an edition's page
 
 
 @dataclass(frozen=True)
 class EditionView:
     """An edition's page: its papers (of one topic, when chosen), the topics, keyphrases,
     code links and publishing institutions and countries of the whole edition, and the
-    editions of its series before and after."""
+    editions of its series before and after, and what is new there."""
 
     venue: Edition
     topic: str
@@ -34,9 +37,11 @@ class EditionView:
     following: series.ListedEdition | None
     landscape: Landscape
     publishers: rankings.Publishers
+    whats_new: WhatsNew | None  # against the series' previous editions
 
 
-def edition_view(session: Session, venue: Edition, topic: str, page: int) -> EditionView:
+def edition_view(session: Session, search: PaperSearch, venue: Edition, topic: str,
+                 page: int) -> EditionView:
     if topic:
         topic_named(topic)  # a 404 for a topic that does not exist
     listing = (catalog.venue_topic_papers(session, venue, topic, page) if topic
@@ -45,7 +50,8 @@ def edition_view(session: Session, venue: Edition, topic: str, page: int) -> Edi
     previous, following = edition_series.neighbours(venue.slug)
     return EditionView(venue, topic, listing, edition_series, previous, following,
                        catalog.venue_landscape(session, venue.slug),
-                       rankings.publishers(session, [venue.slug]))
+                       rankings.publishers(session, [venue.slug]),
+                       whats_new(search, edition=venue.slug, limit=EDITION_TERMS))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,267 @@
+"""How many papers of each edition hold each word and each two-word phrase: what "what's new"
+(app/whats_new.py) compares across editions and years.
+
+Counted from the index's own posting arrays when a generation is written (a build or an
+update), so that a count is exactly what a search for the word, or the quoted phrase, finds
+in that edition: the same analyzer, the same fields (title or abstract), the same positions
+(a phrase is two terms one position apart, stop words renumbered over as the analyzer does).
+Kept in one file of the generation, like the vocabulary, and read when the index is opened.
+
+Layout of `edition_terms.npz`: `terms` (the analyzed terms, one word or two joined by a
+space, as one newline-separated string), `editions` (edition slugs), `papers` (papers per
+edition), and per edition a run of (term, papers) pairs: `starts` (one more than editions),
+`term_ids` and `counts` (int32).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+from whoosh.searching import Searcher
+
+from app.facets import BY_NAME
+from app.search.analysis import analyze
+from app.search.arrays import FieldArrays, deleted_docs, field_arrays
+from app.search.columns import read_facet_columns
+from app.search.completions import PHRASES_FILE
+from app.search.vocabulary import counts_in
+from app.search.whoosh_adapter import open_index
+
+TERMS_FILE = "edition_terms.npz"
+MIN_PAPERS = 5  # in the whole catalog: rarer terms are noise to every comparison
+# Words that carry no subject by themselves: no term starts or ends with one (numbers and
+# one-letter symbols neither). "in" may start a phrase: in-context, in-distribution.
+FUNCTION_WORDS = frozenset("""
+a about above across after against all along also among an and any are as at based be been
+being between beyond both but by can could do does each either for from has have how however
+if in into is it its may more most much new no not of on one only onto or other our over
+several such than that the their them then there these they this those through thus to toward
+towards two under up upon use used using via vs was we well were what when where whether which
+while who why will with within without would yet you your
+""".split())
+LEADING = frozenset({"in"})
+ADDRESS_PARTS = frozenset({"http", "https", "www", "com", "org", "github"})  # and "github.com"
+
+
+@dataclass(frozen=True)
+class EditionTerms:
+    terms: list[str]  # analyzed: "diffusion", "diffusion model", "in context"
+    editions: list[str]  # edition slugs
+    series: list[str]  # each edition's series slug
+    years: np.ndarray  # each edition's year
+    papers: np.ndarray  # papers per edition
+    starts: np.ndarray
+    term_ids: np.ndarray
+    counts: np.ndarray
+
+    def vector(self, editions: list[int]) -> np.ndarray:
+        """Papers holding each term, summed over the editions (by position in `editions`)."""
+        total = np.zeros(len(self.terms), dtype=np.int64)
+        for e in editions:
+            start, end = self.starts[e], self.starts[e + 1]
+            np.add.at(total, self.term_ids[start:end], self.counts[start:end])
+        return total
+
+    @cached_property
+    def catalog(self) -> np.ndarray:
+        """Papers holding each term in the whole catalog."""
+        return np.bincount(self.term_ids, weights=self.counts,
+                           minlength=len(self.terms)).astype(np.int64)
+
+    @cached_property
+    def first_years(self) -> np.ndarray:
+        """The year each term first appears in the catalog."""
+        first = np.full(len(self.terms), np.iinfo(np.int32).max, dtype=np.int32)
+        cell_years = np.repeat(self.years, np.diff(self.starts))
+        np.minimum.at(first, self.term_ids, cell_years)
+        return first
+
+
+NO_TERMS = EditionTerms([], [], [], np.zeros(0, np.int32), np.zeros(0, np.int64),
+                        np.zeros(1, np.int64),
+                        np.zeros(0, np.int32), np.zeros(0, np.int32))
+
+
+def _code(term: str, vocabulary: dict[str, int]) -> int:
+    """A term's word number; -1 for a word that may only lead a phrase ("in"), -2 for one that
+    takes no part (a function word, a number), -3 for an acronym's marker (MAP beside map, at
+    its position: words of the catalog are lowercase)."""
+    if term != term.lower():
+        return -3
+    if term in LEADING:
+        return -1
+    if (len(term) < 2 or term in FUNCTION_WORDS or not any(c.isalpha() for c in term)
+            or "." in term or term in ADDRESS_PARTS):
+        return -2
+    return vocabulary.setdefault(term, len(vocabulary))
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values, sorted (numpy 2's np.unique hashes int64 keys, 30x slower here)."""
+    values = np.sort(values)
+    return values[np.concatenate([[True], values[1:] != values[:-1]])] if len(values) else values
+
+
+def _runs(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of a sorted array and how many times each occurs."""
+    if not len(values):
+        return values, np.zeros(0, np.int64)
+    starts = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]]))
+    return values[starts], np.diff(np.append(starts, len(values)))
+
+
+def _field_keys(arrays: FieldArrays, codes: np.ndarray, documents: int, words: int,
+                phrases: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The field's distinct (word, document) and (phrase, document) pairs, each as one int64:
+    term * documents + document, where a phrase's term is words + (left + 1) * words + right
+    and one of `phrases` (sorted)."""
+    per_term = np.diff(arrays.starts)
+    posting_codes = np.repeat(codes.astype(np.int32), per_term)
+    posting_docs = np.asarray(arrays.ids, dtype=np.int32)
+    held = posting_codes >= 0
+    word_pairs = posting_codes[held].astype(np.int64) * documents + posting_docs[held]
+    # The field's text as a sequence of codes: each document's run of positions, one slot
+    # apart from the next document's so that no phrase crosses from one to another. (int32
+    # throughout: at L the abstracts hold 15 M positions.)
+    per_posting = np.diff(arrays.bounds)
+    positions = np.asarray(arrays.positions[int(arrays.bounds[0]):int(arrays.bounds[-1])],
+                           dtype=np.int32)
+    placed = np.repeat(posting_codes > -3, per_posting)
+    codes_at = np.repeat(posting_codes, per_posting)[placed]
+    docs_at = np.repeat(posting_docs, per_posting)[placed]
+    positions = positions[placed]
+    del placed
+    length = np.zeros(documents, dtype=np.int64)
+    np.maximum.at(length, docs_at, positions + 2)
+    begins = np.concatenate([[0], np.cumsum(length)[:-1]])
+    text = np.full(int(length.sum()), -2, dtype=np.int32)
+    text[begins[docs_at] + positions] = codes_at
+    del codes_at, docs_at, positions
+    left, right = text[:-1], text[1:]
+    at = np.flatnonzero((left >= -1) & (right >= 0))
+    found = words + (left[at].astype(np.int64) + 1) * words + right[at]
+    known = np.isin(found, phrases)
+    slot_doc = np.searchsorted(begins, at[known], side="right") - 1
+    phrase_pairs = found[known] * documents + slot_doc
+    return _distinct(word_pairs), _distinct(phrase_pairs)
+
+
+def _term_text(key: int, words: list[str]) -> str:
+    if key < len(words):
+        return words[key]
+    left, right = divmod(key - len(words), len(words))
+    return f"{words[left - 1] if left else 'in'} {words[right]}"
+
+
+def _phrase_keys(directory: Path, vocabulary: dict[str, int]) -> np.ndarray:
+    """The keys of the catalog's two-word title and keyword phrases (search/completions.py):
+    the phrases counted, rather than every two words that happen to meet ("network deep"
+    across a full stop, "player multi" inside "two player multi-agent games")."""
+    words = max(len(vocabulary), 1)
+    keys = set()
+    for phrase in counts_in(directory / PHRASES_FILE):
+        terms = analyze(phrase)
+        if len(terms) != 2:
+            continue
+        left, right = terms
+        left_code = -1 if left in LEADING else vocabulary.get(left, -2)
+        if left_code >= -1 and right in vocabulary:
+            keys.add(words + (left_code + 1) * words + vocabulary[right])
+    return np.array(sorted(keys), dtype=np.int64)
+
+
+def count_edition_terms(directory: Path) -> None:
+    """Count the generation's terms per edition into its `edition_terms.npz` (after its
+    arrays and phrases are written)."""
+    ix = open_index(directory)
+    try:
+        with ix.searcher() as searcher:
+            counted = _count(searcher, directory)
+    finally:
+        ix.close()
+    tmp = directory / f".{TERMS_FILE}.tmp.npz"
+    np.savez(tmp, **counted)
+    os.replace(tmp, directory / TERMS_FILE)
+
+
+def _count(searcher: Searcher, directory: Path) -> dict[str, np.ndarray]:
+    columns = read_facet_columns(searcher, [BY_NAME[name] for name in ("venue", "series", "year")])
+    if len(columns) < 3:  # an empty index has no columns
+        return {}
+    column = columns["venue"]
+    documents = len(column.codes)
+    live = np.ones(documents, dtype=bool)
+    fields = []
+    for leaf, offset in searcher.leaf_searchers():
+        reader = leaf.reader()
+        live[[doc + offset for doc in deleted_docs(reader)]] = False
+        fields.extend((arrays, offset, reader.doc_count_all()) for arrays in
+                      (field_arrays(reader, name) for name in ("headline", "text")) if arrays)
+    vocabulary: dict[str, int] = {}
+    coded = [(arrays, offset, segment,
+              np.fromiter((_code(term, vocabulary) for term in arrays.terms),
+                          dtype=np.int64, count=len(arrays.terms)))
+             for arrays, offset, segment in fields]
+    words = max(len(vocabulary), 1)
+    phrases = _phrase_keys(directory, vocabulary)
+    pairs = []
+    for arrays, offset, segment, codes in coded:
+        for found in _field_keys(arrays, codes, segment, words, phrases):
+            term, doc = np.divmod(found, segment)
+            pairs.append(term * documents + doc + offset)
+    if not pairs:  # an index written before its arrays
+        return {}
+    # A paper holds a term once, whether in its title, its abstract or both.
+    held = _distinct(np.concatenate(pairs))
+    del pairs
+    term_of, doc_of = np.divmod(held, documents)  # sorted by term
+    keep = live[doc_of]
+    term_of, doc_of = term_of[keep], doc_of[keep]
+    distinct, papers = _runs(term_of)
+    frequent = papers >= MIN_PAPERS
+    mask = np.repeat(frequent, papers)
+    term_ids = np.repeat(np.cumsum(frequent) - 1, papers)[mask]
+    doc_of = doc_of[mask]
+    kept = distinct[frequent]
+    editions = len(column.values)
+    cells, counts = _runs(np.sort(column.codes[doc_of].astype(np.int64) * len(kept) + term_ids))
+    edition_of, term_ids = np.divmod(cells, max(len(kept), 1))
+    names = list(vocabulary)
+    return {
+        "terms": np.array("\n".join(_term_text(int(key), names) for key in kept)),
+        "editions": np.array([str(slug) for slug in column.values]),
+        # Each edition's series and year: the value its first document has.
+        "series": np.array([str(columns["series"].values[columns["series"].codes[first]])
+                            for first in _firsts(column.codes, editions)]),
+        "years": np.array([int(columns["year"].values[columns["year"].codes[first]])
+                           for first in _firsts(column.codes, editions)], dtype=np.int32),
+        "papers": np.bincount(column.codes[live], minlength=editions).astype(np.int32),
+        "starts": np.searchsorted(edition_of, np.arange(editions + 1)).astype(np.int64),
+        "term_ids": term_ids.astype(np.int32),
+        "counts": counts.astype(np.int32),
+    }
+
+
+def _firsts(codes: np.ndarray, count: int) -> np.ndarray:
+    """The first document of each code."""
+    firsts = np.full(count, len(codes), dtype=np.int64)
+    np.minimum.at(firsts, codes, np.arange(len(codes)))
+    return firsts
+
+
+def read_edition_terms(directory: Path) -> EditionTerms:
+    """The generation's counts (none where it was written before them)."""
+    try:
+        with np.load(directory / TERMS_FILE) as found:
+            terms = str(found["terms"])
+            return EditionTerms(terms.split("\n") if terms else [],
+                                [str(slug) for slug in found["editions"]],
+                                [str(slug) for slug in found["series"]], found["years"],
+                                found["papers"], found["starts"], found["term_ids"],
+                                found["counts"])
+    except (OSError, KeyError, ValueError):
+        return NO_TERMS
