@@ -193,7 +193,33 @@ def _count(searcher: Searcher, directory: Path) -> dict[str, np.ndarray]:
     if len(columns) < 3:  # an empty index has no columns
         return {}
     column = columns["venue"]
-    documents = len(column.codes)
+    found = _held_terms(searcher, directory, len(column.codes))
+    if found is None:  # an index written before its arrays
+        return {}
+    names, kept, term_ids, doc_of, live = found
+    editions = len(column.values)
+    cells, counts = _runs(np.sort(column.codes[doc_of].astype(np.int64) * len(kept) + term_ids))
+    edition_of, term_ids = np.divmod(cells, max(len(kept), 1))
+    firsts = _firsts(column.codes, editions)
+    return {
+        "terms": np.array("\n".join(_term_text(int(key), names) for key in kept)),
+        "editions": np.array([str(slug) for slug in column.values]),
+        # Each edition's series and year: the value its first document has.
+        "series": np.array([str(columns["series"].values[columns["series"].codes[first]])
+                            for first in firsts]),
+        "years": np.array([int(columns["year"].values[columns["year"].codes[first]])
+                           for first in firsts], dtype=np.int32),
+        "papers": np.bincount(column.codes[live], minlength=editions).astype(np.int32),
+        "starts": np.searchsorted(edition_of, np.arange(editions + 1)).astype(np.int64),
+        "term_ids": term_ids.astype(np.int32),
+        "counts": counts.astype(np.int32),
+    }
+
+
+def _held_terms(searcher: Searcher, directory: Path, documents: int) -> tuple[
+        list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Which live papers hold which terms of `MIN_PAPERS` papers or more: the words, the
+    term keys kept, and (term number among those kept, document) pairs, sorted by term."""
     live = np.ones(documents, dtype=bool)
     fields = []
     for leaf, offset in searcher.leaf_searchers():
@@ -213,37 +239,17 @@ def _count(searcher: Searcher, directory: Path) -> dict[str, np.ndarray]:
         for found in _field_keys(arrays, codes, segment, words, phrases):
             term, doc = np.divmod(found, segment)
             pairs.append(term * documents + doc + offset)
-    if not pairs:  # an index written before its arrays
-        return {}
+    if not pairs:
+        return None
     # A paper holds a term once, whether in its title, its abstract or both.
-    held = _distinct(np.concatenate(pairs))
-    del pairs
-    term_of, doc_of = np.divmod(held, documents)  # sorted by term
+    term_of, doc_of = np.divmod(_distinct(np.concatenate(pairs)), documents)
     keep = live[doc_of]
     term_of, doc_of = term_of[keep], doc_of[keep]
     distinct, papers = _runs(term_of)
     frequent = papers >= MIN_PAPERS
     mask = np.repeat(frequent, papers)
     term_ids = np.repeat(np.cumsum(frequent) - 1, papers)[mask]
-    doc_of = doc_of[mask]
-    kept = distinct[frequent]
-    editions = len(column.values)
-    cells, counts = _runs(np.sort(column.codes[doc_of].astype(np.int64) * len(kept) + term_ids))
-    edition_of, term_ids = np.divmod(cells, max(len(kept), 1))
-    names = list(vocabulary)
-    return {
-        "terms": np.array("\n".join(_term_text(int(key), names) for key in kept)),
-        "editions": np.array([str(slug) for slug in column.values]),
-        # Each edition's series and year: the value its first document has.
-        "series": np.array([str(columns["series"].values[columns["series"].codes[first]])
-                            for first in _firsts(column.codes, editions)]),
-        "years": np.array([int(columns["year"].values[columns["year"].codes[first]])
-                           for first in _firsts(column.codes, editions)], dtype=np.int32),
-        "papers": np.bincount(column.codes[live], minlength=editions).astype(np.int32),
-        "starts": np.searchsorted(edition_of, np.arange(editions + 1)).astype(np.int64),
-        "term_ids": term_ids.astype(np.int32),
-        "counts": counts.astype(np.int32),
-    }
+    return list(vocabulary), distinct[frequent], term_ids, doc_of[mask], live
 
 
 def _firsts(codes: np.ndarray, count: int) -> np.ndarray:

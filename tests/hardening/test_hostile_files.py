@@ -16,6 +16,7 @@ from app.ingest import unpack
 from app.main import create_app
 from app.models import Paper
 from tests.conftest import Catalog
+from tests.postgres import sqlite_run
 
 BAD = Path(__file__).parents[1] / "data" / "bad"
 REJECTED = {
@@ -115,6 +116,7 @@ def test_all_bad_files_at_once_leave_the_good_ones_loaded(fresh: Catalog):
     assert report.added == sum(STORED.values())
 
 
+@sqlite_run  # the same ingest code on both databases: at 2-3 minutes, once per `make test`
 def test_a_hundred_thousand_tiny_abstracts_load(fresh: Catalog, tmp_path: Path):
     path = tmp_path / "tiny.txt"
     path.write_text("TINY 2026 Papers\n\n" + "\n\n".join(
