@@ -23,8 +23,10 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
+from app.search import ranking
 from app.search.analysis import analyze
 from app.search.searcher import PaperSearch
 
@@ -85,6 +87,17 @@ def precision(recommender: Recommender, lists: list[tuple[list[str], set[str]]],
     return total / len(lists), (time.perf_counter() - started) * 1000 / len(lists)
 
 
+def lexical_related(search: PaperSearch, paper_id: str, texts: Callable) -> list[str]:
+    """Related papers without the vectors' part (ranking.WEIGHTS.related_vectors 0)."""
+    kept = ranking.WEIGHTS
+    ranking.WEIGHTS = replace(kept, related_vectors=0.0)
+    try:
+        plain = texts([paper_id])[paper_id]
+        return [r.id for r in search.related(paper_id, plain, texts, limit=TOP)]
+    finally:
+        ranking.WEIGHTS = kept
+
+
 def quality(count: int) -> None:
     # Here, not at the top: bench.run imports `speed` and keywords imports bench.run.
     from bench.relevance.keywords import build_catalog, iclr_rows
@@ -101,13 +114,14 @@ def quality(count: int) -> None:
         def texts(ids: list[str]) -> dict[str, str]:
             return {pid: plain[pid] for pid in ids if pid in plain}
 
-        search = PaperSearch(settings.index_path, result_cache=0)
+        search = PaperSearch(settings.index_path, result_cache=0, related_cache=0)
         methods: dict[str, Recommender] = {
             "catalog recommendations": lambda ids: [
                 r.id for r in search.recommend(ids, texts, limit=TOP)],
             "TF-IDF centroid (cosine)": tfidf_centroid(plain),
             "related papers of the first": lambda ids: [
                 r.id for r in search.related(ids[0], plain[ids[0]], texts, limit=TOP)],
+            "  the same, words only": lambda ids: lexical_related(search, ids[0], texts),
         }
         print(f"{len(rows)} ICLR papers, {len(lists)} lists of {LISTED} papers sharing an "
               f"author keyword ({MIN_PAPERS}-{MAX_PAPERS} papers carry it)")

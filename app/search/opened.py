@@ -1,7 +1,7 @@
 """The live index generation, opened once per version: a Whoosh searcher per request thread,
-the facet columns, paper IDs, vocabulary, completions, acronyms and edition terms read beside
-it, reopened when a newer generation is in place. Every use goes through one guard,
-`with_index`, which answers as asked while no index has been built yet."""
+the facet columns, paper IDs, vocabulary, completions, acronyms, edition terms and paper
+vectors read beside it, reopened when a newer generation is in place. Every use goes through
+one guard, `with_index`, which answers as asked while no index has been built yet."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+import numpy as np
 from whoosh import index as whoosh_index
 from whoosh.searching import Searcher
 
@@ -23,6 +24,7 @@ from app.search.completions import Completions
 from app.search.edition_terms import EditionTerms, read_edition_terms
 from app.search.expand import Synonyms
 from app.search.index import VERSION_FILE
+from app.search.vectors import read_vectors
 from app.search.vocabulary import Vocabulary
 from app.search.whoosh_adapter import open_index
 
@@ -51,6 +53,7 @@ class OpenIndex:
     meanings: list[Meaning]  # acronyms learned from the catalog
     synonyms: Synonyms
     edition_terms: EditionTerms
+    vectors: np.ndarray | None  # unit paper vectors by document number (vectors.py)
     local: threading.local = field(default_factory=threading.local)
 
     @property
@@ -102,7 +105,8 @@ class LiveIndex:
                 self._open = OpenIndex(index, identity, columns, ids,
                                         Vocabulary.read(directory),
                                         Completions.read(directory), meanings,
-                                        Synonyms.of(meanings), read_edition_terms(directory))
+                                        Synonyms.of(meanings), read_edition_terms(directory),
+                                        read_vectors(directory, len(ids)))
             return self._open
 
     def close(self) -> None:

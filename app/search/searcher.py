@@ -37,11 +37,11 @@ class PaperSearch(LiveIndex):
     """The searches of one catalog's index, at most SEARCHES_AT_ONCE computed at once."""
 
     def __init__(self, index_path: Path, check_interval: float = 1.0,
-                 result_cache: int = RESULT_CACHE) -> None:
+                 result_cache: int = RESULT_CACHE, related_cache: int = RELATED_CACHE) -> None:
         super().__init__(index_path, check_interval)
         self._working = threading.BoundedSemaphore(SEARCHES_AT_ONCE)
         self._related: ComputedOnce[tuple[tuple[str, float], str], list[RelatedPaper]] = (
-            ComputedOnce(RELATED_CACHE))
+            ComputedOnce(related_cache))
         self._recommended: ComputedOnce[tuple[object, ...], list[Recommendation]] = (
             ComputedOnce(RELATED_CACHE))
         self._results: ComputedOnce[tuple[tuple[str, float], SearchRequest], SearchResult] = (
@@ -82,7 +82,8 @@ class PaperSearch(LiveIndex):
             topics = current.columns["topic"].codes if "topic" in current.columns else None
             return self._related.get((current.identity, paper_id), lambda: self._gated(
                 lambda: similar.related_papers(current.searcher, current.ids, topics,
-                                               paper_id, plain, texts, limit)))
+                                               paper_id, plain, texts, limit,
+                                               current.vectors)))
 
         return self.with_index(work, [])
 

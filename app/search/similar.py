@@ -66,23 +66,35 @@ def text_key_terms(searcher: Searcher, text: str) -> list[tuple[str, float]]:
 
 
 def related_papers(searcher: Searcher, ids: list[str], topics: np.ndarray | None,
-                   paper_id: str, plain: str, texts: Texts,
-                   limit: int = RELATED_PAPERS) -> list[RelatedPaper]:
+                   paper_id: str, plain: str, texts: Texts, limit: int = RELATED_PAPERS,
+                   vectors: np.ndarray | None = None) -> list[RelatedPaper]:
     """The papers most like one paper (by the key terms of its abstract, Whoosh's Bo1 model),
-    those of its primary topic raised, each with the key terms it shares."""
+    those of its primary topic raised, each with the key terms it shares. With the papers'
+    `vectors` (vectors.py, one row per document number), the score is blended with the
+    cosine of their vectors."""
     docnum = searcher.document_number(id=paper_id)
     if docnum is None or not plain:
         return []
     key_terms = text_key_terms(searcher, plain)
     if not key_terms:
         return []
-    hits = [(doc, score) for doc, score in top_by_terms(searcher, "text", key_terms, limit * 4 + 1)
-            if doc != docnum]
-    # Papers of the same primary topic rise: similar words and a similar area.
     own_topic = topics[docnum] if topics is not None else None
     same_topic = ranking.WEIGHTS.same_topic
-    ranked = sorted(hits, key=lambda hit: -hit[1] * (
-        same_topic if topics is not None and topics[hit[0]] == own_topic else 1.0))[:limit]
+    weight = ranking.WEIGHTS.related_vectors
+    if vectors is not None and weight > 0 and vectors[docnum].any():
+        _, scores = bm25_sums(searcher, [("text", term, w, None) for term, w in key_terms],
+                              None)
+        if topics is not None:  # papers of the same primary topic rise: a similar area
+            scores = scores * np.where(topics == own_topic, same_topic, 1.0)
+        blended = ((1 - weight) * scores / (scores.max() or 1)
+                   + weight * (vectors @ vectors[docnum]))
+        candidates = np.flatnonzero(vectors.any(axis=1))  # deleted papers have none
+        ranked = best_scores((candidates[candidates != docnum], blended), limit)
+    else:
+        hits = [(doc, score) for doc, score
+                in top_by_terms(searcher, "text", key_terms, limit * 4 + 1) if doc != docnum]
+        ranked = sorted(hits, key=lambda hit: -hit[1] * (
+            same_topic if topics is not None and topics[hit[0]] == own_topic else 1.0))[:limit]
     found = [ids[doc] for doc, _ in ranked]
     other_texts = texts(found)
     surface = surface_forms(plain)
