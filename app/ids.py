@@ -40,6 +40,8 @@ def series_slug(name: str) -> str:
 
 PAPER_ID = re.compile(r"[0-9a-f]{16}")
 MAX_LISTED = 500  # papers in a reading list, a shared link or a recommendations request
+# A list of IDs as an API parameter accepts it (in either case: parse_paper_ids lowercases).
+ID_LIST = r"^[0-9a-fA-F]{16}(,[0-9a-fA-F]{16})*$"
 
 
 def parse_paper_ids(text: str) -> list[str]:

@@ -22,7 +22,7 @@ from app.db import get_engine
 from app.search.keeper import IndexKeeper
 from app.search.searcher import PaperSearch
 from app.topics import use_taxonomy
-from app.web import api, discovery, downloads, health, pages, people_api, saved
+from app.web import api, discovery, downloads, health, maps, pages, people_api, saved
 from app.web.assets import STATIC_DIR, SWAGGER_UI_DIR, SWAGGER_UI_URL, Assets
 from app.web.lanes import QuickLane
 from app.web.middleware import (
@@ -124,7 +124,7 @@ def _add_routes(app: FastAPI, settings: Settings) -> None:
     app.mount(SWAGGER_UI_URL, Assets(directory=SWAGGER_UI_DIR), name="swagger-ui")
     app.mount("/static", Assets(directory=STATIC_DIR), name="static")
     app.include_router(downloads.router)  # first: /venues/x.csv before /venues/{slug}
-    for module in (pages, api, people_api, saved, discovery, health):
+    for module in (pages, api, people_api, saved, maps, discovery, health):
         app.include_router(module.router)
     if settings.bench_endpoint:
         @app.get("/bench/hello", include_in_schema=False)

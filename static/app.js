@@ -436,6 +436,162 @@ const hiddenPapers = (function () {
   });
 })();
 
+// The paper map: the papers of this page over the whole field of the catalog, where every
+// paper keeps one place (app/paper_map.py). Without script the page shows the server's image
+// of both; with it, the field image stays and the papers are drawn on a canvas over it, in
+// colours by topic, year or status, with their titles on hover; a click opens a paper, and a
+// dragged box lists its papers and their most frequent keyphrases.
+async function drawMap(figure) {
+  const size = Number(figure.dataset.size);
+  const margin = Number(figure.dataset.margin);
+  const inner = size - 2 * margin - 1;
+  let body;
+  try {
+    body = await (await fetch(figure.dataset.points)).json();
+  } catch (error) {
+    return; // the server's image stays
+  }
+  if (!body.papers) return;
+  const image = figure.querySelector("img");
+  image.src = figure.dataset.field;
+  const canvas = document.createElement("canvas");
+  canvas.width = canvas.height = size;
+  canvas.className = "map-canvas";
+  canvas.setAttribute("role", "img");
+  canvas.setAttribute("aria-label", image.alt);
+  image.after(canvas);
+  const tip = document.createElement("div");
+  tip.className = "map-tip";
+  tip.hidden = true;
+  canvas.after(tip);
+  const chosen = figure.querySelector(".map-selection");
+  const picker = document.createElement("select");
+  picker.className = "map-colour";
+  picker.setAttribute("aria-label", "Colour the papers by");
+  ["topic", "year", "status"].forEach((mode) => picker.add(new Option("Colour by " + mode, mode)));
+  figure.querySelector("figcaption").append(" ", picker);
+
+  const at = (paper) => [margin + paper.x * inner, margin + (1 - paper.y) * inner];
+  const years = body.papers.map((p) => p.year);
+  const [first, last] = [Math.min(...years), Math.max(...years)];
+  const statuses = [...new Set(body.papers.map((p) => p.status))];
+  function colour(paper) {
+    if (picker.value === "year") {
+      const t = last > first ? (paper.year - first) / (last - first) : 1;
+      return "hsl(" + Math.round(220 - 200 * t) + " 75% 45%)";
+    }
+    const index = picker.value === "status" ? statuses.indexOf(paper.status) : paper.colour;
+    return body.palette[index % body.palette.length];
+  }
+  let box = null;
+  function draw() {
+    const pen = canvas.getContext("2d");
+    pen.clearRect(0, 0, size, size);
+    body.papers.forEach((paper) => {
+      const [x, y] = at(paper);
+      pen.fillStyle = colour(paper);
+      pen.fillRect(x - 1, y - 1, 3, 3);
+    });
+    if (box) {
+      pen.strokeStyle = getComputedStyle(figure).color;
+      pen.strokeRect(box[0], box[1], box[2] - box[0], box[3] - box[1]);
+    }
+  }
+  picker.addEventListener("change", draw);
+  draw();
+
+  const point = (event) => {
+    const rect = canvas.getBoundingClientRect();
+    return [(event.clientX - rect.left) * size / rect.width,
+      (event.clientY - rect.top) * size / rect.height];
+  };
+  function nearest([x, y]) {
+    let best = null;
+    let distance = 36; // within 6 pixels
+    body.papers.forEach((paper) => {
+      const [px, py] = at(paper);
+      const d = (px - x) ** 2 + (py - y) ** 2;
+      if (d < distance) { best = paper; distance = d; }
+    });
+    return best;
+  }
+  const titles = new Map();
+  async function title(paper) {
+    if (!titles.has(paper.id)) {
+      const found = await (await fetch("/api/papers/" + paper.id)).json();
+      titles.set(paper.id, found.title || found.headline);
+    }
+    return titles.get(paper.id);
+  }
+  let start = null;
+  canvas.addEventListener("mousedown", (event) => { start = point(event); });
+  canvas.addEventListener("mousemove", async (event) => {
+    const here = point(event);
+    if (start) {
+      box = [Math.min(start[0], here[0]), Math.min(start[1], here[1]),
+        Math.max(start[0], here[0]), Math.max(start[1], here[1])];
+      draw();
+      return;
+    }
+    const paper = nearest(here);
+    canvas.style.cursor = paper ? "pointer" : "crosshair";
+    if (!paper) { tip.hidden = true; return; }
+    tip.textContent = await title(paper);
+    tip.style.left = (event.clientX - canvas.getBoundingClientRect().left + 12) + "px";
+    tip.style.top = (event.clientY - canvas.getBoundingClientRect().top + 12) + "px";
+    tip.hidden = false;
+  });
+  canvas.addEventListener("mouseleave", () => { tip.hidden = true; });
+  canvas.addEventListener("mouseup", async (event) => {
+    const end = point(event);
+    const begun = start;
+    start = null;
+    if (!begun || Math.hypot(end[0] - begun[0], end[1] - begun[1]) < 4) {
+      box = null;
+      draw();
+      const paper = nearest(end);
+      if (paper) location.assign("/papers/" + paper.id);
+      return;
+    }
+    // The box in map coordinates: x grows right, y up.
+    const x0 = (box[0] - margin) / inner;
+    const x1 = (box[2] - margin) / inner;
+    const y0 = 1 - (box[3] - margin) / inner;
+    const y1 = 1 - (box[1] - margin) / inner;
+    const query = figure.dataset.points.replace("/api/map", "/api/map/box") +
+      "&x0=" + x0.toFixed(4) + "&x1=" + x1.toFixed(4) + "&y0=" + y0.toFixed(4) + "&y1=" + y1.toFixed(4);
+    const found = await (await fetch(query)).json();
+    const heading = document.createElement("p");
+    heading.textContent = found.total + " paper" + (found.total === 1 ? "" : "s") + " in the box" +
+      (found.terms.length ? "; their most frequent keyphrases:" : ".");
+    const terms = document.createElement("ul");
+    terms.className = "tags";
+    found.terms.forEach((term) => {
+      const item = document.createElement("li");
+      item.className = "tag";
+      item.textContent = term.phrase + " (" + term.papers + ")";
+      terms.append(item);
+    });
+    const list = document.createElement("ol");
+    found.papers.forEach((paper) => {
+      const item = document.createElement("li");
+      const link = document.createElement("a");
+      link.href = paper.url;
+      link.textContent = paper.title;
+      item.append(link);
+      list.append(item);
+    });
+    chosen.replaceChildren(heading, terms, list);
+    chosen.hidden = false;
+  });
+}
+// A map in a closed <details> (search results, the saved list) is fetched when it is opened.
+document.querySelectorAll("figure.paper-map").forEach((figure) => {
+  const closed = figure.closest("details:not([open])");
+  if (!closed) { drawMap(figure); return; }
+  closed.addEventListener("toggle", () => drawMap(figure), { once: true });
+});
+
 // The theme switch: dark or light, kept in this browser (theme.js applies it before the page
 // is drawn); until pressed, pages follow the system's preference.
 (function () {

@@ -46,13 +46,14 @@ from app.search.analysis import (
 from app.search.arrays import save_field, write_arrays
 from app.search.completions import CompletionCounts
 from app.search.edition_terms import count_edition_terms
+from app.search.layout import write_layout
 from app.search.vectors import write_vectors
 from app.search.vocabulary import paper_words, read_counts, write_vocabulary
 from app.search.whoosh_adapter import BulkSegmentWriter, create_index, open_index
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 21
+INDEX_FORMAT = 22
 # Whoosh's posting pool (incremental updates, and merging a build of several segments) spills
 # to disk beyond this: at 2 GB a merge of L peaked at 2.2 GB, at 1 GB at 1.4 GB.
 WRITER_MEMORY_MB = 1024
@@ -223,6 +224,7 @@ class IndexBuild:
         self.completions.write(self.directory)
         count_edition_terms(self.directory)
         write_vectors(self.directory)
+        write_layout(self.directory)
         self.written = True
 
     def finish(self, stamp: IndexStamp) -> int:
@@ -298,6 +300,7 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
     completions.write(directory)
     count_edition_terms(directory)
     write_vectors(directory, refit=False)
+    write_layout(directory, relayout=False)
     _write_stamp(directory, stamp)
     return len(changed)
 

@@ -1,6 +1,6 @@
 """The live index generation, opened once per version: a Whoosh searcher per request thread,
-the facet columns, paper IDs, vocabulary, completions, acronyms, edition terms and paper
-vectors read beside it, reopened when a newer generation is in place. Every use goes through
+the facet columns, paper IDs, vocabulary, completions, acronyms, edition terms, paper
+vectors and map read beside it, reopened when a newer generation is in place. Every use goes through
 one guard, `with_index`, which answers as asked while no index has been built yet."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TypeVar
 
@@ -24,6 +25,7 @@ from app.search.completions import Completions
 from app.search.edition_terms import EditionTerms, read_edition_terms
 from app.search.expand import Synonyms
 from app.search.index import VERSION_FILE
+from app.search.layout import read_layout
 from app.search.vectors import read_vectors
 from app.search.vocabulary import Vocabulary
 from app.search.whoosh_adapter import open_index
@@ -54,7 +56,17 @@ class OpenIndex:
     synonyms: Synonyms
     edition_terms: EditionTerms
     vectors: np.ndarray | None  # unit paper vectors by document number (vectors.py)
+    positions: np.ndarray | None  # places on the map, by document number (layout.py)
     local: threading.local = field(default_factory=threading.local)
+
+    @cached_property
+    def document_numbers(self) -> dict[str, int]:
+        return {paper_id: doc for doc, paper_id in enumerate(self.ids)}
+
+    @cached_property
+    def live(self) -> np.ndarray:
+        """The documents that have a place on the map (deleted ones have none)."""
+        return ~np.isnan(self.positions[:, 0]) if self.positions is not None else np.zeros(0, bool)
 
     @property
     def searcher(self) -> Searcher:
@@ -106,7 +118,8 @@ class LiveIndex:
                                         Vocabulary.read(directory),
                                         Completions.read(directory), meanings,
                                         Synonyms.of(meanings), read_edition_terms(directory),
-                                        read_vectors(directory, len(ids)))
+                                        read_vectors(directory, len(ids)),
+                                        read_layout(directory, len(ids)))
             return self._open
 
     def close(self) -> None:

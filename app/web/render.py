@@ -9,6 +9,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup, escape
 
+from app import paper_map
 from app.config import PROJECT_ROOT
 from app.exports import coins, paper_title
 from app.ids import MAX_LISTED, PAPER_ID, name_slug
@@ -77,6 +78,17 @@ templates.env.globals["browser_limits"] = {
 }
 for path in (paper_path, venue_path, topic_path, profile_path, search_path, trends_path):
     templates.env.globals[path.__name__] = path
+
+
+def map_ready(request: Request) -> bool:
+    """Whether the live index has its map (app/paper_map.py): pages show it from then on."""
+    return request.app.state.search.with_index(
+        lambda current: current.positions is not None, False)
+
+
+templates.env.globals["map_ready"] = map_ready
+templates.env.globals["map_size"] = paper_map.SIZE
+templates.env.globals["map_margin"] = paper_map.MARGIN
 
 
 def compile_templates() -> None:

@@ -15,7 +15,7 @@ from sqlmodel import Session
 
 from app import catalog, series
 from app.exports import bibtex_entry
-from app.ids import MAX_LISTED, parse_paper_ids
+from app.ids import ID_LIST, MAX_LISTED, parse_paper_ids
 from app.models import Paper
 from app.outputs import RecommendationOut, RecommendationsOut
 from app.web.api import ERRORS
@@ -81,9 +81,6 @@ def saved_download(request: Request, fmt: SavedFormat, session: SessionDep,
     listed = _parsed(session, ids)
     return list_response(request, rows_from_ids(request, listed.ids), fmt, "reading-list",
                          "Reading list", str(request.url_for("saved_page")))
-
-
-ID_LIST = r"^[0-9a-fA-F]{16}(,[0-9a-fA-F]{16})*$"
 
 
 @router.get("/api/recommendations", name="api_recommendations", tags=["api"],

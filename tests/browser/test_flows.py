@@ -171,7 +171,7 @@ ACTIVE_MARKUP = """() => {
   }
   const foreign = 'img, svg:not([role=group]):not([role=img]), iframe, object, embed';
   for (const el of document.querySelectorAll(foreign)) {
-    found.push(el.tagName);
+    if (!el.matches('figure.paper-map > img')) found.push(el.tagName);  // the map: ours
   }
   for (const a of document.querySelectorAll('a[href]')) {
     const href = (a.getAttribute('href') || '').trim().toLowerCase();
