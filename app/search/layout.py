@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import curve_fit
 
-from app.search.vectors import VECTORS_FILE
+from app.search.vectors import read_vectors
 from app.search.whoosh_adapter import open_index
 
 MAP_FILE = "map.npz"
@@ -223,16 +223,15 @@ def unit_square(positions: np.ndarray) -> np.ndarray:
 def write_layout(directory: Path, relayout: bool = True) -> None:
     """Lay the generation's papers out, or (`relayout` False, after an update) keep every
     paper's place and place the new ones."""
-    found = np.load(directory / VECTORS_FILE)["vectors"].astype(np.float32) \
-        if (directory / VECTORS_FILE).exists() else None
-    if found is None:
-        return
     ix = open_index(directory)
     try:
         with ix.searcher() as searcher:
             ids = list(searcher.reader().column_reader("id"))
     finally:
         ix.close()
+    found = read_vectors(directory, len(ids))
+    if found is None:
+        return
     live = found.any(axis=1)
     before = None if relayout else _read(directory)
     if before is None:

@@ -6,9 +6,9 @@ the dot product of their vectors. Related papers blend it with their lexical sco
 
 Fitted when a generation is built, from the posting arrays of the text field (the analyzer's
 terms and frequencies: nothing is analyzed again); an update projects every paper again with
-the generation's model, without a new fit. Kept in `vectors.npz` of the generation: the model
-(`terms`, `idf`, `directions`, `mean`) and the vectors as float16, one row per document
-number (zeros for a deleted document).
+the generation's model, without a new fit. Kept in files of the generation: `vectors.npy`
+(float32, one row per document number, zeros for a deleted document; memory-mapped by every
+worker) and `vectors-model.npz` (`terms`, `idf`, `directions`, `mean`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from whoosh.searching import Searcher
 from app.search.arrays import deleted_docs, field_arrays
 from app.search.whoosh_adapter import open_index
 
-VECTORS_FILE = "vectors.npz"
+VECTORS_FILE = "vectors.npy"  # float32, memory-mapped: the workers share one copy
+MODEL_FILE = "vectors-model.npz"
 DIMENSIONS = 64  # 32-128 measured alike, 256 worse (docs/discover.md)
 # ... and at most the square root of the papers: a small catalog's few directions are its
 # themes, where as many directions as papers would only write each paper again.
@@ -139,15 +140,18 @@ def write_vectors(directory: Path, refit: bool = True) -> None:
             return
         model = _fit(_tfidf(fields, live, terms, idf), terms, idf, live)
     vectors = _vectors(_tfidf(fields, live, model.terms, model.idf), model)
-    tmp = directory / f".{VECTORS_FILE}.tmp.npz"
-    np.savez(tmp, vectors=vectors.astype(np.float16), terms=np.array("\n".join(model.terms)),
-             idf=model.idf, directions=model.directions, mean=model.mean)
+    tmp = directory / f".{VECTORS_FILE}.tmp.npy"
+    np.save(tmp, vectors)
     os.replace(tmp, directory / VECTORS_FILE)
+    tmp = directory / f".{MODEL_FILE}.tmp.npz"
+    np.savez(tmp, terms=np.array("\n".join(model.terms)),
+             idf=model.idf, directions=model.directions, mean=model.mean)
+    os.replace(tmp, directory / MODEL_FILE)
 
 
 def _read_model(directory: Path) -> Model | None:
     try:
-        with np.load(directory / VECTORS_FILE) as found:
+        with np.load(directory / MODEL_FILE) as found:
             return Model(str(found["terms"]).split("\n"), found["idf"], found["directions"],
                          found["mean"])
     except (OSError, KeyError, ValueError):
@@ -155,11 +159,12 @@ def _read_model(directory: Path) -> Model | None:
 
 
 def read_vectors(directory: Path, documents: int) -> np.ndarray | None:
-    """The generation's unit vectors (float32, one row per document number), or None where
-    it has none that fit."""
+    """The generation's unit vectors (float32, one row per document number), memory-mapped,
+    or None where it has none that fit."""
     try:
-        with np.load(directory / VECTORS_FILE) as found:
-            vectors = found["vectors"].astype(np.float32)
-    except (OSError, KeyError, ValueError):
+        # A plain array over the mapping, as arrays.py maps postings (numpy's memmap runs
+        # Python code on every slice).
+        vectors = np.asarray(np.load(directory / VECTORS_FILE, mmap_mode="r"))
+    except (OSError, ValueError):
         return None
-    return vectors if len(vectors) == documents else None
+    return vectors if vectors.shape[:1] == (documents,) else None

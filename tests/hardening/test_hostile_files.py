@@ -32,8 +32,9 @@ STORED = {"crlf_mixed.txt": 3, "duplicated.txt": 1, "script.txt": 1, "javascript
           "img_onerror.txt": 1, "tex_href.txt": 1}
 class ActiveMarkup(HTMLParser):
     """Markup that could run, as a browser parses the page: a script that is not ours, an
-    image or foreign SVG, an event-handler attribute, a javascript: link. Escaped text
-    (&lt;script&gt;) and text inside an attribute's value (a citation tag's content) are inert."""
+    image that is not our map (/map.png) or foreign SVG, an event-handler attribute, a
+    javascript: link. Escaped text (&lt;script&gt;) and text inside an attribute's value (a
+    citation tag's content) are inert."""
 
     def __init__(self, html: str) -> None:
         super().__init__()
@@ -43,7 +44,8 @@ class ActiveMarkup(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {name: value or "" for name, value in attrs}
         if ((tag == "script" and not values.get("src", "").startswith("/static/"))
-                or tag == "img" or (tag == "svg" and values.get("role") != "group")
+                or (tag == "img" and not values.get("src", "").startswith("/map.png?"))
+                or (tag == "svg" and values.get("role") != "group")
                 or any(name.startswith("on") for name in values)
                 or values.get("href", "").strip().lower().startswith("javascript:")):
             self.found.append(self.get_starttag_text() or tag)

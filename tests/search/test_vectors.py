@@ -62,6 +62,7 @@ def test_vectors_are_unit_rows_one_per_document(themed: Catalog):
     documents = search.with_index(lambda current: len(current.ids), 0)
     vectors = read_vectors(themed.settings.index_path.resolve(), documents)
     assert vectors is not None and vectors.shape[0] == documents
+    assert not vectors.flags.owndata  # mapped from the file: the workers share one copy
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-2)
 
 
