@@ -36,3 +36,11 @@ def corpus(path: Path) -> Path:
              for n in range(30)]
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     return path
+
+
+def more(path: Path, count: int) -> Path:
+    """`count` more papers on quantum widgets for Delta 2023, as an update brings them."""
+    path.write_text("\n".join(record("Delta", 2023, f"Quantum widgets again {n}",
+                                     f"{NEW} Again {n}.") for n in range(count)) + "\n",
+                    encoding="utf-8")
+    return path

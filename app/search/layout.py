@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import curve_fit
 
-from app.search.vectors import read_vectors
+from app.search.vectors import VECTORS_FILE, read_vectors
 from app.search.whoosh_adapter import open_index
 
 MAP_FILE = "map.npz"
@@ -223,6 +223,8 @@ def unit_square(positions: np.ndarray) -> np.ndarray:
 def write_layout(directory: Path, relayout: bool = True) -> None:
     """Lay the generation's papers out, or (`relayout` False, after an update) keep every
     paper's place and place the new ones."""
+    if not (directory / VECTORS_FILE).exists():  # no paper with a word to place by
+        return
     ix = open_index(directory)
     try:
         with ix.searcher() as searcher:

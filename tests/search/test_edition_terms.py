@@ -13,7 +13,7 @@ from app.search.index import SyncKind, sync_index
 from app.search.vocabulary import Vocabulary
 from app.whats_new import edition_whats_new, year_whats_new
 from tests.conftest import Catalog, make_catalog
-from tests.rising import NEW, corpus, record
+from tests.rising import corpus, more
 
 
 def counts(catalog: Catalog, edition: str) -> dict[str, int]:
@@ -76,11 +76,7 @@ def test_a_series_new_in_a_year_does_not_rise_with_it(delta: Catalog):
 def test_an_update_of_the_index_counts_again(tmp_path: Path):
     catalog = make_catalog(tmp_path)
     catalog.ingest(corpus(tmp_path / "delta.jsonl"))
-    more = tmp_path / "more.jsonl"
-    more.write_text("\n".join(record("Delta", 2023, f"Quantum widgets again {n}",
-                                     f"{NEW} Again {n}.") for n in range(5)) + "\n",
-                    encoding="utf-8")
     with catalog.session() as session:
-        ingest_paths(session, [more])
+        ingest_paths(session, [more(tmp_path / "more.jsonl", 5)])
         assert sync_index(catalog.settings, session).kind is SyncKind.UPDATED
     assert counts(catalog, "delta-2023")["quantum widget"] == 17

@@ -13,7 +13,7 @@ from app.main import create_app
 from app.search.index import SyncKind, sync_index
 from app.search.layout import MAP_FILE
 from tests.conftest import Catalog, make_catalog
-from tests.rising import NEW, corpus, record
+from tests.rising import corpus, more
 
 
 @pytest.fixture(scope="module")
@@ -84,12 +84,8 @@ def test_an_update_keeps_every_place_and_places_the_new(tmp_path: Path):
     catalog.ingest(corpus(tmp_path / "delta.jsonl"))
     with TestClient(create_app(catalog.settings)) as client:
         before = places(client, venue="delta-2023")
-    more = tmp_path / "more.jsonl"
-    more.write_text("\n".join(record("Delta", 2023, f"Quantum widgets again {n}",
-                                     f"{NEW} Again {n}.") for n in range(3)) + "\n",
-                    encoding="utf-8")
     with catalog.session() as session:
-        ingest_paths(session, [more])
+        ingest_paths(session, [more(tmp_path / "more.jsonl", 3)])
         assert sync_index(catalog.settings, session).kind is SyncKind.UPDATED
     with TestClient(create_app(catalog.settings)) as client:
         after = places(client, venue="delta-2023")
@@ -103,3 +99,13 @@ def test_before_the_map_is_drawn_pages_say_so(tmp_path: Path):
         assert client.get("/api/map", params={"venue": "icml-2026"}).status_code == 404
         assert client.get("/map.png").status_code == 404
         assert "it is not ready yet" in client.get("/venues/icml-2026").text
+
+
+def test_an_image_is_drawn_once_per_index(client: TestClient, monkeypatch):
+    from app.web import maps  # noqa: PLC0415 - the module whose drawing is counted
+    drawn = []
+    draw = maps.render
+    monkeypatch.setattr(maps, "render", lambda *args: drawn.append(1) or draw(*args))
+    first = client.get("/map.png", params={"topic": "learning-theory"}).content
+    assert client.get("/map.png", params={"topic": "learning-theory"}).content == first
+    assert len(drawn) == 1
