@@ -105,19 +105,17 @@ def edition_whats_new(terms: EditionTerms, vocabulary: Vocabulary, edition: str,
 
 
 def year_whats_new(terms: EditionTerms, vocabulary: Vocabulary, year: int,
-                   series: str | None = None, limit: int = LIMIT,
-                   prior_weight: float = PRIOR_WEIGHT) -> WhatsNew:
-    """A year's editions (of one series, or all) against the previous `BEFORE` years with
-    papers. Terms are ranked on the series held in both (a conference new that year would
-    rank its own words), and their counts are those of all the year's papers."""
-    chosen = [i for i in range(len(terms.editions))
-              if series is None or terms.series[i] == series]
-    earlier = sorted({int(terms.years[i]) for i in chosen if terms.years[i] < year})[-BEFORE:]
-    now_at = [i for i in chosen if terms.years[i] == year]
-    before_at = [i for i in chosen if int(terms.years[i]) in earlier]
+                   limit: int = LIMIT, prior_weight: float = PRIOR_WEIGHT) -> WhatsNew:
+    """A year's editions against the catalog's previous `BEFORE` years with papers (a series'
+    year is its edition: `edition_whats_new`). Terms are ranked on the series held in both (a
+    conference new that year would rank its own words), and their counts are those of all
+    the year's papers."""
+    editions = range(len(terms.editions))
+    earlier = sorted({int(terms.years[i]) for i in editions if terms.years[i] < year})[-BEFORE:]
+    now_at = [i for i in editions if terms.years[i] == year]
+    before_at = [i for i in editions if int(terms.years[i]) in earlier]
     held = {terms.series[i] for i in now_at} & {terms.series[i] for i in before_at}
-    filters = {"year": year, "series": series} if series else {"year": year}
-    return _compare(terms, vocabulary, now_at, before_at, filters, limit, prior_weight,
+    return _compare(terms, vocabulary, now_at, before_at, {"year": year}, limit, prior_weight,
                     ranked_on=held)
 
 
@@ -226,5 +224,5 @@ def _find(terms: EditionTerms, vocabulary: Vocabulary, edition: str, series: str
     if edition:
         return edition_whats_new(terms, vocabulary, edition, limit)
     found = year_whats_new(terms, vocabulary, int(terms.years.max()) if year is None else year,
-                           None, limit)
+                           limit)
     return found if found.papers else None

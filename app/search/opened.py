@@ -64,6 +64,12 @@ class OpenIndex:
         return {paper_id: doc for doc, paper_id in enumerate(self.ids)}
 
     @cached_property
+    def with_vectors(self) -> np.ndarray:
+        """The documents that have a vector (deleted ones have none): related papers' field."""
+        return (np.flatnonzero(self.vectors.any(axis=1)) if self.vectors is not None
+                else np.zeros(0, np.int64))
+
+    @cached_property
     def live(self) -> np.ndarray:
         """The documents that have a place on the map (deleted ones have none)."""
         return ~np.isnan(self.positions[:, 0]) if self.positions is not None else np.zeros(0, bool)

@@ -83,7 +83,7 @@ class PaperSearch(LiveIndex):
             return self._related.get((current.identity, paper_id), lambda: self._gated(
                 lambda: similar.related_papers(current.searcher, current.ids, topics,
                                                paper_id, plain, texts, limit,
-                                               current.vectors)))
+                                               current.vectors, current.with_vectors)))
 
         return self.with_index(work, [])
 

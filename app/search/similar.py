@@ -67,11 +67,12 @@ def text_key_terms(searcher: Searcher, text: str) -> list[tuple[str, float]]:
 
 def related_papers(searcher: Searcher, ids: list[str], topics: np.ndarray | None,
                    paper_id: str, plain: str, texts: Texts, limit: int = RELATED_PAPERS,
-                   vectors: np.ndarray | None = None) -> list[RelatedPaper]:
+                   vectors: np.ndarray | None = None,
+                   with_vectors: np.ndarray | None = None) -> list[RelatedPaper]:
     """The papers most like one paper (by the key terms of its abstract, Whoosh's Bo1 model),
     those of its primary topic raised, each with the key terms it shares. With the papers'
-    `vectors` (vectors.py, one row per document number), the score is blended with the
-    cosine of their vectors."""
+    `vectors` (vectors.py, one row per document number) and the documents that have one
+    (`with_vectors`), the score is blended with the cosine of their vectors."""
     docnum = searcher.document_number(id=paper_id)
     if docnum is None or not plain:
         return []
@@ -81,15 +82,15 @@ def related_papers(searcher: Searcher, ids: list[str], topics: np.ndarray | None
     own_topic = topics[docnum] if topics is not None else None
     same_topic = ranking.WEIGHTS.same_topic
     weight = ranking.WEIGHTS.related_vectors
-    if vectors is not None and weight > 0 and vectors[docnum].any():
+    if (vectors is not None and with_vectors is not None and weight > 0
+            and vectors[docnum].any()):
         _, scores = bm25_sums(searcher, [("text", term, w, None) for term, w in key_terms],
                               None)
         if topics is not None:  # papers of the same primary topic rise: a similar area
             scores = scores * np.where(topics == own_topic, same_topic, 1.0)
         blended = ((1 - weight) * scores / (scores.max() or 1)
                    + weight * (vectors @ vectors[docnum]))
-        candidates = np.flatnonzero(vectors.any(axis=1))  # deleted papers have none
-        ranked = best_scores((candidates[candidates != docnum], blended), limit)
+        ranked = best_scores((with_vectors[with_vectors != docnum], blended), limit)
     else:
         hits = [(doc, score) for doc, score
                 in top_by_terms(searcher, "text", key_terms, limit * 4 + 1) if doc != docnum]
