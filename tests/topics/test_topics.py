@@ -69,6 +69,15 @@ def test_agreement_with_hand_labels_does_not_drop(seeded: Catalog):
     assert top1 >= TOP1_FLOOR and top3 >= TOP3_FLOOR, (top1, top3)
 
 
+def test_tuning_bench_scores_the_seeds_as_this_test_does(seeded: Catalog):
+    from bench.topic_tuning import hits, seed_papers
+
+    papers = seed_papers()  # by paper ID, read and normalized as ingest does
+    labelled = [(papers[pid], label) for pid, label in LABELS["labels"].items()]
+    top1, top3 = hits(TopicScorer(), labelled)
+    assert (top1 / len(labelled), top3 / len(labelled)) == agreement(seeded)
+
+
 def test_paper_that_fits_nothing_goes_to_other():
     assert TopicScorer().assign("Cooking pasta.", "Cooking pasta with basil.") == [(OTHER, 0.0)]
 
