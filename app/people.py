@@ -69,6 +69,7 @@ class Profile:
 
 
 _summaries: BoundedCache[tuple[object, ...], Summary] = BoundedCache(2_000)
+_author_names: BoundedCache[tuple[object, ...], str] = BoundedCache(20_000)
 
 
 def paper_ids(kind: Kind, slug: str) -> Any:
@@ -109,12 +110,17 @@ def _summary(session: Session, kind: Kind, slug: str) -> Summary | None:
     topics = session.exec(select(Paper.topic, func.count()).where(col(Paper.id).in_(ids))
                           .group_by(Paper.topic).order_by(func.count().desc(), Paper.topic))
     return Summary(
-        name=names.most_common(1)[0][0], papers=sum(per_edition.values()),
+        name=most_spelled(names), papers=sum(per_edition.values()),
         years=sorted(years.items()), series=_series_counts(per_edition, venues),
         topics=[(topic, n) for topic, n in topics],
         keyphrases=top_keyphrases(session, col(Paper.id).in_(ids)),
         people=_people(session, kind, slug),
         affiliations=_affiliations(session, slug) if kind == "author" else [])
+
+
+def most_spelled(spellings: Counter[str]) -> str:
+    """The spelling that names a page: the most frequent, ties to the first in code order."""
+    return min(spellings.items(), key=lambda pair: (-pair[1], pair[0]))[0]
 
 
 def _names(session: Session, kind: Kind, slug: str) -> list[str]:
@@ -216,8 +222,21 @@ FOUND_AUTHORS = 50
 def author_names(session: Session, slugs: list[str]) -> dict[str, str]:
     """The names of authors by slug (for the author facet, whose values are slugs): the
     name their page shows, the most frequent spelling."""
-    spelled = {slug: Counter(_names(session, "author", slug)) for slug in set(slugs)}
-    return {slug: names.most_common(1)[0][0] for slug, names in spelled.items() if names}
+    version = version_key(session)
+    # Every search names its facet's 15 authors; the prolific ones come back again and again.
+    named = {slug: name for slug in set(slugs) if (name := _author_names.get((*version, slug)))}
+    missing = set(slugs) - named.keys()
+    if missing:
+        spelled = session.exec(select(PaperAuthor.slug, PaperAuthor.name, func.count())
+                               .where(col(PaperAuthor.slug).in_(missing))
+                               .group_by(PaperAuthor.slug, PaperAuthor.name))
+        spellings: dict[str, Counter[str]] = {}
+        for slug, name, n in spelled:  # one query for the missing names, not one per author
+            spellings.setdefault(slug, Counter())[name] += n
+        for slug, counted in spellings.items():
+            named[slug] = most_spelled(counted)
+            _author_names.put((*version, slug), named[slug])
+    return named
 
 
 def find_authors(session: Session, q: str, indexed: list[str]) -> list[Named]:

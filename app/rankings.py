@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from sqlalchemy import func
@@ -15,7 +16,7 @@ from sqlmodel import Session, select
 
 from app.catalog import list_venues, memoized
 from app.models import Edition, PaperOrigin
-from app.people import Kind, Named
+from app.people import Kind, Named, most_spelled
 from app.series import in_years
 
 ORIGIN_KINDS: tuple[Kind, ...] = ("institution", "country")
@@ -135,6 +136,10 @@ class OriginTable:
         rows = np.isin(self.editions, wanted)
         return np.bincount(self.codes[rows], minlength=len(self.slugs))
 
+    @cached_property
+    def named(self) -> dict[str, str]:  # every search names its facet's values
+        return dict(zip(self.slugs, self.names, strict=True))
+
     def top(self, counts: np.ndarray, limit: int) -> list[int]:
         """The codes of the `limit` largest counts, most first (ties by slug)."""
         found = np.flatnonzero(counts)
@@ -148,10 +153,10 @@ def origin_table(session: Session, kind: Kind) -> OriginTable:
 def _origin_table(session: Session, kind: Kind) -> OriginTable:
     rows = session.exec(select(PaperOrigin.slug, PaperOrigin.name, PaperOrigin.venue_slug)
                         .where(PaperOrigin.kind == kind)).all()
-    spellings = Counter((slug, name) for slug, name, _ in rows)
-    names: dict[str, str] = {}  # each slug's most frequent spelling, as its pages name it
-    for (slug, name), _ in spellings.most_common():
-        names.setdefault(slug, name)
+    spellings: dict[str, Counter[str]] = {}
+    for slug, name, _ in rows:
+        spellings.setdefault(slug, Counter())[name] += 1
+    names = {slug: most_spelled(counted) for slug, counted in spellings.items()}
     slugs = {slug: code for code, slug in enumerate(names)}
     editions: dict[str, int] = {}
     codes = np.fromiter((slugs[slug] for slug, _, _ in rows), dtype=np.int32, count=len(rows))
@@ -167,8 +172,7 @@ def _origin_table(session: Session, kind: Kind) -> OriginTable:
 
 def origin_names(session: Session, kind: Kind, slugs: list[str]) -> dict[str, str]:
     """The names of institutions or countries by slug (for facets, whose values are slugs)."""
-    table = origin_table(session, kind)
-    named = dict(zip(table.slugs, table.names, strict=True))
+    named = origin_table(session, kind).named
     return {slug: named[slug] for slug in slugs if slug in named}
 
 

@@ -3,11 +3,11 @@
 Each topic is a set of weighted phrases. A paper's text is analyzed exactly as search analyzes
 it (inflections folded, British→American spelling), so "optimisation" and "optimizations" both
 hit the phrase "optimization"; "optimizer" does not. A topic scores the sum over its phrases
-of weight × (1 + ln count), the first sentence counting twice, plus a boost to the topic of
-the kind of venue the paper comes from or reads like (vision and language papers lean to
-applications, app/topic_families.py) and a lean learned from the phrases' confident calls
-(app/topic_lean.py). The best topic is primary when
-it reaches `min_score`, otherwise the paper goes to "other"; up to two more topics within
+of weight × (1 + ln count), the headline (the title, or the first sentence where there is
+none) counting twice, plus a boost to the topic of the kind of venue the paper comes from or
+reads like (vision and language papers lean to applications, app/topic_families.py) and a
+lean learned from the phrases' confident calls (app/topic_lean.py). The best topic is primary
+when it reaches `min_score`, otherwise the paper goes to "other"; up to two more topics within
 `secondary_share` of the best become secondary topics.
 """
 

@@ -50,6 +50,23 @@ class FacetColumn:
         """How many of the documents have each code."""
         return np.bincount(self.codes[docs], minlength=len(self.values))
 
+    def top(self, counted: np.ndarray, listed: int | None) -> list[tuple[object, int]]:
+        """The `listed` values (all when None) with most documents, ties by value; never the
+        empty value."""
+        counted = counted.copy()
+        for empty in ("", None):
+            if (code := self.code(empty)) >= 0:
+                counted[code] = 0
+        held = np.flatnonzero(counted)
+        # An author facet has 124,000 values: only those that can reach the list are sorted
+        # in Python, the ones counting at least the `listed`-th largest count (ties kept).
+        if listed is not None and len(held) > listed:
+            least = np.partition(counted[held], len(held) - listed)[len(held) - listed]
+            held = held[counted[held] >= least]
+        pairs = [(self.values[code], int(counted[code])) for code in held]
+        pairs.sort(key=lambda kv: (-kv[1], str(kv[0])))
+        return pairs[:listed]
+
 
 @dataclass(frozen=True)
 class MultiColumn(FacetColumn):
@@ -125,10 +142,7 @@ class FacetFilter:
         its other values stay visible and clickable."""
         facets: dict[str, list[tuple[object, int]]] = {}
         for name, column in self.columns.items():
-            counted = column.counted(self.allowed(skip=name))
-            pairs = [(value, int(n)) for value, n in zip(column.values, counted, strict=True)
-                     if n and value not in ("", None)]
+            pairs = column.top(column.counted(self.allowed(skip=name)), BY_NAME[name].listed)
             if pairs:
-                pairs.sort(key=lambda kv: (-kv[1], str(kv[0])))
-                facets[name] = pairs[:BY_NAME[name].listed]
+                facets[name] = pairs
         return facets
