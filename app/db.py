@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
+from itertools import islice
 from typing import TypeVar
 
 from sqlalchemy import bindparam, event, func, insert
@@ -81,11 +82,13 @@ def full_rebuild_version(session: Session) -> int:
     return int(_state(session, FULL_REBUILD_KEY, "0"))
 
 
-def batched(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
     """The items a batch at a time: a statement takes a bounded number of parameters (SQLite
-    32,766, PostgreSQL 65,535) and a bulk insert is fastest at a few thousand rows."""
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
+    32,766, PostgreSQL 65,535), a bulk insert is fastest at a few thousand rows, and an
+    ingest holds one batch of papers at a time."""
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
 
 
 def bump_catalog_version(session: Session, changed_ids: Iterable[str] = ()) -> int:

@@ -7,6 +7,7 @@ when asked, keyphrases).
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -32,10 +33,9 @@ def topic_fields(scorer: TopicScorer, headline: str, plain: str,
     return {"topic": topics[0][0], "topic_scores": json.dumps(topics)}
 
 
-def update_word_stats(session: Session, added: Sequence[str], removed: Sequence[str]) -> None:
-    """Count the words of added plain texts into the statistics and those of removed ones out."""
-    delta = document_frequencies(added)
-    delta.subtract(document_frequencies(removed))
+def update_word_stats(session: Session, delta: Counter[str]) -> None:
+    """Add each word's change of document frequency (`document_frequencies` of the added
+    plain texts, less that of the removed ones) to the statistics."""
     changes = [{"word": word, "df": change} for word, change in delta.items() if change]
     if not changes:
         return
@@ -48,14 +48,17 @@ def update_word_stats(session: Session, added: Sequence[str], removed: Sequence[
     session.execute(delete(WordStat).where(col(WordStat.df) <= 0))
 
 
-def add_keyphrases(session: Session, rows: list[dict[str, object]]) -> None:
-    """Set each new paper row's `keyphrases`, after `update_word_stats` counted them in."""
-    if not rows:
-        return
+def keyphrase_extractor(session: Session, adding: int) -> KeyphraseExtractor:
+    """The extractor for `adding` new papers, after `update_word_stats` counted them in."""
     word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
-    extract = KeyphraseExtractor(word_df, paper_total(session) + len(rows)).extract
+    return KeyphraseExtractor(word_df, paper_total(session) + adding)
+
+
+def add_keyphrases(rows: Sequence[dict[str, object]], extractor: KeyphraseExtractor) -> None:
+    """Set each new paper row's `keyphrases`."""
     for row in rows:
-        row["keyphrases"] = "\n".join(extract(str(row["plain"]), title=str(row["title"])))
+        row["keyphrases"] = "\n".join(extractor.extract(str(row["plain"]),
+                                                        title=str(row["title"])))
 
 
 def rebuild_word_stats(session: Session) -> None:
