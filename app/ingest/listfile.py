@@ -5,7 +5,9 @@ Also the types every input format parses into, and the decoding checks they shar
 
 from __future__ import annotations
 
+import codecs
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +17,8 @@ MAX_ABSTRACT_CHARS = 100_000
 HEADER_HINT = "a header line '<VENUE> <YEAR> Papers' (or '<VENUE> <YEAR> 论文列表')"
 _HEADER = re.compile(r"^(?P<venue>.*?)\s*(?P<year>(?<!\d)\d{4}(?!\d))\s+(?:papers|论文列表)$", re.I)
 _NO_YEAR_HEADER = re.compile(r"^(?P<venue>.+?)\s+(?:papers|论文列表)$", re.I)
-_LINE_END = re.compile(r"\r\n|\r|\n")
+LINE_END = re.compile(rb"\r\n|\r|\n")
+_CHECK_CHUNK = 1 << 20
 _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
@@ -48,64 +51,113 @@ class RawAbstract:
 
 @dataclass(frozen=True)
 class ParsedList:
+    """A file's papers, read as they are iterated (an ingest holds a chunk of them at a time);
+    the errors of the rows read so far. An error that refuses the whole file is raised before
+    the first paper, except "no usable row", which can only be known at the end."""
+
     path: Path
-    abstracts: list[RawAbstract]
+    abstracts: Iterable[RawAbstract]
     # Rows that could not be used; the rest of the file still loads (JSON Lines and CSV).
     row_errors: list[InputError] = field(default_factory=list)
     # Fields left out of rows that still load (a malformed affiliations list, say).
     field_errors: list[InputError] = field(default_factory=list)
 
+    def whole(self) -> ParsedList:
+        """Every paper read at once, as a list (tests and benches read files so)."""
+        return ParsedList(self.path, list(self.abstracts), self.row_errors, self.field_errors)
+
 
 def parse_list_bytes(path: Path, data: bytes) -> ParsedList:
     """Parse one list file's bytes, or raise InputError naming the file, the line and the
     problem."""
-    text = decode_text(path, data)
-    lines = _LINE_END.split(text)
-    header_index = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if header_index is None:
-        raise InputError(path, 1, f"the file is empty; expected {HEADER_HINT}")
-    venue, year = _parse_header(path, header_index + 1, lines[header_index].strip())
-    abstracts: list[RawAbstract] = []
-    for number, line in enumerate(lines[header_index + 1 :], start=header_index + 2):
+    return stream_list(path, data).whole()
+
+
+def stream_list(path: Path, data: bytes) -> ParsedList:
+    """A list file's papers, read as they are iterated."""
+    start = check_text(path, data)
+    lines = text_lines(data, start, LINE_END)
+    for number, line in lines:
+        if line.strip():
+            venue, year = _parse_header(path, number, line.strip())
+            return ParsedList(path, _list_abstracts(path, data, lines, number, venue, year))
+    raise InputError(path, 1, f"the file is empty; expected {HEADER_HINT}")
+
+
+def _list_abstracts(path: Path, data: bytes, lines: Iterator[tuple[int, str]],
+                    header_line: int, venue: str, year: int) -> Iterator[RawAbstract]:
+    _refuse_overlong(path, data, header_line)
+    found = False
+    for number, line in lines:
         stripped = line.strip()
-        if not stripped:
-            continue
-        if len(stripped) > MAX_ABSTRACT_CHARS:
-            raise InputError(
-                path,
-                number,
-                f"the abstract is {len(stripped):,} characters long; "
-                f"at most {MAX_ABSTRACT_CHARS:,} are accepted",
-            )
-        abstracts.append(RawAbstract(line=number, text=stripped, venue=venue, year=year))
-    if not abstracts:
-        raise InputError(
-            path, header_index + 1, "the header is not followed by any abstract; "
-            "expected one abstract per line after a blank line"
-        )
-    return ParsedList(path=path, abstracts=abstracts)
+        if stripped:
+            found = True
+            yield RawAbstract(line=number, text=stripped, venue=venue, year=year)
+    if not found:
+        raise InputError(path, header_line, "the header is not followed by any abstract; "
+                         "expected one abstract per line after a blank line")
 
 
-def decode_text(path: Path, data: bytes) -> str:
-    """UTF-8 text of a file, or a InputError naming where it is not."""
+def _refuse_overlong(path: Path, data: bytes, header_line: int) -> None:
+    """An abstract past MAX_ABSTRACT_CHARS refuses the file before any paper of it is read:
+    lines of more bytes than that are decoded and counted in characters."""
+    for number, begin, end, _ in line_spans(data, 0, LINE_END):
+        if number > header_line and end - begin > MAX_ABSTRACT_CHARS:
+            stripped = data[begin:end].decode("utf-8").strip()
+            if len(stripped) > MAX_ABSTRACT_CHARS:
+                raise InputError(path, number, f"the abstract is {len(stripped):,} characters "
+                                 f"long; at most {MAX_ABSTRACT_CHARS:,} are accepted")
+
+
+def line_spans(data: bytes, start: int,
+               ends: re.Pattern[bytes]) -> Iterator[tuple[int, int, int, int]]:
+    """Each line's number, where it begins and ends, and where the next begins; `ends`: what
+    ends a line."""
+    number = 0
+    position = start
+    while position < len(data):
+        match = ends.search(data, position)
+        end, after = (match.start(), match.end()) if match else (len(data), len(data))
+        number += 1
+        yield number, position, end, after
+        position = after
+
+
+def text_lines(data: bytes, start: int, ends: re.Pattern[bytes],
+               keep_ends: bool = False) -> Iterator[tuple[int, str]]:
+    """The text's lines from `start` with their numbers, decoded one at a time (a whole
+    file's text as one string costs up to four bytes a character); with `keep_ends`, each
+    line keeps what ended it."""
+    for number, begin, end, after in line_spans(data, start, ends):
+        yield number, data[begin : after if keep_ends else end].decode("utf-8")
+
+
+def check_text(path: Path, data: bytes) -> int:
+    """Where the UTF-8 text of a file starts (after a byte order mark), or an InputError
+    naming where it is not UTF-8 text. Checked whole before any line is read, so that a file
+    refused for its encoding contributes nothing."""
     if not data or data.isspace():  # strip() would copy the whole file
         raise InputError(path, 1, f"the file is empty; expected {HEADER_HINT}")
     if data.startswith(_UTF16_BOMS):
         raise InputError(path, 1, "the file is UTF-16 encoded; expected UTF-8 text")
-    data = data.removeprefix(_UTF8_BOM)
-    nul = data.find(b"\x00")
+    start = len(_UTF8_BOM) if data.startswith(_UTF8_BOM) else 0
+    nul = data.find(b"\x00", start)
     if nul >= 0:
         raise InputError(
             path, _line_of(data, nul), "binary data (a NUL byte); expected UTF-8 text"
         )
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(
-            path,
-            _line_of(data, error.start),
-            f"invalid UTF-8 (byte 0x{data[error.start]:02x}); expected UTF-8 text",
-        ) from None
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    for offset in range(start, len(data), _CHECK_CHUNK):
+        pending = len(decoder.getstate()[0])  # bytes of a character the last chunk began
+        try:
+            decoder.decode(view[offset : offset + _CHECK_CHUNK],
+                           final=offset + _CHECK_CHUNK >= len(data))
+        except UnicodeDecodeError as error:
+            bad = offset - pending + error.start
+            raise InputError(path, _line_of(data, bad), f"invalid UTF-8 (byte 0x{data[bad]:02x}); "
+                             "expected UTF-8 text") from None
+    return start
 
 
 def _line_of(data: bytes, offset: int) -> int:

@@ -26,17 +26,17 @@ from app.enrich import add_keyphrases, keyphrase_extractor, topic_fields, update
 from app.faults import pause_point
 from app.ids import name_slug, paper_id, venue_slug
 from app.ingest import unpack
-from app.ingest.listfile import InputError, ParsedList, RawAbstract, parse_list_bytes
+from app.ingest.listfile import InputError, ParsedList, RawAbstract, stream_list
 from app.ingest.normalize import normalize_abstract, title_text
 from app.ingest.people import People, origin_rows
-from app.ingest.tabular import parse_csv_bytes, parse_jsonl_bytes
+from app.ingest.tabular import stream_csv, stream_jsonl
 from app.ingest.unpack import read_input
 from app.keyphrases import document_frequencies
 from app.models import Edition, Paper, PaperAuthor, PaperOrigin, SourceFile
 from app.topics import default_scorer
 
-PARSERS = {".txt": parse_list_bytes, ".jsonl": parse_jsonl_bytes, ".ndjson": parse_jsonl_bytes,
-           ".csv": parse_csv_bytes}
+PARSERS = {".txt": stream_list, ".jsonl": stream_jsonl, ".ndjson": stream_jsonl,
+           ".csv": stream_csv}
 INPUTS_HINT = "no .txt, .jsonl or .csv files (nor .gz of them)"
 
 
@@ -106,19 +106,30 @@ def _read_changed(path: Path, known: SourceFile | None, report: IngestReport,
         report.unchanged += known.paper_count
         progress(f"{path}: unchanged")
         return None
-    parse = PARSERS.get(input_format(path), parse_list_bytes)
+    parse = PARSERS.get(input_format(path), stream_list)
     try:
-        listing = parse(path, read_input(path, data))
+        return parse(path, read_input(path, data)), digest
     except InputError as error:
         report.errors.append(error)
         progress(f"{path}: rejected")
         return None
+
+
+def _store_file(store: _Store, listing: ParsedList, digest: str, report: IngestReport,
+                progress: Callable[[str], None]) -> None:
+    """Store the file's papers as they are read; a file found to hold no usable row at its
+    end is rejected (it stored nothing)."""
+    try:
+        papers = store.file(listing, digest)
+    except InputError as error:
+        report.errors.append(error)
+        progress(f"{listing.path}: rejected")
+        return
     report.errors.extend(listing.row_errors + listing.field_errors)
     skipped, dropped = len(listing.row_errors), len(listing.field_errors)
-    progress(f"{path}: {len(listing.abstracts)} abstracts"
+    progress(f"{listing.path}: {papers} abstracts"
              + (f", {skipped} bad rows skipped" if skipped else "")
              + (f", {dropped} bad fields left out" if dropped else ""))
-    return listing, digest
 
 
 def ingest_paths(
@@ -129,24 +140,20 @@ def ingest_paths(
     files, errors = expand_paths(paths)
     report = IngestReport(errors=errors, version_before=catalog_version(session))
     known = {source.name: source for source in session.exec(select(SourceFile))}
-    parsed: list[tuple[ParsedList, str]] = []
     seen_names: set[str] = set()
-    for path in files:
-        report.files_read += 1
-        name = path.name
-        if name in seen_names:
-            report.errors.append(InputError(path, 0, f"another file named {name!r} is "
-                                               "already part of this ingest"))
-            continue
-        seen_names.add(name)
-        read = _read_changed(path, known.get(name), report, progress)
-        if read is not None:
-            parsed.append(read)
     try:
         with tempfile.TemporaryFile() as spill:
             store = _Store(session, report, sink, spill)
-            for listing, digest in parsed:
-                store.file(listing, digest)
+            for path in files:  # one file's bytes in memory at a time
+                report.files_read += 1
+                if path.name in seen_names:
+                    report.errors.append(InputError(path, 0, f"another file named {path.name!r} "
+                                                    "is already part of this ingest"))
+                    continue
+                seen_names.add(path.name)
+                read = _read_changed(path, known.get(path.name), report, progress)
+                if read is not None:
+                    _store_file(store, *read, report, progress)
             if sink is not None:
                 sink.seal()
             store.finish()
@@ -204,16 +211,18 @@ class _Store:
         self.spill = spill  # the new papers, a pickled chunk after another
         self.chunks = self.new = 0
 
-    def file(self, listing: ParsedList, digest: str) -> None:
+    def file(self, listing: ParsedList, digest: str) -> int:
+        """Store the file's papers, a chunk at a time as they are read; how many it holds."""
         name = listing.path.name
-        self.files.append(name)
         outcomes: Counter[str] = Counter()
         for chunk in batched(listing.abstracts, STORE_CHUNK):
             outcomes.update(self._chunk(chunk, name))
+        self.files.append(name)
         self.report.unchanged += outcomes["kept"]
         self.report.updated += outcomes["updated"]
         self.session.merge(SourceFile(name=name, sha256=digest, ingested_at=self.now,
                                       paper_count=outcomes.total() - outcomes["duplicate"]))
+        return outcomes.total()
 
     def _chunk(self, abstracts: list[RawAbstract], name: str) -> list[str]:
         slugs = [self._venue(abstract.venue, abstract.year) for abstract in abstracts]

@@ -10,19 +10,21 @@ U+2029 and other characters that `str.splitlines` takes for line ends are conten
 from __future__ import annotations
 
 import csv
-import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from app.ingest.listfile import (
+    LINE_END,
     MAX_ABSTRACT_CHARS,
     InputError,
     ParsedList,
     RawAbstract,
+    check_text,
     check_year,
-    decode_text,
+    text_lines,
 )
 from app.ingest.normalize import is_safe_url
 from app.ingest.people import MAX_URL_CHARS, items, read_people, storable
@@ -35,40 +37,60 @@ MAX_ROW_CHARS = 4 * MAX_ABSTRACT_CHARS
 MAX_TITLE_CHARS = 500
 MAX_ITEM_CHARS = 200  # one keyword
 MAX_KEYWORDS = 50
+_LINE_FEED = re.compile(rb"\n")  # JSON Lines: U+2028 and a lone carriage return are content
 FIELDS_HINT = ("fields venue, year, abstract (required), title, authors, affiliations, "
                "institutions, countries, url, code, tldr, keywords, status")
 
 
 def parse_jsonl_bytes(path: Path, data: bytes) -> ParsedList:
-    text = decode_text(path, data)
-    rows = []
-    errors = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        if len(line) > MAX_ROW_CHARS:
-            errors.append(InputError(path, number, f"a row of {len(line):,} characters; "
-                                        f"at most {MAX_ROW_CHARS:,} are read"))
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            errors.append(InputError(path, number, f"not valid JSON ({error.msg})"))
-            continue
-        except (RecursionError, ValueError):  # nested thousands deep, or a 100,000-digit number
-            errors.append(InputError(path, number, "not a readable JSON object (nested too "
-                                        "deeply, or a number too long)"))
-            continue
-        if not isinstance(row, dict):
-            errors.append(InputError(path, number, f"expected a JSON object with {FIELDS_HINT}"))
-            continue
-        rows.append((number, row))
-    return _records(path, iter(rows), errors)
+    return stream_jsonl(path, data).whole()
 
 
 def parse_csv_bytes(path: Path, data: bytes) -> ParsedList:
-    text = decode_text(path, data)
-    lines = _CountedLines(text)
+    return stream_csv(path, data).whole()
+
+
+def stream_jsonl(path: Path, data: bytes) -> ParsedList:
+    """A JSON Lines export's papers, read as they are iterated."""
+    lines = text_lines(data, check_text(path, data), _LINE_FEED)
+    errors: list[InputError] = []
+
+    def rows() -> Iterator[tuple[int, dict[str, Any]]]:
+        for number, line in lines:
+            row = _json_row(path, number, line, errors)
+            if row is not None:
+                yield number, row
+
+    return _records(path, rows(), errors)
+
+
+def _json_row(path: Path, number: int, line: str,
+              errors: list[InputError]) -> dict[str, Any] | None:
+    """The line's JSON object; None (its error noted) when it is blank or not one."""
+    if not line.strip():
+        return None
+    if len(line) > MAX_ROW_CHARS:
+        errors.append(InputError(path, number, f"a row of {len(line):,} characters; "
+                                 f"at most {MAX_ROW_CHARS:,} are read"))
+        return None
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as error:
+        errors.append(InputError(path, number, f"not valid JSON ({error.msg})"))
+        return None
+    except (RecursionError, ValueError):  # nested thousands deep, or a 100,000-digit number
+        errors.append(InputError(path, number, "not a readable JSON object (nested too "
+                                 "deeply, or a number too long)"))
+        return None
+    if not isinstance(row, dict):
+        errors.append(InputError(path, number, f"expected a JSON object with {FIELDS_HINT}"))
+        return None
+    return row
+
+
+def stream_csv(path: Path, data: bytes) -> ParsedList:
+    """A CSV export's papers, read as they are iterated."""
+    lines = _CountedLines(text_lines(data, check_text(path, data), LINE_END, keep_ends=True))
     # Strict: text after a closing quote ('"abc"def') is an error of its row, not merged in.
     reader = csv.DictReader(lines, strict=True)
     header = [name.strip().lower() for name in reader.fieldnames or []]
@@ -101,16 +123,15 @@ class _CountedLines:
     the csv reader reads no further than the row it returns, so the count is where the next
     row starts."""
 
-    def __init__(self, text: str) -> None:
-        self.lines = io.StringIO(text, newline="")
+    def __init__(self, lines: Iterator[tuple[int, str]]) -> None:
+        self.lines = lines
         self.read = 0
 
     def __iter__(self) -> _CountedLines:
         return self
 
     def __next__(self) -> str:
-        line = next(self.lines)
-        self.read += 1
+        self.read, line = next(self.lines)
         return line
 
 
@@ -123,25 +144,30 @@ def _csv_problem(error: csv.Error, last_line: int) -> str:
 
 def _records(path: Path, rows: Iterator[tuple[int, dict[str, Any]]],
              errors: list[InputError]) -> ParsedList:
-    abstracts = []
     dropped: list[InputError] = []
+    return ParsedList(path, _abstracts(path, rows, errors, dropped), errors, dropped)
+
+
+def _abstracts(path: Path, rows: Iterator[tuple[int, dict[str, Any]]],
+               errors: list[InputError], dropped: list[InputError]) -> Iterator[RawAbstract]:
+    """The rows' papers as they are read, their errors noted in line order."""
+    found = False
     for number, row in rows:
         problems: list[str] = []
         try:
-            abstracts.append(_record(number, row, problems))
+            abstract = _record(number, row, problems)
         except ValueError as error:
             errors.append(InputError(path, number, str(error)))
             continue
+        found = True
+        yield abstract
         dropped.extend(InputError(path, number, f"{problem}; the row loads without it")
                        for problem in problems)
-    errors.sort(key=lambda error: error.line)  # JSON that did not parse was listed first
-    if not abstracts:
+    if not found:
         if errors:
             raise InputError(path, errors[0].line,
-                                f"no usable row; the first problem: {errors[0].message}")
+                             f"no usable row; the first problem: {errors[0].message}")
         raise InputError(path, 1, f"the file has no rows; expected rows with {FIELDS_HINT}")
-    return ParsedList(path=path, abstracts=abstracts, row_errors=errors,
-                      field_errors=dropped)
 
 
 def _text(row: dict[str, Any], name: str) -> str:
