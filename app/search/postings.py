@@ -11,9 +11,11 @@ layout of the posting arrays beside the index (app/search/arrays.py).
 
 from __future__ import annotations
 
+import pickle
 from array import array
 from dataclasses import dataclass
 from itertools import chain
+from pathlib import Path
 
 import numpy as np
 
@@ -130,3 +132,83 @@ class FieldCollector:
 def as_numpy(values: array, dtype: type) -> np.ndarray:
     """The array's items viewed as numpy's (an empty array too)."""
     return np.frombuffer(values, dtype=dtype) if len(values) else np.zeros(0, dtype=dtype)
+
+
+# --- runs: a build larger than memory ----------------------------------------------------------
+# A build past its memory bound sets each field's postings aside, sorted, as a run on disk
+# (arrays memory-mapped back) and collects anew; the segment is then written from all runs
+# merged. Runs hold consecutive documents, so a term's merged postings are its postings in
+# each run, one run after another: the very arrays one collector of every document gives,
+# hence the same index bytes, without Whoosh's merge of segments (most of an ingest of 4× L).
+
+_RUN_ARRAYS = ("starts", "ids", "weights", "bounds", "positions")
+
+
+def save_run(target: Path, postings: FieldPostings) -> None:
+    target.mkdir(parents=True)
+    for name in _RUN_ARRAYS:
+        if (array_ := getattr(postings, name)) is not None:
+            np.save(target / f"{name}.npy", array_)
+    with (target / "lists.pickle").open("wb") as out:
+        pickle.dump((postings.terms, postings.values), out, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def load_run(target: Path) -> FieldPostings:
+    with (target / "lists.pickle").open("rb") as lists:
+        terms, values = pickle.load(lists)
+    arrays = {name: np.load(target / f"{name}.npy", mmap_mode="r")
+              for name in _RUN_ARRAYS if (target / f"{name}.npy").exists()}
+    return FieldPostings(terms, values=values, **arrays)
+
+
+def merge_runs(runs: list[FieldPostings]) -> FieldPostings:
+    """Runs of consecutive documents (each run's after the previous run's) as one field's
+    postings in index order, as one collector of all their documents would sort them."""
+    if len(runs) == 1:
+        return runs[0]
+    terms = sorted(set().union(*(run.terms for run in runs)))
+    number = {term: i for i, term in enumerate(terms)}
+    mapped = [np.fromiter((number[term] for term in run.terms), dtype=np.int64,
+                          count=len(run.terms)) for run in runs]
+    counts = np.zeros((len(runs), len(terms)), dtype=np.int64)
+    for r, run in enumerate(runs):
+        counts[r, mapped[r]] = np.diff(run.starts)
+    starts = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum(counts.sum(axis=0), out=starts[1:])
+    # Where each run's postings of a term go: after the earlier runs' postings of the term.
+    firsts = starts[:-1] + np.cumsum(counts, axis=0) - counts
+    places = [np.repeat(firsts[r, mapped[r]] - run.starts[:-1], np.diff(run.starts))
+              + np.arange(len(run.ids)) for r, run in enumerate(runs)]
+    total = int(starts[-1])
+    merged = FieldPostings(terms, starts, np.empty(total, dtype=np.uint32),
+                           np.empty(total, dtype=np.float32))
+    for run, place in zip(runs, places, strict=True):
+        merged.ids[place] = run.ids
+        merged.weights[place] = run.weights
+    if runs[0].positions is None:
+        values: list[bytes] = [b""] * total
+        for run, place in zip(runs, places, strict=True):
+            for k, value in zip(place.tolist(), run.values or [], strict=True):
+                values[k] = value
+        merged.values = values
+        return merged
+    _merge_positions(merged, runs, places)
+    return merged
+
+
+def _merge_positions(merged: FieldPostings, runs: list[FieldPostings],
+                     places: list[np.ndarray]) -> None:
+    """Each posting's positions, moved with it."""
+    sizes = np.empty(len(merged.ids), dtype=np.int64)
+    for run, place in zip(runs, places, strict=True):
+        assert run.bounds is not None
+        sizes[place] = np.diff(run.bounds)
+    merged.bounds = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=merged.bounds[1:])
+    merged.positions = np.empty(int(merged.bounds[-1]), dtype=np.int32)
+    for run, place in zip(runs, places, strict=True):
+        assert run.bounds is not None and run.positions is not None
+        own = np.diff(run.bounds)
+        shift = np.repeat(merged.bounds[place] - run.bounds[:-1], own)
+        merged.positions[shift + np.arange(int(run.bounds[0]), int(run.bounds[-1]))] = (
+            run.positions)

@@ -112,21 +112,38 @@ def test_field_lengths_decode_as_whoosh_reads_them(seeded: Catalog, tmp_path: Pa
                                                           for n in (600, 1, 0, 0)]
 
 
-def test_a_build_larger_than_one_segment_is_merged_into_one(seeded: Catalog, monkeypatch,
-                                                            tmp_path: Path):
-    monkeypatch.setattr(index_module, "BUILD_SEGMENT_CHARS", 20_000)
-    merges = []
+def _array_files(directory: Path) -> dict[str, bytes]:
+    """The posting arrays beside the index by field and file (segment IDs are random)."""
+    return {f"{field.name.split('.', 1)[1]}/{path.name}": path.read_bytes()
+            for field in (directory / "arrays").iterdir() for path in field.iterdir()}
+
+
+def test_a_build_past_its_memory_bound_writes_the_bytes_of_one_piece(seeded: Catalog,
+                                                                    monkeypatch,
+                                                                    tmp_path: Path):
+    merges: list[object] = []
     monkeypatch.setattr(index_module, "_writer", lambda ix: merges.append(ix) or _writer(ix))
-    settings = replace(seeded.settings, data_dir=tmp_path / "data")
-    with seeded.session() as session:
-        count = build_index(settings, session)
-    assert len(merges) == 1  # segments of 20,000 characters were written, then merged
-    directory = settings.index_path.resolve()
-    with whoosh_index.open_dir(str(directory)).reader() as reader:
+    spills: list[Path] = []
+    spill = BulkSegmentWriter.spill
+    monkeypatch.setattr(BulkSegmentWriter, "spill",
+                        lambda self, directory: spills.append(directory) or spill(self, directory))
+    built = {}
+    for limit in (20_000, index_module.BUILD_RUN_CHARS):  # runs of 20,000 characters, or one
+        monkeypatch.setattr(index_module, "BUILD_RUN_CHARS", limit)
+        settings = replace(seeded.settings, data_dir=tmp_path / str(limit))
+        with seeded.session() as session:
+            count = build_index(settings, session)
+        built[limit] = settings.index_path.resolve()
+    assert len(spills) >= 4 and merges == []  # set aside on disk, merged by no Whoosh writer
+    in_runs, in_one = built.values()
+    assert not (in_runs / "runs").exists()
+    assert _segment_files(in_runs) == _segment_files(in_one)
+    assert _array_files(in_runs) == _array_files(in_one)
+    with whoosh_index.open_dir(str(in_runs)).reader() as reader:
         assert reader.doc_count() == count
         assert len(list(reader.leaf_readers())) == 1
-    assert _check_every_term(directory) > 1000
-    merged = PaperSearch(settings.index_path, check_interval=0, result_cache=0)
+    assert _check_every_term(in_runs) > 1000
+    merged = PaperSearch(in_runs, check_interval=0, result_cache=0)
     single = PaperSearch(seeded.settings.index_path, check_interval=0, result_cache=0)
     for query in ["learning", '"large language models"', "diffusion -image", "graph*"]:
         request = SearchRequest(q=query)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 from whoosh.codec.whoosh3 import (
@@ -18,7 +19,7 @@ from whoosh.index import Index
 from whoosh.writing import SegmentWriter
 
 from app.search.analysis import AnalyzedPositions, CachedAnalyzer
-from app.search.postings import FieldCollector, FieldPostings
+from app.search.postings import FieldCollector, FieldPostings, load_run, merge_runs, save_run
 from app.search.whoosh_adapter.encoding import EncodedValues
 from app.search.whoosh_adapter.reading import decoded_lengths
 
@@ -48,10 +49,23 @@ class BulkSegmentWriter(SegmentWriter):
         # compound=False: opening a compound segment copies it into memory; separate files don't.
         super().__init__(ix, compound=False)
         self.on_postings = on_postings
-        self.collectors = {
-            name: FieldCollector(_is_positional(fieldobj),
-                                 getattr(fieldobj.format, "field_boost", 1.0))
-            for name, fieldobj in self.schema.items() if fieldobj.indexed}
+        self.collectors = self._new_collectors()
+        self.runs: list[Path] = []  # the postings set aside so far, a directory each
+
+    def _new_collectors(self) -> dict[str, FieldCollector]:
+        return {name: FieldCollector(_is_positional(fieldobj),
+                                     getattr(fieldobj.format, "field_boost", 1.0))
+                for name, fieldobj in self.schema.items() if fieldobj.indexed}
+
+    def spill(self, directory: Path) -> None:
+        """Set the postings collected so far aside, sorted, as a run in `directory` (a new
+        one), and collect anew: a segment of any size is written in bounded memory, merged
+        from its runs (app/search/postings.py) in the bytes of one writing."""
+        for name, collector in self.collectors.items():
+            if len(collector):
+                save_run(directory / name, collector.sorted())
+        self.collectors = self._new_collectors()
+        self.runs.append(directory)
 
     def add_document(self, **fields: object) -> None:
         """As Whoosh's add_document, for documents without boosts or `_stored_` values."""
@@ -95,10 +109,14 @@ class BulkSegmentWriter(SegmentWriter):
         try:
             for name in sorted(self.collectors):
                 collector = self.collectors.pop(name)  # its arrays go once sorted
-                if not len(collector):
-                    continue  # Whoosh writes no field without postings
-                postings = collector.sorted()
+                runs = [load_run(run / name) for run in self.runs if (run / name).exists()]
+                if len(collector):
+                    runs.append(collector.sorted())
                 del collector
+                if not runs:
+                    continue  # Whoosh writes no field without postings
+                postings = merge_runs(runs)
+                del runs
                 self.on_postings(self.newsegment.segment_id(), name, postings)
                 decoded = decoded_lengths(lengths, name)
                 doc_lengths = (np.frombuffer(decoded, dtype=np.uint32) if decoded
