@@ -16,7 +16,7 @@ from app.db import get_engine
 from app.ingest import load
 from app.ingest.load import ingest_paths
 from app.models import Paper
-from tests.conftest import new_database_url
+from tests.postgres import new_database_url, sqlite_run
 
 WORDS = ("graph neural network attention transformer diffusion policy gradient kernel "
          "bound regret sparse robust causal inference latent variational training data "
@@ -57,6 +57,7 @@ def peak_beyond_input(tmp_path: Path, papers: int) -> tuple[int, int]:
     return peak - size, stored
 
 
+@sqlite_run  # the chunks are the ingest's own, whatever the database: once per `make test`
 def test_an_ingest_holds_a_chunk_of_papers_whatever_the_size_of_its_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(load, "STORE_CHUNK", 100)
