@@ -40,7 +40,7 @@ def ingest(
     with session_scope(settings.database_url) as session:
         build = _parallel_build(settings, session, paths)
         try:
-            report = ingest_paths(session, paths, sink=build,
+            report = ingest_paths(session, paths, sink=build, scratch=settings.data_dir,
                                   progress=lambda line: typer.echo(f"  {line}"))
         except BaseException:
             if build:

@@ -59,7 +59,7 @@ def session_scope(url: str) -> Iterator[Session]:
         yield session
 
 
-# Every request reads the version: a Core statement built once costs a third of an ORM get.
+# Every request reads the version: a Core statement built once costs half an ORM get.
 _STATE = CatalogState.__table__.c  # type: ignore[attr-defined]
 _STATE_VALUE = select(_STATE.value).where(_STATE.key == bindparam("key"))
 

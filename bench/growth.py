@@ -22,11 +22,9 @@ of input files, counted compressed, so a small gzip fraction would run without a
 
 Prints a markdown table and writes bench/results/growth-<date>.json. `--fraction F` takes the
 first F of each corpus file (before multiplying). Durations on the shared 2-core machine:
-`--factors 1 2 --fraction 0.03 --seconds 10` took 3 min 15 s (ingests 22 s and 51 s, the rest
-two server starts, 200 searches and the readers mix a factor). At full size (not run here)
-a factor costs its ingest (N x 88,183 papers: 1x took 77-206 s in docs/performance.md; the
-check grew 2.3 times from 1x to 2x) plus 1-2 minutes of serving with the default 30 s: expect
-about 5 min for 1x, 10 for 2x and 20 or more for 4x.
+`--factors 1 2 --fraction 0.03 --seconds 10` took 3 min 15 s. At full size, session 13:
+`--factors 1 4` took 25 minutes (ingests 260 s and 934 s, then serving each for 2-3 minutes;
+the table is in docs/performance.md).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from app.ingest.normalize import normalize_abstract, title_text
 from app.ingest.people import People, origin_rows
 from app.ingest.tabular import stream_csv, stream_jsonl
 from app.ingest.unpack import read_input
-from app.keyphrases import document_frequencies
+from app.keyphrases import KeyphraseExtractor, document_frequencies
 from app.models import Edition, Paper, PaperAuthor, PaperOrigin, SourceFile
 from app.topics import default_scorer
 
@@ -93,8 +93,9 @@ def expand_paths(paths: Iterable[Path]) -> tuple[list[Path], list[InputError]]:
 
 def _read_changed(path: Path, known: SourceFile | None, report: IngestReport,
                   progress: Callable[[str], None]) -> tuple[ParsedList, str] | None:
-    """The file parsed, with its digest; None (counted in the report) when it is unchanged
-    since it was last ingested, too large, or not a list the parsers read."""
+    """The file's papers, to be read as they are stored, with its digest; None (counted in
+    the report) when it is unchanged since it was last ingested, too large, or not a list the
+    parsers read (a file whose rows all fail is refused as it is stored)."""
     if path.stat().st_size > unpack.MAX_INPUT_BYTES:  # read, it would exhaust memory
         report.errors.append(InputError(path, 0, f"larger than {unpack.MAX_INPUT_BYTES:,} "
                                            "bytes; split it into several files"))
@@ -134,15 +135,18 @@ def _store_file(store: _Store, listing: ParsedList, digest: str, report: IngestR
 
 def ingest_paths(
     session: Session, paths: Iterable[Path], progress: Callable[[str], None] = lambda _: None,
-    sink: PaperSink | None = None,
+    sink: PaperSink | None = None, scratch: Path | None = None,
 ) -> IngestReport:
-    """Store the papers of the files in one transaction, showing each new one to `sink`."""
+    """Store the papers of the files in one transaction, showing each new one to `sink`; new
+    papers wait in a file under `scratch` (not a small or in-memory /tmp) till the last file."""
     files, errors = expand_paths(paths)
     report = IngestReport(errors=errors, version_before=catalog_version(session))
     known = {source.name: source for source in session.exec(select(SourceFile))}
     seen_names: set[str] = set()
     try:
-        with tempfile.TemporaryFile() as spill:
+        if scratch is not None:
+            scratch.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=scratch) as spill:
             store = _Store(session, report, sink, spill)
             for path in files:  # one file's bytes in memory at a time
                 report.files_read += 1
@@ -215,8 +219,16 @@ class _Store:
         """Store the file's papers, a chunk at a time as they are read; how many it holds."""
         name = listing.path.name
         outcomes: Counter[str] = Counter()
-        for chunk in batched(listing.abstracts, STORE_CHUNK):
-            outcomes.update(self._chunk(chunk, name))
+        stored = self.chunks
+        try:
+            for chunk in batched(listing.abstracts, STORE_CHUNK):
+                outcomes.update(self._chunk(chunk, name))
+        except InputError as error:
+            # Parsers refuse a file before its first paper, or at its end when it had none:
+            # a refusal after papers were kept fails the ingest rather than keep half a file.
+            if self.chunks != stored:
+                raise RuntimeError(f"{error} (after papers of the file were stored)") from error
+            raise
         self.files.append(name)
         self.report.unchanged += outcomes["kept"]
         self.report.updated += outcomes["updated"]
@@ -302,11 +314,23 @@ class _Store:
         session, report = self.session, self.report
         gone = sorted(pid for name in self.files for pid in session.exec(
             select(Paper.id).where(Paper.source_file == name)) if pid not in self.claimed)
-        self.words.subtract(document_frequencies(_plain_texts(session, gone)))
+        for batch in batched(gone, 500):  # their words counted out, a batch of texts at a time
+            self.words.subtract(document_frequencies(session.exec(
+                select(Paper.plain).where(col(Paper.id).in_(batch)))))
         update_word_stats(session, self.words)
         # Replaced rows go first: keyphrases weigh words by the papers stored besides the new.
         first_added = _replace_papers(session, sorted(self.replaced))
-        extractor = keyphrase_extractor(session, self.new)
+        if self.chunks:
+            self._insert(keyphrase_extractor(session, self.new), first_added)
+        report.added += self.new - len(self.replaced)
+        _remove_papers(session, gone, report)
+        for slug in self.venues:
+            _renumber_venue(session, slug)
+        if report.added or report.updated or report.removed:
+            bump_catalog_version(session, [*report.added_ids, *report.removed_ids])
+
+    def _insert(self, extractor: KeyphraseExtractor, first_added: dict[str, datetime]) -> None:
+        """The spilled papers, a chunk at a time, with their keyphrases."""
         self.spill.seek(0)
         for _ in range(self.chunks):
             new: _NewPapers = pickle.load(self.spill)
@@ -316,21 +340,8 @@ class _Store:
             for table, rows in ((Paper, new.rows), (PaperAuthor, new.authors),
                                 (PaperOrigin, new.origins)):
                 for batch in batched(rows, 1000):
-                    session.execute(insert(table), batch)
-            report.added_ids.extend(str(row["id"]) for row in new.rows)
-        report.added += self.new - len(self.replaced)
-        _remove_papers(session, gone, report)
-        for slug in self.venues:
-            _renumber_venue(session, slug)
-        if report.added or report.updated or report.removed:
-            bump_catalog_version(session, [*report.added_ids, *report.removed_ids])
-
-
-def _plain_texts(session: Session, ids: list[str]) -> list[str]:
-    texts: list[str] = []
-    for batch in batched(ids, 500):
-        texts.extend(session.exec(select(Paper.plain).where(col(Paper.id).in_(batch))))
-    return texts
+                    self.session.execute(insert(table), batch)
+            self.report.added_ids.extend(str(row["id"]) for row in new.rows)
 
 
 def _delete_papers(session: Session, ids: list[str]) -> None:

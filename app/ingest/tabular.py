@@ -160,9 +160,9 @@ def _abstracts(path: Path, rows: Iterator[tuple[int, dict[str, Any]]],
             errors.append(InputError(path, number, str(error)))
             continue
         found = True
-        yield abstract
         dropped.extend(InputError(path, number, f"{problem}; the row loads without it")
                        for problem in problems)
+        yield abstract
     if not found:
         if errors:
             raise InputError(path, errors[0].line,

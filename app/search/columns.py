@@ -60,7 +60,7 @@ class FacetColumn:
         held = np.flatnonzero(counted)
         # An author facet has 124,000 values: only those that can reach the list are sorted
         # in Python, the ones counting at least the `listed`-th largest count (ties kept).
-        if listed is not None and len(held) > listed:
+        if listed is not None and 0 < listed < len(held):
             least = np.partition(counted[held], len(held) - listed)[len(held) - listed]
             held = held[counted[held] >= least]
         pairs = [(self.values[code], int(counted[code])) for code in held]

@@ -54,8 +54,8 @@ from app.search.whoosh_adapter import BulkSegmentWriter, create_index, open_inde
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
 INDEX_FORMAT = 22
-# Whoosh's posting pool (incremental updates) spills to disk beyond this: at 2 GB a merge of
-# L peaked at 2.2 GB, at 1 GB at 1.4 GB.
+# Whoosh's posting pool (incremental updates) spills to disk beyond this (when full builds
+# still merged segments with it, a merge of L peaked at 2.2 GB with 2 GB, 1.4 GB with 1 GB).
 WRITER_MEMORY_MB = 1024
 # Text whose postings a full build holds in arrays before it sets them aside on disk as a
 # run (the segment is written from the runs merged): about twice L (~100 M characters).

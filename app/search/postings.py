@@ -156,7 +156,8 @@ def save_run(target: Path, postings: FieldPostings) -> None:
 def load_run(target: Path) -> FieldPostings:
     with (target / "lists.pickle").open("rb") as lists:
         terms, values = pickle.load(lists)
-    arrays = {name: np.load(target / f"{name}.npy", mmap_mode="r")
+    # Plain arrays over the mapped files: each slice of a numpy memmap runs Python code.
+    arrays = {name: np.asarray(np.load(target / f"{name}.npy", mmap_mode="r"))
               for name in _RUN_ARRAYS if (target / f"{name}.npy").exists()}
     return FieldPostings(terms, values=values, **arrays)
 

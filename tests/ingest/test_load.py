@@ -1,11 +1,14 @@
 import os
 from pathlib import Path
 
+import pytest
 from sqlmodel import select
 from typer.testing import CliRunner
 
 from app.catalog import list_venues
 from app.cli import cli
+from app.ingest import load
+from app.ingest.listfile import InputError, ParsedList, RawAbstract
 from app.models import Paper
 from tests.conftest import Catalog, write_list
 
@@ -173,3 +176,24 @@ def test_deep_venue_pages_follow_file_order_after_removals(fresh: Catalog, tmp_p
     assert [p.abstract for page in pages for p in page] == expected
     assert [p.ordinal for p in pages[2]] == list(range(100, len(expected)))
     assert pages[3] == []
+
+
+def test_a_file_refused_after_some_of_its_papers_were_stored_fails_the_whole_ingest(
+        fresh: Catalog, tmp_path: Path, monkeypatch):
+    # The parsers refuse a file before its first paper or at its end when it had none; were
+    # one to refuse it later, half a file must not be stored as if it were whole.
+    def half_then_refuse(path: Path, data: bytes) -> ParsedList:
+        def papers():
+            for line in range(load.STORE_CHUNK + 1):
+                yield RawAbstract(line=line + 3, text=f"Paper number {line}.", venue="HALF",
+                                  year=2026)
+            raise InputError(path, 9_999, "refused late")
+        return ParsedList(path, papers())
+
+    monkeypatch.setitem(load.PARSERS, ".txt", half_then_refuse)
+    before = snapshot(fresh)
+    path = tmp_path / "half.txt"
+    path.write_text("HALF 2026 Papers\n\nx\n")
+    with fresh.session() as session, pytest.raises(RuntimeError, match="refused late"):
+        load.ingest_paths(session, [path])
+    assert snapshot(fresh) == before

@@ -64,7 +64,7 @@ def test_an_ingest_holds_a_chunk_of_papers_whatever_the_size_of_its_file(
     peak_beyond_input(tmp_path, 100)  # models, tables and caches loaded once per process
     small, _ = peak_beyond_input(tmp_path, 300)
     large, _ = peak_beyond_input(tmp_path, 1_200)
-    # Holding every paper, four times the papers cost about four times the memory (the code
-    # before chunks: 3.3 -> 10.5 MB for 400 -> 1,600 papers); a chunk at a time, what grows
-    # is little more than the set of their IDs (1.4 -> 2.1 MB).
+    # Holding every paper, four times the papers cost about four times the memory (measured
+    # with 400 and 1,600 papers: the code before chunks 3.3 -> 10.5 MB); a chunk at a time,
+    # what grows is little more than the set of their IDs (1.4 -> 2.1 MB).
     assert large - small < 1_500_000, (small, large)

@@ -59,8 +59,9 @@ class BulkSegmentWriter(SegmentWriter):
 
     def spill(self, directory: Path) -> None:
         """Set the postings collected so far aside, sorted, as a run in `directory` (a new
-        one), and collect anew: a segment of any size is written in bounded memory, merged
-        from its runs (app/search/postings.py) in the bytes of one writing."""
+        one), and collect anew: collecting holds a run's postings at most, and the segment is
+        written a field at a time from its runs merged (app/search/postings.py), in the bytes
+        of one writing."""
         for name, collector in self.collectors.items():
             if len(collector):
                 save_run(directory / name, collector.sorted())
