@@ -178,8 +178,8 @@ def merge_runs(runs: list[FieldPostings]) -> FieldPostings:
     np.cumsum(counts.sum(axis=0), out=starts[1:])
     # Where each run's postings of a term go: after the earlier runs' postings of the term.
     firsts = starts[:-1] + np.cumsum(counts, axis=0) - counts
-    places = [np.repeat(firsts[r, mapped[r]] - run.starts[:-1], np.diff(run.starts))
-              + np.arange(len(run.ids)) for r, run in enumerate(runs)]
+    places = [_plus_offsets(np.repeat(firsts[r, mapped[r]] - run.starts[:-1],
+                                      np.diff(run.starts)), 0) for r, run in enumerate(runs)]
     total = int(starts[-1])
     merged = FieldPostings(terms, starts, np.empty(total, dtype=np.uint32),
                            np.empty(total, dtype=np.float32))
@@ -211,5 +211,11 @@ def _merge_positions(merged: FieldPostings, runs: list[FieldPostings],
         assert run.bounds is not None and run.positions is not None
         own = np.diff(run.bounds)
         shift = np.repeat(merged.bounds[place] - run.bounds[:-1], own)
-        merged.positions[shift + np.arange(int(run.bounds[0]), int(run.bounds[-1]))] = (
-            run.positions)
+        merged.positions[_plus_offsets(shift, int(run.bounds[0]))] = run.positions
+
+
+def _plus_offsets(shift: np.ndarray, first: int) -> np.ndarray:
+    """shift[k] + first + k, in place: one array per posting or position fewer at the peak
+    of writing a segment (the build's largest)."""
+    shift += np.arange(first, first + len(shift), dtype=shift.dtype)
+    return shift
