@@ -32,7 +32,13 @@ import numpy as np
 from whoosh.reading import IndexReader, SegmentReader
 
 from app.cache import BoundedCache
-from app.search.postings import NO_POSTINGS, FieldPostings, TermPostings, as_numpy
+from app.search.postings import (
+    NO_POSTINGS,
+    FieldPostings,
+    MergedRuns,
+    TermPostings,
+    as_numpy,
+)
 from app.search.whoosh_adapter import decode_positions, decode_postings, open_index
 
 ARRAYS_DIR = "arrays"
@@ -79,28 +85,66 @@ def _write_field(reader: SegmentReader, fieldname: str, target: Path) -> None:
                                (positions, found.positions)):
                 kept.frombytes(part.tobytes())
             starts.append(len(ids))
-    _save(target, FieldPostings(terms, as_numpy(starts, np.int64), as_numpy(ids, np.uint32),
-                                as_numpy(weights, np.float32), as_numpy(bounds, np.int64),
-                                as_numpy(positions, np.int32)))
+    postings = FieldPostings(terms, as_numpy(starts, np.int64), as_numpy(ids, np.uint32),
+                             as_numpy(weights, np.float32), as_numpy(bounds, np.int64),
+                             as_numpy(positions, np.int32))
+    saved = ArraysWriter(target, terms, len(postings.ids), len(postings.positions))
+    saved.add(postings)
+    saved.close()
 
 
-def save_field(directory: Path, segment: str, fieldname: str, postings: FieldPostings) -> None:
-    """Write the arrays of a segment being written (a bulk build has its postings sorted)."""
-    if fieldname in FIELDS:
-        _save(directory / ARRAYS_DIR / f"{segment}.{fieldname}", postings)
+def arrays_writer(directory: Path, segment: str, fieldname: str,
+                  merged: MergedRuns) -> ArraysWriter | None:
+    """Where a segment being written puts a field's arrays (a bulk build has its postings
+    sorted), if they are kept."""
+    if fieldname not in FIELDS:
+        return None
+    return ArraysWriter(directory / ARRAYS_DIR / f"{segment}.{fieldname}", merged.terms,
+                        merged.postings, merged.positions)
 
 
-def _save(target: Path, postings: FieldPostings) -> None:
-    assert postings.bounds is not None and postings.positions is not None
-    tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}")
-    tmp.mkdir(parents=True)
-    (tmp / "terms.txt").write_bytes(b"\n".join(postings.terms))
-    np.save(tmp / "starts.npy", postings.starts.astype(np.int64))
-    np.save(tmp / "ids.npy", postings.ids.astype(np.uint32))
-    np.save(tmp / "weights.npy", postings.weights.astype(np.float32))
-    np.save(tmp / "bounds.npy", postings.bounds.astype(np.uint32))
-    np.save(tmp / "positions.npy", postings.positions.astype(np.int32))
-    os.replace(tmp, target)
+class ArraysWriter:
+    """A field's arrays written a range of terms at a time, in np.save's bytes, and put in
+    place whole when closed."""
+
+    _DTYPES = {"starts": np.int64, "ids": np.uint32, "weights": np.float32,
+               "bounds": np.uint32, "positions": np.int32}
+
+    def __init__(self, target: Path, terms: list[bytes], postings: int, positions: int) -> None:
+        self.target = target
+        self.tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}")
+        self.tmp.mkdir(parents=True)
+        (self.tmp / "terms.txt").write_bytes(b"\n".join(terms))
+        lengths = {"starts": len(terms) + 1, "ids": postings, "weights": postings,
+                   "bounds": postings + 1, "positions": positions}
+        self.files = {}
+        for name, dtype in self._DTYPES.items():
+            out = self.files[name] = (self.tmp / f"{name}.npy").open("wb")
+            np.lib.format.write_array_header_1_0(out, {
+                "descr": np.lib.format.dtype_to_descr(np.dtype(dtype)),
+                "fortran_order": False, "shape": (lengths[name],)})
+        self.postings = self.positions = 0  # written so far
+        self._write("starts", np.zeros(1))
+        self._write("bounds", np.zeros(1))
+
+    def _write(self, name: str, values: np.ndarray) -> None:
+        values.astype(self._DTYPES[name], copy=False).tofile(self.files[name])
+
+    def add(self, postings: FieldPostings) -> None:
+        """The next terms' postings (starts and bounds from 0)."""
+        assert postings.bounds is not None and postings.positions is not None
+        self._write("starts", postings.starts[1:] + self.postings)
+        self._write("ids", postings.ids)
+        self._write("weights", postings.weights)
+        self._write("bounds", postings.bounds[1:] + self.positions)
+        self._write("positions", postings.positions)
+        self.postings += len(postings.ids)
+        self.positions += len(postings.positions)
+
+    def close(self) -> None:
+        for out in self.files.values():
+            out.close()
+        os.replace(self.tmp, self.target)
 
 
 def _mapped(path: Path) -> np.ndarray:

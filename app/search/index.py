@@ -43,7 +43,7 @@ from app.search.analysis import (
     catalog_analyzer,
     word_analyzer,
 )
-from app.search.arrays import save_field, write_arrays
+from app.search.arrays import arrays_writer, write_arrays
 from app.search.completions import CompletionCounts
 from app.search.edition_terms import count_edition_terms
 from app.search.layout import write_layout
@@ -58,8 +58,9 @@ INDEX_FORMAT = 22
 # still merged segments with it, a merge of L peaked at 2.2 GB with 2 GB, 1.4 GB with 1 GB).
 WRITER_MEMORY_MB = 1024
 # Text whose postings a full build holds in arrays before it sets them aside on disk as a
-# run (the segment is written from the runs merged): about twice L (~100 M characters).
-BUILD_RUN_CHARS = 200_000_000
+# run (the segment is written from the runs merged, a range of terms at a time): about half
+# of L (~100 M characters), so that the build's memory stays that of a run at any size.
+BUILD_RUN_CHARS = 50_000_000
 
 
 def _positional(analyzer: CachedAnalyzer, field_boost: float = 1.0) -> TEXT:
@@ -187,7 +188,7 @@ class IndexBuild:
         self.directory = indexes / f"build-{uuid.uuid4().hex[:8]}"
         self.directory.mkdir()
         self.index = create_index(self.directory, build_schema())
-        self.writer = BulkSegmentWriter(self.index, partial(save_field, self.directory))
+        self.writer = BulkSegmentWriter(self.index, partial(arrays_writer, self.directory))
         self.count = self.run_chars = 0
         self.written = False
         self.words: Counter[str] = Counter()

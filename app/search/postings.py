@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pickle
 from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
@@ -98,35 +99,55 @@ class FieldCollector:
     def __len__(self) -> int:
         return len(self.docs)
 
-    def sorted(self) -> FieldPostings:
-        """The postings in index order (term bytes, then document)."""
+    def drain(self) -> FieldPostings:
+        """The postings in index order (term bytes, then document), leaving the collector
+        empty: each array as they arrived goes once read, not beside its sorted copy (the
+        peak of a build's memory)."""
         numbers = ({text.encode("utf-8"): n for text, n in self.vocabulary.items()}
                    if self.positional else self.vocabulary)
+        self.vocabulary = {}
         terms = sorted(numbers)  # Whoosh's order: by the terms' bytes
-        rank = np.empty(len(terms), dtype=np.int64)
-        rank[[numbers[term] for term in terms]] = np.arange(len(terms))
+        rank = np.empty(len(terms), dtype=np.int32)
+        rank[[numbers[term] for term in terms]] = np.arange(len(terms), dtype=np.int32)
         keys = rank[as_numpy(self.terms, np.uint32)]
+        self.terms = array("I")
         order = np.argsort(keys, kind="stable")  # a term's documents stay ascending
         starts = np.zeros(len(terms) + 1, dtype=np.int64)
         np.cumsum(np.bincount(keys, minlength=len(terms)), out=starts[1:])
+        del keys
         ids = as_numpy(self.docs, np.uint32)[order]
+        self.docs = array("I")
         if not self.positional:
-            values = self.values
-            return FieldPostings(terms, starts, ids,
-                                 as_numpy(self.weights, np.float64)[order].astype(np.float32),
+            weights = as_numpy(self.weights, np.float64)[order].astype(np.float32)
+            values, self.weights, self.values = self.values, array("d"), []
+            return FieldPostings(terms, starts, ids, weights,
                                  values=[values[k] for k in order.tolist()])
         freqs = as_numpy(self.freqs, np.uint32).astype(np.int64)
-        first = np.cumsum(freqs) - freqs  # where each posting's positions start, as arrived
+        self.freqs = array("I")
+        firsts = (np.cumsum(freqs) - freqs)[order]  # where each posting's positions arrived
         counts = freqs[order]  # each sorted posting's count of positions
+        del freqs, order
         # Whoosh weighs a posting by its count of positions times the field's boost.
         weights = (counts * self.boost).astype(np.float32)
-        bounds = np.zeros(len(order) + 1, dtype=np.int64)
+        bounds = np.zeros(len(counts) + 1, dtype=np.int64)
         np.cumsum(counts, out=bounds[1:])
-        # Position j of sorted posting k comes from first[order[k]] + (j - bounds[k]).
-        shift = np.repeat(first[order] - bounds[:-1], counts)
-        gather = shift + np.arange(int(bounds[-1]), dtype=np.int64)
+        del counts
+        arrived, self.positions = self.positions, array("i")
         return FieldPostings(terms, starts, ids, weights, bounds,
-                             as_numpy(self.positions, np.int32)[gather])
+                             _moved_positions(as_numpy(arrived, np.int32), firsts, bounds))
+
+
+def _moved_positions(arrived: np.ndarray, firsts: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """The positions of postings in their new order: posting k's come from `arrived` at
+    firsts[k]. Gathered a slice of postings at a time: two int64 arrays per position of the
+    whole run were the peak of a build's memory."""
+    moved = np.empty(int(bounds[-1]), dtype=np.int32)
+    for a in range(0, len(firsts), MERGE_CHUNK):
+        b = min(a + MERGE_CHUNK, len(firsts))
+        # Position j of posting k comes from firsts[k] + (j - bounds[k]).
+        shift = np.repeat(firsts[a:b] - bounds[a:b], np.diff(bounds[a:b + 1]))
+        moved[bounds[a]:bounds[b]] = arrived[_plus_offsets(shift, int(bounds[a]))]
+    return moved
 
 
 def as_numpy(values: array, dtype: type) -> np.ndarray:
@@ -135,13 +156,15 @@ def as_numpy(values: array, dtype: type) -> np.ndarray:
 
 
 # --- runs: a build larger than memory ----------------------------------------------------------
-# A build past its memory bound sets each field's postings aside, sorted, as a run on disk
-# (arrays memory-mapped back) and collects anew; the segment is then written from all runs
-# merged. Runs hold consecutive documents, so a term's merged postings are its postings in
-# each run, one run after another: the very arrays one collector of every document gives,
-# hence the same index bytes, without Whoosh's merge of segments (most of an ingest of 4× L).
+# A build past its memory bound sets each field's postings aside, sorted, as a run on disk and
+# collects anew; the segment is then written from all runs merged, a range of terms at a time.
+# Runs hold consecutive documents, so a term's merged postings are its postings in each run,
+# one run after another: the very arrays one collector of every document gives, hence the
+# same index bytes, without Whoosh's merge of segments (most of an ingest of 4× L), and with
+# the memory of a range of terms, not of the field.
 
 _RUN_ARRAYS = ("starts", "ids", "weights", "bounds", "positions")
+MERGE_CHUNK = 1 << 21  # postings merged and written at once
 
 
 def save_run(target: Path, postings: FieldPostings) -> None:
@@ -153,13 +176,74 @@ def save_run(target: Path, postings: FieldPostings) -> None:
         pickle.dump((postings.terms, postings.values), out, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def load_run(target: Path) -> FieldPostings:
-    with (target / "lists.pickle").open("rb") as lists:
-        terms, values = pickle.load(lists)
-    # Plain arrays over the mapped files: each slice of a numpy memmap runs Python code.
-    arrays = {name: np.asarray(np.load(target / f"{name}.npy", mmap_mode="r"))
-              for name in _RUN_ARRAYS if (target / f"{name}.npy").exists()}
-    return FieldPostings(terms, values=values, **arrays)
+class RunOnDisk:
+    """A run set aside: its terms and their starts in memory, its postings read a range at a
+    time (a mapping of the whole files would count every page read in the build's memory)."""
+
+    def __init__(self, target: Path) -> None:
+        with (target / "lists.pickle").open("rb") as lists:
+            self.terms, self.values = pickle.load(lists)
+        self.target = target
+        self.starts = np.load(target / "starts.npy")
+
+    def part(self, name: str, first: int, last: int | None) -> np.ndarray:
+        mapped = np.load(self.target / f"{name}.npy", mmap_mode="r")
+        return np.array(mapped[first:last])  # a copy: the mapping goes with `mapped`
+
+
+def _part(source: FieldPostings | RunOnDisk, name: str, first: int,
+          last: int | None) -> np.ndarray:
+    if isinstance(source, RunOnDisk):
+        return source.part(name, first, last)
+    return getattr(source, name)[first:last]
+
+
+def term_slice(source: FieldPostings | RunOnDisk, lo: int, hi: int) -> FieldPostings:
+    """Terms lo to hi - 1 of the source and their postings (starts and bounds from 0)."""
+    first, last = int(source.starts[lo]), int(source.starts[hi])
+    terms, starts = source.terms[lo:hi], source.starts[lo:hi + 1] - first
+    ids, weights = _part(source, "ids", first, last), _part(source, "weights", first, last)
+    if source.values is not None:
+        return FieldPostings(terms, starts, ids, weights, values=source.values[first:last])
+    bounds = _part(source, "bounds", first, last + 1)
+    return FieldPostings(terms, starts, ids, weights, bounds - bounds[0],
+                         _part(source, "positions", int(bounds[0]), int(bounds[-1])))
+
+
+class MergedRuns:
+    """Runs of consecutive documents (each run's after the previous run's) merged into one
+    field's postings in index order, as one collector of all their documents would sort
+    them: the terms and totals at once, the postings a range of terms at a time."""
+
+    def __init__(self, runs: list[FieldPostings | RunOnDisk]) -> None:
+        self.runs = runs
+        if len(runs) == 1:
+            self.terms = runs[0].terms
+            self.mapped = [np.arange(len(self.terms), dtype=np.int64)]
+        else:
+            self.terms = sorted(set().union(*(run.terms for run in runs)))
+            number = {term: i for i, term in enumerate(self.terms)}
+            self.mapped = [np.fromiter((number[term] for term in run.terms), dtype=np.int64,
+                                       count=len(run.terms)) for run in runs]
+        per_term = np.zeros(len(self.terms), dtype=np.int64)
+        for run, mapped in zip(runs, self.mapped, strict=True):
+            per_term[mapped] += np.diff(run.starts)
+        self.ends = np.cumsum(per_term)  # postings up to each term's last
+        self.postings = int(self.ends[-1]) if len(self.ends) else 0
+        self.positions = sum(int(_part(run, "bounds", int(run.starts[-1]), None)[0])
+                             for run in runs if run.values is None)
+
+    def chunks(self) -> Iterator[FieldPostings]:
+        """The merged postings, about `MERGE_CHUNK` at a time, in order (a term is never
+        split)."""
+        lo, ends = 0, self.ends
+        while lo < len(self.terms):
+            before = int(ends[lo - 1]) if lo else 0
+            hi = max(lo + 1, int(np.searchsorted(ends, before + MERGE_CHUNK, side="right")))
+            parts = [term_slice(run, *np.searchsorted(mapped, [lo, hi]).tolist())
+                     for run, mapped in zip(self.runs, self.mapped, strict=True)]
+            yield merge_runs([part for part in parts if part.terms])
+            lo = hi
 
 
 def merge_runs(runs: list[FieldPostings]) -> FieldPostings:

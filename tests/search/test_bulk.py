@@ -15,6 +15,7 @@ from whoosh.util.numeric import byte_to_length, length_to_byte
 
 from app.models import Edition, Paper
 from app.search import index as index_module
+from app.search import postings
 from app.search.index import _writer, build_index, build_schema, paper_document
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
@@ -61,9 +62,12 @@ def _documents(*catalogs: Catalog) -> list[dict[str, object]]:
     return documents
 
 
+@pytest.mark.parametrize("chunk", [postings.MERGE_CHUNK, 100])  # written at once, or by parts
 def test_bulk_segment_files_are_whoosh_own_for_the_catalogs(seeded: Catalog,
                                                            multiseries: Catalog,
-                                                           tmp_path: Path):
+                                                           tmp_path: Path, monkeypatch,
+                                                           chunk: int):
+    monkeypatch.setattr(postings, "MERGE_CHUNK", chunk)
     documents = _documents(seeded, multiseries)
     assert len(documents) > 500  # common words fill several posting blocks of 128
     whoosh_files, bulk_files = _write_both(documents, tmp_path)
@@ -128,8 +132,10 @@ def test_a_build_past_its_memory_bound_writes_the_bytes_of_one_piece(seeded: Cat
     monkeypatch.setattr(BulkSegmentWriter, "spill",
                         lambda self, directory: spills.append(directory) or spill(self, directory))
     built = {}
-    for limit in (20_000, index_module.BUILD_RUN_CHARS):  # runs of 20,000 characters, or one
+    # Runs of 20,000 characters, merged and written 50 postings at a time; or one piece.
+    for limit, chunk in ((20_000, 50), (index_module.BUILD_RUN_CHARS, postings.MERGE_CHUNK)):
         monkeypatch.setattr(index_module, "BUILD_RUN_CHARS", limit)
+        monkeypatch.setattr(postings, "MERGE_CHUNK", chunk)
         settings = replace(seeded.settings, data_dir=tmp_path / str(limit))
         with seeded.session() as session:
             count = build_index(settings, session)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 from whoosh.codec.whoosh3 import (
@@ -19,7 +20,13 @@ from whoosh.index import Index
 from whoosh.writing import SegmentWriter
 
 from app.search.analysis import AnalyzedPositions, CachedAnalyzer
-from app.search.postings import FieldCollector, FieldPostings, load_run, merge_runs, save_run
+from app.search.postings import (
+    FieldCollector,
+    FieldPostings,
+    MergedRuns,
+    RunOnDisk,
+    save_run,
+)
 from app.search.whoosh_adapter.encoding import EncodedValues
 from app.search.whoosh_adapter.reading import decoded_lengths
 
@@ -36,13 +43,19 @@ def _is_positional(fieldobj: FieldType) -> bool:
             and isinstance(fieldobj.analyzer, CachedAnalyzer))
 
 
+class PostingsSink(Protocol):
+    def add(self, postings: FieldPostings) -> None: ...
+    def close(self) -> None: ...
+
+
 class BulkSegmentWriter(SegmentWriter):
-    """A writer of one new segment whose postings are sorted in bulk. `on_postings` sees each
-    field's sorted postings before they are written (segment ID, field name, postings: for
-    the arrays beside the index)."""
+    """A writer of one new segment whose postings are sorted in bulk. `on_postings` (given the
+    segment ID, the field name and its merged runs) may give a sink that sees each field's
+    sorted postings a range of terms at a time as they are written: for the arrays beside
+    the index."""
 
     def __init__(self, ix: Index,
-                 on_postings: Callable[[str, str, FieldPostings], None]) -> None:
+                 on_postings: Callable[[str, str, MergedRuns], PostingsSink | None]) -> None:
         for name, fieldobj in ix.schema.items():
             if fieldobj.vector or fieldobj.separate_spelling():
                 raise ValueError(f"field {name!r}: vectors and spelling are not written in bulk")
@@ -64,7 +77,7 @@ class BulkSegmentWriter(SegmentWriter):
         of one writing."""
         for name, collector in self.collectors.items():
             if len(collector):
-                save_run(directory / name, collector.sorted())
+                save_run(directory / name, collector.drain())
         self.collectors = self._new_collectors()
         self.runs.append(directory)
 
@@ -110,29 +123,37 @@ class BulkSegmentWriter(SegmentWriter):
         try:
             for name in sorted(self.collectors):
                 collector = self.collectors.pop(name)  # its arrays go once sorted
-                runs = [load_run(run / name) for run in self.runs if (run / name).exists()]
+                runs: list[FieldPostings | RunOnDisk] = [
+                    RunOnDisk(run / name) for run in self.runs if (run / name).exists()]
                 if len(collector):
-                    runs.append(collector.sorted())
+                    runs.append(collector.drain())
                 del collector
-                if not runs:
-                    continue  # Whoosh writes no field without postings
-                postings = merge_runs(runs)
-                del runs
-                self.on_postings(self.newsegment.segment_id(), name, postings)
-                decoded = decoded_lengths(lengths, name)
-                doc_lengths = (np.frombuffer(decoded, dtype=np.uint32) if decoded
-                               else np.zeros(self.docnum, dtype=np.uint32))
-                _write_field(self.fieldwriter, name, self.schema[name], postings, doc_lengths)
+                if runs:  # Whoosh writes no field without postings
+                    decoded = decoded_lengths(lengths, name)
+                    doc_lengths = (np.frombuffer(decoded, dtype=np.uint32) if decoded
+                                   else np.zeros(self.docnum, dtype=np.uint32))
+                    self._write_field(name, MergedRuns(runs), doc_lengths)
             self.fieldwriter.close()
         finally:
             lengths.close()
 
+    def _write_field(self, name: str, merged: MergedRuns, doc_lengths: np.ndarray) -> None:
+        """The field's terms and posting blocks, as W3FieldWriter.add_postings writes them
+        (`doc_lengths`: each document's field length as Whoosh's length column decodes it)."""
+        sink = self.on_postings(self.newsegment.segment_id(), name, merged)
+        fieldobj = self.schema[name]
+        self.fieldwriter.start_field(name, fieldobj)
+        for postings in merged.chunks():
+            if sink is not None:
+                sink.add(postings)
+            _write_terms(self.fieldwriter, fieldobj, postings, doc_lengths)
+        self.fieldwriter.finish_field()
+        if sink is not None:
+            sink.close()
 
-def _write_field(writer: W3FieldWriter, name: str, fieldobj: FieldType,
-                 postings: FieldPostings, doc_lengths: np.ndarray) -> None:
-    """The field's terms and posting blocks, as W3FieldWriter.add_postings writes them
-    (`doc_lengths`: each document's field length as Whoosh's length column decodes it)."""
-    writer.start_field(name, fieldobj)
+
+def _write_terms(writer: W3FieldWriter, fieldobj: FieldType, postings: FieldPostings,
+                 doc_lengths: np.ndarray) -> None:
     encoded = EncodedValues(postings, fieldobj)
     for i, term in enumerate(postings.terms):
         start, end = postings.term_range(i)
@@ -145,7 +166,6 @@ def _write_field(writer: W3FieldWriter, name: str, fieldobj: FieldType,
             if last < end:
                 block_writer._write_block()
         writer.finish_term()  # writes the last block, marked as the last
-    writer.finish_field()
 
 
 def _fill_block(block_writer: W3PostingsWriter, ids: np.ndarray, weights: np.ndarray,
