@@ -2,22 +2,28 @@
 two-word title phrase are exactly what a search finds there, phrases never cross papers or
 full stops that titles do not join, and what rose against earlier editions is found."""
 
+import shutil
 from pathlib import Path
 
+import numpy as np
+import pytest
 from fastapi.testclient import TestClient
+from whoosh import index as whoosh_index
 
 from app.ingest.load import ingest_paths
 from app.main import create_app
-from app.search.edition_terms import read_edition_terms
+from app.search import edition_terms
+from app.search.arrays import deleted_docs
+from app.search.edition_terms import TERMS_FILE, count_edition_terms, read_edition_terms
 from app.search.index import SyncKind, sync_index
 from app.search.vocabulary import Vocabulary
 from app.whats_new import edition_whats_new, year_whats_new
-from tests.conftest import Catalog, make_catalog
+from tests.conftest import Catalog, make_catalog, write_list
 from tests.rising import corpus, more
 
 
-def counts(catalog: Catalog, edition: str) -> dict[str, int]:
-    terms = read_edition_terms(catalog.settings.index_path.resolve())
+def counts(catalog: Catalog, edition: str, directory: Path | None = None) -> dict[str, int]:
+    terms = read_edition_terms(directory or catalog.settings.index_path.resolve())
     at = terms.editions.index(edition)
     vector = terms.vector([at])
     return {term: int(vector[i]) for i, term in enumerate(terms.terms) if vector[i]}
@@ -80,3 +86,57 @@ def test_an_update_of_the_index_counts_again(tmp_path: Path):
         ingest_paths(session, [more(tmp_path / "more.jsonl", 5)])
         assert sync_index(catalog.settings, session).kind is SyncKind.UPDATED
     assert counts(catalog, "delta-2023")["quantum widget"] == 17
+
+
+def written(directory: Path) -> dict[str, np.ndarray]:
+    count_edition_terms(directory)
+    with np.load(directory / TERMS_FILE) as found:
+        return {name: found[name] for name in found.files}
+
+
+def counted_by_chunks(index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                      papers: int, window: int) -> Path:
+    """Count a copy of the index `papers` at a time, reading its mapped arrays `window` bytes
+    at a time: every array written equals the one counted in a single chunk and the one the
+    index was built with. The copy, so counted."""
+    directory = tmp_path / "index"
+    shutil.copytree(index.resolve(), directory)  # the fixture's index stays as it was
+    with np.load(directory / TERMS_FILE) as found:
+        built = {name: found[name] for name in found.files}
+    monkeypatch.setattr(edition_terms, "CHUNK_DOCUMENTS", 1 << 30)
+    whole = written(directory)
+    monkeypatch.setattr(edition_terms, "CHUNK_DOCUMENTS", papers)
+    monkeypatch.setattr(edition_terms, "WINDOW", window)
+    chunked = written(directory)
+    assert built.keys() == whole.keys() == chunked.keys() and len(whole["term_ids"])
+    for name, array in whole.items():
+        for other in (built[name], chunked[name]):
+            assert array.dtype == other.dtype and np.array_equal(array, other), name
+    return directory
+
+
+@pytest.mark.parametrize(("papers", "window"), [(1, 64), (2, 4100), (3, 8 << 20)])
+def test_counting_a_few_papers_at_a_time_counts_the_same(delta: Catalog, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          papers: int, window: int):
+    # No phrase made across a chunk's edge ("quantum" ending one untitled paper, "widgets"
+    # starting the next), no paper counted in two chunks or left out of all.
+    counted_by_chunks(delta.settings.index_path, tmp_path, monkeypatch, papers, window)
+
+
+def test_chunks_of_several_segments_leave_out_deleted_papers(fresh: Catalog, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch):
+    added = write_list(tmp_path / "n.txt", "ICLR 2027 Papers",
+                       *(f"Quantum widgets of sparse attention, case {n}." for n in range(8)))
+    with fresh.session() as session:
+        ingest_paths(session, [added])
+        assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
+        write_list(added, "ICLR 2027 Papers",
+                   *(f"Quantum widgets of sparse attention, case {n}." for n in range(6)))
+        ingest_paths(session, [added])  # two of them removed: deleted in the new segment
+        assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
+    with whoosh_index.open_dir(str(fresh.settings.index_path.resolve())).searcher() as searcher:
+        leaves = [leaf.reader() for leaf, _ in searcher.leaf_searchers()]
+        assert len(leaves) >= 2 and sum(len(deleted_docs(leaf)) for leaf in leaves) >= 2
+    directory = counted_by_chunks(fresh.settings.index_path, tmp_path, monkeypatch, 2, 64)
+    assert counts(fresh, "iclr-2027", directory)["quantum"] == 6
