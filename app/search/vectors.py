@@ -13,11 +13,14 @@ worker) and `vectors-model.npz` (`terms`, `idf`, `directions`, `mean`).
 
 from __future__ import annotations
 
+import itertools
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import scipy.linalg as sl
 import scipy.sparse as sp
 from whoosh.searching import Searcher
 
@@ -32,6 +35,7 @@ DIMENSIONS = 64  # 32-128 measured alike, 256 worse (docs/discover.md)
 MIN_DF = 2
 MAX_DF_SHARE = 0.5  # words in half the papers ("learn", "model") carry no meaning
 OVERSAMPLE, POWER_STEPS, SEED = 10, 4, 0
+BLOCK = 1 << 18  # postings turned into rows at a time: bounds their int64 temporaries
 
 
 @dataclass(frozen=True)
@@ -74,54 +78,107 @@ def _vocabulary(fields: list[tuple[object, int]], papers: int) -> tuple[list[str
     return kept, np.array([np.log(papers / df[t]) for t in kept], dtype=np.float32)
 
 
+def _blocks(fields: list[tuple[object, int]], live: np.ndarray, terms: list[str],
+            idf: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The postings of `terms` in live documents, as documents, columns and sublinear TF-IDF,
+    a block of a segment's terms at a time: per-posting int64 indices exist for a block of
+    about `BLOCK` postings only, never for the whole field."""
+    column = {term: i for i, term in enumerate(terms)}
+    for arrays, offset in fields:
+        columns = np.full(len(arrays.terms), -1, dtype=np.int64)
+        columns[list(arrays.terms.values())] = [column.get(term, -1) for term in arrays.terms]
+        starts = arrays.starts
+        cuts = np.unique(np.append(
+            np.searchsorted(starts, np.arange(0, starts[-1], BLOCK)), len(columns)))
+        for first, last in itertools.pairwise(cuts):
+            begin, end = int(starts[first]), int(starts[last])
+            cols = np.repeat(columns[first:last], np.diff(starts[first:last + 1]))
+            docs = arrays.ids[begin:end].astype(np.int64) + offset
+            kept = (cols >= 0) & live[docs]
+            tf = arrays.weights[begin:end][kept]
+            yield docs[kept], cols[kept], (1 + np.log(np.maximum(tf, 1))) * idf[cols[kept]]
+
+
 def _tfidf(fields: list[tuple[object, int]], live: np.ndarray, terms: list[str],
            idf: np.ndarray) -> sp.csr_matrix:
-    """Unit rows of sublinear TF-IDF, one per document number (empty where deleted)."""
-    column = {term: i for i, term in enumerate(terms)}
-    rows, cols, values = [], [], []
-    for arrays, offset in fields:
-        local = np.array([column.get(term, -1) for term in arrays.terms], dtype=np.int64)
-        cols_of = np.repeat(local, np.diff(arrays.starts))
-        docs = np.asarray(arrays.ids, dtype=np.int64) + offset
-        keep = (cols_of >= 0) & live[docs]
-        tf = np.asarray(arrays.weights, dtype=np.float32)[keep]
-        rows.append(docs[keep])
-        cols.append(cols_of[keep])
-        values.append((1 + np.log(np.maximum(tf, 1))) * idf[cols_of[keep]])
-    matrix = sp.csr_matrix((np.concatenate(values or [np.zeros(0, np.float32)]),
-                            (np.concatenate(rows or [np.zeros(0, np.int64)]),
-                             np.concatenate(cols or [np.zeros(0, np.int64)]))),
-                           shape=(len(live), len(terms)), dtype=np.float32)
-    norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
-    return sp.csr_matrix(sp.diags(1 / np.where(norms > 0, norms, 1)) @ matrix)
+    """Unit rows of sublinear TF-IDF, one per document number (empty where deleted).
+
+    Held once, float32 values and int32 columns filled in place: the posting arrays are the
+    matrix by columns, so a first pass counts each row's terms and sums their squares, and
+    a second turns each block into rows (scipy's conversion, of a block only) and appends
+    them to the rows' terms so far. COO triples with int64 indices, converted, held it
+    several times over (+530 MB at 88k papers). Rows, not columns: both products of the SVD
+    then gather from the dense side of terms, the smaller one (CSC's took twice as long)."""
+    counts = np.zeros(len(live), dtype=np.int64)
+    squares = np.zeros(len(live), dtype=np.float64)
+    for docs, _, values in _blocks(fields, live, terms, idf):
+        counts += np.bincount(docs, minlength=len(live))
+        squares += np.bincount(docs, values * values, minlength=len(live))
+    norms = np.sqrt(squares).astype(np.float32)
+    inverse = 1 / np.where(norms > 0, norms, 1)
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    indices = np.empty(indptr[-1], dtype=np.int32)
+    data = np.empty(indptr[-1], dtype=np.float32)
+    slots = indptr[:-1].copy()  # where each row's next term goes
+    for docs, cols, values in _blocks(fields, live, terms, idf):
+        block = sp.csr_matrix((values * inverse[docs], (docs, cols)), shape=(len(live), len(terms)))
+        lengths = np.diff(block.indptr)
+        at = np.repeat(slots - block.indptr[:-1], lengths) + np.arange(block.nnz)
+        indices[at] = block.indices
+        data[at] = block.data
+        slots += lengths
+    return sp.csr_matrix((data, indices, indptr), shape=(len(live), len(terms)), copy=False)
 
 
 def _unit_rows(vectors: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return (vectors / np.where(norms > 0, norms, 1)).astype(np.float32)
-
-
-def _fit(matrix: sp.csr_matrix, terms: list[str], idf: np.ndarray, live: np.ndarray) -> Model:
-    """The top singular directions by a randomized SVD (Halko, Martinsson and Tropp, 2011: a
-    Gaussian sketch, power steps, an exact SVD of the small projected matrix)."""
-    k = max(1, min(DIMENSIONS, int(np.sqrt(live.sum())), min(matrix.shape) - 1))
-    rng = np.random.default_rng(SEED)
-    basis, _ = np.linalg.qr(matrix @ rng.standard_normal(
-        (matrix.shape[1], k + OVERSAMPLE), dtype=np.float32))
-    for _ in range(POWER_STEPS):
-        basis, _ = np.linalg.qr(matrix.T @ basis)
-        basis, _ = np.linalg.qr(matrix @ basis)
-    _, _, vt = np.linalg.svd(np.asarray((matrix.T @ basis).T), full_matrices=False)
-    directions = np.ascontiguousarray(vt[:k].T, dtype=np.float32)
-    projected = _unit_rows(np.asarray(matrix @ directions))
-    return Model(terms, idf, directions, projected[live].mean(axis=0) if live.any()
-                 else np.zeros(k, np.float32))
-
-
-def _vectors(matrix: sp.csr_matrix, model: Model) -> np.ndarray:
-    vectors = _unit_rows(_unit_rows(np.asarray(matrix @ model.directions)) - model.mean)
-    vectors[np.diff(matrix.indptr) == 0] = 0  # no term: no meaning, not minus the mean
+    """The rows at unit length, in place (an empty row stays empty)."""
+    norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors))[:, None]
+    vectors /= np.where(norms > 0, norms, 1)
     return vectors
+
+
+def _orthonormal(product: np.ndarray) -> np.ndarray:
+    """An orthonormal basis of the columns, by Householder QR in float32, in the Fortran copy
+    LAPACK needs. numpy's QR works in float64 whatever it is given and held the documents ×
+    (k + oversampling) block eight times over (its copies and workspace), five times slower;
+    scipy's, given a C array, copies it once more for its workspace query."""
+    return sl.qr(np.asfortranarray(product), mode="economic", overwrite_a=True,
+                 check_finite=False)[0]
+
+
+def _range(matrix: sp.csr_matrix, width: int) -> np.ndarray:
+    """An orthonormal basis (documents × `width`) of the matrix's dominant range: a Gaussian
+    sketch and power steps (Halko, Martinsson and Tropp, 2011)."""
+    rng = np.random.default_rng(SEED)
+    basis = _orthonormal(matrix @ rng.standard_normal((matrix.shape[1], width),
+                                                      dtype=np.float32))
+    for _ in range(POWER_STEPS):
+        basis = _orthonormal(matrix.T @ basis)
+        basis = _orthonormal(matrix @ basis)
+    return basis
+
+
+def _directions(matrix: sp.csr_matrix, live: np.ndarray) -> np.ndarray:
+    """The top singular directions by a randomized SVD: an exact SVD of the matrix projected
+    on its dominant range (the range's basis is let go first, the largest array here)."""
+    k = max(1, min(DIMENSIONS, int(np.sqrt(live.sum())), min(matrix.shape) - 1))
+    _, _, vt = np.linalg.svd((matrix.T @ _range(matrix, k + OVERSAMPLE)).T,
+                             full_matrices=False)
+    directions = np.ascontiguousarray(vt[:k].T, dtype=np.float32)
+    # The SVD picks each direction's sign, and rounding can tip it: with the range found in
+    # float32, one of L's 64 flipped between one and two BLAS threads. Its largest component
+    # made positive (scikit-learn's svd_flip) holds unless two of them nearly tie.
+    return directions * np.sign(directions[np.abs(directions).argmax(axis=0), np.arange(k)])
+
+
+def _fit(matrix: sp.csr_matrix, terms: list[str], idf: np.ndarray,
+         live: np.ndarray) -> tuple[Model, np.ndarray]:
+    """The model, and the papers projected on its directions (unit rows, not yet centred)."""
+    directions = _directions(matrix, live)
+    projected = _unit_rows(matrix @ directions)
+    mean = (projected.mean(axis=0, where=live[:, None]) if live.any()
+            else np.zeros(directions.shape[1], np.float32))
+    return Model(terms, idf, directions, mean), projected
 
 
 def write_vectors(directory: Path, refit: bool = True) -> None:
@@ -134,12 +191,18 @@ def write_vectors(directory: Path, refit: bool = True) -> None:
             fields, live = _postings(searcher)
     finally:
         ix.close()
+    terms, idf = ((model.terms, model.idf) if model is not None
+                  else _vocabulary(fields, int(live.sum())))
+    if not terms:
+        return
+    # One matrix for the fit and the projection: it is the step's largest array.
+    matrix = _tfidf(fields, live, terms, idf)
     if model is None:
-        terms, idf = _vocabulary(fields, int(live.sum()))
-        if not terms:
-            return
-        model = _fit(_tfidf(fields, live, terms, idf), terms, idf, live)
-    vectors = _vectors(_tfidf(fields, live, model.terms, model.idf), model)
+        model, projected = _fit(matrix, terms, idf, live)
+    else:
+        projected = _unit_rows(matrix @ model.directions)
+    vectors = _unit_rows(np.subtract(projected, model.mean, out=projected))
+    vectors[np.diff(matrix.indptr) == 0] = 0  # no term: no meaning, not minus the mean
     tmp = directory / f".{VECTORS_FILE}.tmp.npy"
     np.save(tmp, vectors)
     os.replace(tmp, directory / VECTORS_FILE)

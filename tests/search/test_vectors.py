@@ -12,9 +12,11 @@ import pytest
 
 from app.catalog import papers_by_id
 from app.ingest.load import ingest_paths
+from app.search import vectors as vectors_module
 from app.search.index import SyncKind, sync_index
 from app.search.searcher import PaperSearch
-from app.search.vectors import VECTORS_FILE, read_vectors
+from app.search.vectors import VECTORS_FILE, read_vectors, write_vectors
+from app.search.whoosh_adapter import open_index
 from tests.conftest import Catalog, make_catalog
 
 # Two themes, each written with words that meet in some papers and not in others.
@@ -105,3 +107,112 @@ def test_without_vectors_related_papers_are_found_by_words(tmp_path: Path):
     pid = search.with_index(lambda current: current.ids, [])[-1]
     related = search.related(pid, texts([pid])[pid], texts, limit=5)
     assert related and all(set(r.shared_terms) for r in related)
+
+
+class Segment:
+    """A segment's posting arrays as FieldArrays has them, from {term: {doc: frequency}}."""
+
+    def __init__(self, postings: dict[str, dict[int, float]]) -> None:
+        self.postings = postings
+        self.terms = {term: i for i, term in enumerate(sorted(postings))}
+        lists = [sorted(postings[term].items()) for term in self.terms]
+        self.starts = np.cumsum([0] + [len(found) for found in lists]).astype(np.int64)
+        self.ids = np.array([doc for found in lists for doc, _ in found], dtype=np.uint32)
+        self.weights = np.array([tf for found in lists for _, tf in found], dtype=np.float32)
+
+
+def segments(rng: np.random.Generator) -> list[tuple[Segment, int]]:
+    """Three segments of 20, 12 and 8 documents over 30 words, each with words of its own
+    and some documents without any word."""
+    found, offset = [], 0
+    for size, words in ((20, 30), (12, 25), (8, 18)):
+        postings: dict[str, dict[int, float]] = {}
+        for doc in range(size - 2):
+            for w in rng.choice(words, size=rng.integers(1, 9), replace=False):
+                postings.setdefault(f"word{w}", {})[doc] = float(rng.integers(1, 5))
+        postings[f"own{offset}"] = {0: 1.0}  # a word of the segment only
+        found.append((Segment(postings), offset))
+        offset += size
+    return found
+
+
+def dense_tfidf(fields: list[tuple[Segment, int]], live: np.ndarray, terms: list[str],
+                idf: np.ndarray) -> np.ndarray:
+    """Sublinear TF-IDF with unit rows, computed entry by entry."""
+    matrix = np.zeros((len(live), len(terms)))
+    for segment, offset in fields:
+        for term, docs in segment.postings.items():
+            for doc, tf in docs.items():
+                if term in terms and live[doc + offset]:
+                    matrix[doc + offset, terms.index(term)] = (1 + np.log(tf)) * idf[
+                        terms.index(term)]
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms > 0, norms, 1)
+
+
+@pytest.mark.parametrize("block", [1, 5, 1 << 18])
+def test_tfidf_from_the_posting_arrays_is_the_dense_one(monkeypatch: pytest.MonkeyPatch,
+                                                         block: int):
+    """Built in place from the arrays, block by block (a block of one posting, of a few terms,
+    of the whole field): over several segments, without deleted documents or the words
+    left out, each row its document's."""
+    monkeypatch.setattr(vectors_module, "BLOCK", block)
+    rng = np.random.default_rng(3)
+    fields = segments(rng)
+    live = rng.random(40) > 0.2
+    terms = [f"word{w}" for w in range(0, 32, 2)] + ["own20"]  # word30, word31: nowhere
+    idf = rng.uniform(0.5, 3, len(terms)).astype(np.float32)
+    matrix = vectors_module._tfidf(fields, live, terms, idf)
+    assert matrix.shape == (40, len(terms))
+    assert matrix.indices.dtype == np.int32 and matrix.data.dtype == np.float32
+    assert not np.diff(matrix.indptr)[~live].any()  # nothing stored for a deleted document
+    assert np.allclose(matrix.toarray(), dense_tfidf(fields, live, terms, idf), atol=1e-6)
+
+
+def test_fit_is_the_dense_svd(monkeypatch: pytest.MonkeyPatch):
+    """The randomized SVD finds the dense SVD's top directions (up to sign), and the mean
+    is that of the live documents' projections. Over 12 terms, fewer than the sketch's
+    columns, the sketch holds the whole range: the directions are exact, not approximate."""
+    monkeypatch.setattr(vectors_module, "BLOCK", 7)
+    rng = np.random.default_rng(4)
+    fields = segments(rng)
+    live = rng.random(40) > 0.2
+    terms = [f"word{w}" for w in range(12)]
+    idf = rng.uniform(0.5, 3, len(terms)).astype(np.float32)
+    matrix = vectors_module._tfidf(fields, live, terms, idf)
+    model, projected = vectors_module._fit(matrix, terms, idf, live)
+    k = int(np.sqrt(live.sum()))
+    dense = dense_tfidf(fields, live, terms, idf)
+    expected = np.linalg.svd(dense)[2][:k].T
+    assert model.directions.shape == (len(terms), k)
+    signs = np.sign((model.directions * expected).sum(axis=0))
+    assert np.allclose(model.directions, expected * signs, atol=1e-4)
+    units = dense @ model.directions
+    units /= np.where((norms := np.linalg.norm(units, axis=1, keepdims=True)) > 0, norms, 1)
+    assert np.allclose(projected, units, atol=1e-5)
+    assert np.allclose(model.mean, units[live].mean(axis=0), atol=1e-5)
+
+
+def test_a_deleted_paper_has_no_vector(tmp_path: Path):
+    """Deleted from the index (as an update replaces a paper), a paper's row is empty, on an
+    update's projection as on a new fit, and the others keep theirs."""
+    catalog = make_catalog(tmp_path)
+    catalog.ingest(write(tmp_path / "themes.jsonl", 20, seed=1))
+    directory = catalog.settings.index_path.resolve()
+    before = np.load(directory / VECTORS_FILE)
+    ix = open_index(directory)
+    with ix.searcher() as searcher:
+        pid = searcher.stored_fields(5)["id"]
+    writer = ix.writer()
+    writer.delete_by_term("id", pid)
+    writer.commit()
+    ix.close()
+    write_vectors(directory, refit=False)
+    projected = np.load(directory / VECTORS_FILE)
+    others = np.arange(len(before)) != 5
+    assert not projected[5].any()
+    assert np.allclose(projected[others], before[others], atol=1e-6)
+    write_vectors(directory)
+    fitted = np.load(directory / VECTORS_FILE)
+    assert not fitted[5].any()
+    assert np.allclose(np.linalg.norm(fitted[others], axis=1), 1, atol=1e-5)
