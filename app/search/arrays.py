@@ -21,11 +21,13 @@ way one shape, postings.TermPostings.
 
 from __future__ import annotations
 
+import mmap
 import os
 import shutil
 import threading
 import uuid
 from array import array
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +45,7 @@ from app.search.whoosh_adapter import decode_positions, decode_postings, open_in
 
 ARRAYS_DIR = "arrays"
 FIELDS = ("headline", "text")  # the fields words are searched in
+WINDOW = 8 << 20  # bytes of a mapped array a reader of the whole array holds (`windows`)
 
 
 def write_arrays(directory: Path) -> None:
@@ -151,6 +154,46 @@ def _mapped(path: Path) -> np.ndarray:
     """The file's array, memory-mapped, as a plain array: each slice of numpy's memmap runs
     Python code (4 % of a worker's time under load, profiled), a plain array's does not."""
     return np.asarray(np.load(path, mmap_mode="r"))
+
+
+def windows(array: np.ndarray) -> Iterator[tuple[int, int]]:
+    """The array's ranges of `WINDOW` bytes, in order; where it is memory-mapped, each range's
+    pages leave the process's memory once the caller is done with it (`drop_pages`)."""
+    if _mapping(array) is None:
+        yield 0, len(array)
+        return
+    step = max(WINDOW // array.itemsize, 1)
+    for begin in range(0, len(array), step):
+        end = min(begin + step, len(array))
+        yield begin, end
+        drop_pages(array, begin, end)
+
+
+def drop_pages(array: np.ndarray, begin: int, end: int) -> None:
+    """Let the pages of array[begin:end] go from the process's memory where the array is a
+    read-only mapping (they stay in the page cache; a later read maps them again), for a
+    caller reading it in order: the page shared with the next range stays. Else a build step
+    reading a field's arrays end to end held all of them at its peak, each page read mapping
+    its neighbours too (fault-around)."""
+    mapping = _mapping(array)
+    if mapping is None:
+        return
+    offset = array.ctypes.data - np.frombuffer(mapping, dtype=np.uint8).ctypes.data
+    low, high = (offset + at * array.itemsize for at in (begin, end))
+    low -= low % mmap.PAGESIZE
+    high = len(mapping) if end == len(array) else high - high % mmap.PAGESIZE
+    if high > low:
+        mapping.madvise(mmap.MADV_DONTNEED, low, high - low)
+
+
+def _mapping(array: np.ndarray) -> mmap.mmap | None:
+    # (A writable mapping may hold changes of its own: dropped, they would be lost.)
+    if array.flags.writeable or not array.flags.c_contiguous:
+        return None
+    mapping = array.base
+    while mapping is not None and not isinstance(mapping, mmap.mmap):
+        mapping = getattr(mapping, "base", None)
+    return mapping
 
 
 class FieldArrays:

@@ -15,9 +15,7 @@ edition), and per edition a run of (term, papers) pairs: `starts` (one more than
 
 from __future__ import annotations
 
-import mmap
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -27,7 +25,7 @@ from whoosh.searching import Searcher
 
 from app.facets import BY_NAME
 from app.search.analysis import analyze
-from app.search.arrays import FieldArrays, deleted_docs, field_arrays
+from app.search.arrays import FieldArrays, deleted_docs, field_arrays, windows
 from app.search.columns import read_facet_columns
 from app.search.completions import PHRASES_FILE
 from app.search.vocabulary import counts_in
@@ -39,7 +37,6 @@ MIN_PAPERS = 5  # in the whole catalog: rarer terms are noise to every compariso
 # positions, not the whole index's (~50 MB at L's abstracts; the run time is the same from
 # 4096 to 32768, measured).
 CHUNK_DOCUMENTS = 8192
-WINDOW = 8 << 20  # bytes of a memory-mapped posting array read at a time (`_windows`)
 # Words that carry no subject by themselves: no term starts or ends with one (numbers and
 # one-letter symbols neither). "in" may start a phrase: in-context, in-distribution.
 FUNCTION_WORDS = frozenset("""
@@ -325,7 +322,7 @@ def _chunk_numbers(ids: np.ndarray, documents: int) -> np.ndarray:
     """Each posting's chunk of documents, a byte (or two) a posting."""
     numbers = np.empty(len(ids), dtype=np.min_scalar_type(max(documents - 1, 0)
                                                           // CHUNK_DOCUMENTS))
-    for begin, end in _windows(ids):
+    for begin, end in windows(ids):
         np.floor_divide(ids[begin:end], CHUNK_DOCUMENTS, out=numbers[begin:end],
                         casting="unsafe")
     return numbers
@@ -335,37 +332,11 @@ def _gather(array: np.ndarray, index: np.ndarray) -> np.ndarray:
     """array[index], for an ascending index, a window of the array at a time."""
     found = np.empty(len(index), dtype=array.dtype)
     done = 0
-    for _, end in _windows(array):
+    for _, end in windows(array):
         upto = int(np.searchsorted(index, end))
         found[done:upto] = array[index[done:upto]]
         done = upto
     return found
-
-
-def _windows(array: np.ndarray) -> Iterator[tuple[int, int]]:
-    """The array's ranges of `WINDOW` bytes; where it is memory-mapped, each range's pages are
-    dropped from the process's memory once the caller is done with it (they stay in the page
-    cache). Else a chunk would hold all of a field's mapped arrays: its postings are spread
-    over all the field's terms, and each page read maps its neighbours too (fault-around)."""
-    mapping = array.base
-    while mapping is not None and not isinstance(mapping, mmap.mmap):
-        mapping = getattr(mapping, "base", None)
-    # (A writable mapping may hold changes of its own: dropped, they would be lost.)
-    if mapping is None or array.flags.writeable or not array.flags.c_contiguous:
-        yield 0, len(array)
-        return
-    offset = array.ctypes.data - np.frombuffer(mapping, dtype=np.uint8).ctypes.data
-    step = max(WINDOW // array.itemsize, 1)
-    for begin in range(0, len(array), step):
-        end = min(begin + step, len(array))
-        yield begin, end
-        # Whole pages only: the one shared with the next range goes with it.
-        low, high = (offset + at * array.itemsize for at in (begin, end))
-        low, high = low - low % mmap.PAGESIZE, high - high % mmap.PAGESIZE
-        if end == len(array):
-            high = len(mapping)
-        if high > low:
-            mapping.madvise(mmap.MADV_DONTNEED, low, high - low)
 
 
 def _firsts(codes: np.ndarray, count: int) -> np.ndarray:

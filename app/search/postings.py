@@ -5,8 +5,8 @@ Whoosh's writer sends every posting through a pool of Python tuples that it sort
 disk and merges back (most of the time and memory of a full build, profiled). Here a field's
 postings are appended to flat arrays as documents arrive (a term number, a document number,
 a weight and the positions or the encoded value) and put in Whoosh's order (term bytes, then
-document) by one stable numpy sort when the segment is written. The sorted form is the
-layout of the posting arrays beside the index (app/search/arrays.py).
+document) by one stable numpy sort when a run of them is set aside or the segment is written.
+The sorted form is the layout of the posting arrays beside the index (app/search/arrays.py).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ import scipy.linalg as sl
 import scipy.sparse as sp
 from whoosh.searching import Searcher
 
-from app.search.arrays import deleted_docs, field_arrays
+from app.search.arrays import deleted_docs, drop_pages, field_arrays
 from app.search.whoosh_adapter import open_index
 
 VECTORS_FILE = "vectors.npy"  # float32, memory-mapped: the workers share one copy
@@ -97,6 +97,8 @@ def _blocks(fields: list[tuple[object, int]], live: np.ndarray, terms: list[str]
             kept = (cols >= 0) & live[docs]
             tf = arrays.weights[begin:end][kept]
             yield docs[kept], cols[kept], (1 + np.log(np.maximum(tf, 1))) * idf[cols[kept]]
+            for read in (arrays.ids, arrays.weights):  # read twice: held a block at a time
+                drop_pages(read, begin, end)
 
 
 def _tfidf(fields: list[tuple[object, int]], live: np.ndarray, terms: list[str],

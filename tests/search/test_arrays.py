@@ -74,3 +74,31 @@ def test_searches_without_arrays_find_the_same(fresh: Catalog):
         assert field_arrays(leaf, "text") is None
         assert [matching_docs(searcher, q) for q in queries] == with_arrays
     assert any(with_arrays)
+
+
+def _mapped_kb() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("RssFile:"):
+            return int(line.split()[1])
+    raise AssertionError("no RssFile in /proc/self/status")
+
+
+def test_a_mapped_array_read_in_windows_leaves_memory_and_reads_the_same(tmp_path: Path,
+                                                                        monkeypatch):
+    values = np.arange(8 << 20, dtype=np.int32)  # 32 MB
+    np.save(tmp_path / "values.npy", values)
+    mapped = arrays._mapped(tmp_path / "values.npy")
+    monkeypatch.setattr(arrays, "WINDOW", 1 << 20)
+    before = _mapped_kb()
+    total = 0
+    for begin, end in arrays.windows(mapped):
+        total += int(mapped[begin:end].sum(dtype=np.int64))
+    assert total == int(values.sum(dtype=np.int64))
+    assert _mapped_kb() - before < 8 << 10  # a window or so stays mapped, not 32 MB
+    assert np.array_equal(mapped, values)  # dropped pages come back from the file
+    arrays.drop_pages(mapped, 0, len(mapped))
+    assert _mapped_kb() - before < 8 << 10
+    # A writable array in memory is one window, and its pages are its own: kept.
+    assert list(arrays.windows(values)) == [(0, len(values))]
+    arrays.drop_pages(values, 0, len(values))
+    assert values[-1] == len(values) - 1

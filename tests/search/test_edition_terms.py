@@ -12,7 +12,7 @@ from whoosh import index as whoosh_index
 
 from app.ingest.load import ingest_paths
 from app.main import create_app
-from app.search import edition_terms
+from app.search import arrays, edition_terms
 from app.search.arrays import deleted_docs
 from app.search.edition_terms import TERMS_FILE, count_edition_terms, read_edition_terms
 from app.search.index import SyncKind, sync_index
@@ -106,7 +106,7 @@ def counted_by_chunks(index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(edition_terms, "CHUNK_DOCUMENTS", 1 << 30)
     whole = written(directory)
     monkeypatch.setattr(edition_terms, "CHUNK_DOCUMENTS", papers)
-    monkeypatch.setattr(edition_terms, "WINDOW", window)
+    monkeypatch.setattr(arrays, "WINDOW", window)
     chunked = written(directory)
     assert built.keys() == whole.keys() == chunked.keys() and len(whole["term_ids"])
     for name, array in whole.items():
