@@ -3,6 +3,7 @@ arrive at once are spread over the workers; a worker that dies is replaced."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -13,6 +14,7 @@ from collections import Counter
 
 import httpx
 
+from app.serving import _listening_sockets
 from tests.conftest import Catalog
 from tests.servers import CATALOG, running_server
 
@@ -97,3 +99,31 @@ def test_a_port_in_use_is_an_error_not_a_shared_port(fresh: Catalog):
                                 env=fresh.env(), capture_output=True, text=True, timeout=60)
     assert result.returncode != 0
     assert "Address already in use" in result.stdout + result.stderr
+
+
+def test_the_workers_connections_send_without_waiting_for_acks():
+    """Connections accepted on the workers' sockets have Nagle's algorithm off, as asyncio
+    sets it for a TCP socket: with it on, each request after a connection's first waited for
+    the client's delayed ACK."""
+    sock = _listening_sockets("127.0.0.1", 0, 1)[0]
+    accepted: list[int] = []
+
+    class Answer(asyncio.Protocol):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            server_side = transport.get_extra_info("socket")
+            accepted.append(server_side.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            transport.close()
+
+    async def accept_one() -> None:
+        server = await asyncio.get_running_loop().create_server(Answer, sock=sock)
+        async with server:
+            port = sock.getsockname()[1]
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            for _ in range(100):
+                if accepted:
+                    break
+                await asyncio.sleep(0.01)
+            writer.close()
+
+    asyncio.run(accept_one())
+    assert accepted and accepted[0] != 0
