@@ -66,6 +66,10 @@ class FieldPostings:
     def term_range(self, i: int) -> tuple[int, int]:
         return int(self.starts[i]), int(self.starts[i + 1])
 
+    def part(self, name: str, first: int, last: int | None) -> np.ndarray:
+        """A range of one of the arrays, as a run on disk reads it (RunOnDisk.part)."""
+        return getattr(self, name)[first:last]
+
 class FieldCollector:
     """A field's postings in arrival order. Documents arrive in ascending order."""
 
@@ -191,23 +195,16 @@ class RunOnDisk:
         return np.array(mapped[first:last])  # a copy: the mapping goes with `mapped`
 
 
-def _part(source: FieldPostings | RunOnDisk, name: str, first: int,
-          last: int | None) -> np.ndarray:
-    if isinstance(source, RunOnDisk):
-        return source.part(name, first, last)
-    return getattr(source, name)[first:last]
-
-
 def term_slice(source: FieldPostings | RunOnDisk, lo: int, hi: int) -> FieldPostings:
     """Terms lo to hi - 1 of the source and their postings (starts and bounds from 0)."""
     first, last = int(source.starts[lo]), int(source.starts[hi])
     terms, starts = source.terms[lo:hi], source.starts[lo:hi + 1] - first
-    ids, weights = _part(source, "ids", first, last), _part(source, "weights", first, last)
+    ids, weights = source.part("ids", first, last), source.part("weights", first, last)
     if source.values is not None:
         return FieldPostings(terms, starts, ids, weights, values=source.values[first:last])
-    bounds = _part(source, "bounds", first, last + 1)
+    bounds = source.part("bounds", first, last + 1)
     return FieldPostings(terms, starts, ids, weights, bounds - bounds[0],
-                         _part(source, "positions", int(bounds[0]), int(bounds[-1])))
+                         source.part("positions", int(bounds[0]), int(bounds[-1])))
 
 
 class MergedRuns:
@@ -230,7 +227,7 @@ class MergedRuns:
             per_term[mapped] += np.diff(run.starts)
         self.ends = np.cumsum(per_term)  # postings up to each term's last
         self.postings = int(self.ends[-1]) if len(self.ends) else 0
-        self.positions = sum(int(_part(run, "bounds", int(run.starts[-1]), None)[0])
+        self.positions = sum(int(run.part("bounds", int(run.starts[-1]), None)[0])
                              for run in runs if run.values is None)
 
     def chunks(self) -> Iterator[FieldPostings]:
