@@ -76,7 +76,9 @@ class Question:
         return re.compile("|".join(_word(w) for w in sorted(words)), re.IGNORECASE)
 
     def of_concept(self, word: str) -> bool:
-        return self.word_pattern.fullmatch(word) is not None
+        """Whether a word is one of the concept's words or a form written as one word
+        ("overparameterization" of "over parameterization")."""
+        return bool(self.word_pattern.fullmatch(word) or self.pattern.fullmatch(word))
 
 
 def load_questions(path: Path = QUESTIONS) -> list[Question]:

@@ -64,6 +64,8 @@ def test_concept_forms_match_inflections_and_hyphens():
     question = Question("what is the best way to avoid catastrophic forgetting",
                         ("catastrophic forgetting",))
     assert question.of_concept("forgetting") and not question.of_concept("avoid")
+    joined = Question("why do overparameterized networks generalize", ("over parameterized",))
+    assert joined.of_concept("overparameterized") and joined.of_concept("over")
     assert fts5_match(question.question) == '"best" OR "way" OR "avoid" OR "catastrophic" ' \
                                             'OR "forgetting"'
     assert len(STOP_40) == 40 and fts5_match("what is it") == ""
