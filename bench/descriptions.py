@@ -66,6 +66,7 @@ class Outcome:
     catalog_empty: bool  # the catalog's page held nothing at all
     fts5_empty: bool
     pasted: bool  # the catalog answered the TL;DR as a pasted text
+    exact: int  # the catalog's exact matches (its total)
 
 
 def tldr_rows(files: Sequence[str] = FILES) -> Iterator[dict]:
@@ -83,8 +84,8 @@ def normal_title(title: str) -> str:
     return " ".join(title.casefold().split())
 
 
-def sample_described(database: Path, rows: Iterable[dict], size: int,
-                     seed: int = SEED) -> list[Described]:
+def in_catalog(database: Path, rows: Iterable[dict]) -> list[Described]:
+    """The rows' papers that the catalog holds (same edition, same title), in row order."""
     db = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
     try:
         papers = db.execute("SELECT id, venue_slug, title FROM paper").fetchall()
@@ -95,14 +96,19 @@ def sample_described(database: Path, rows: Iterable[dict], size: int,
     for pid, slug, title in papers:
         by_title.setdefault(normal_title(title), set()).add(pid)
         by_record[slug, normal_title(title)] = pid
-    eligible = []
+    found = []
     for row in rows:
         title = normal_title(row["title"])
         pid = by_record.get((venue_slug(row["venue"], int(row["year"])), title))
         if pid:
-            eligible.append(Described(pid, row["title"], " ".join(row["tldr"].split()),
-                                      by_title[title]))
-    return random.Random(seed).sample(eligible, min(size, len(eligible)))
+            found.append(Described(pid, row["title"], " ".join(row["tldr"].split()),
+                                   by_title[title]))
+    return found
+
+
+def sample_described(eligible: Sequence[Described], size: int,
+                     seed: int = SEED) -> list[Described]:
+    return random.Random(seed).sample(list(eligible), min(size, len(eligible)))
 
 
 def rank_in(ranked: Sequence[str], wanted: set[str]) -> int | None:
@@ -118,7 +124,7 @@ def run_descriptions(search: PaperSearch, fts: sqlite3.Connection, texts: Catalo
         found = fts5_top(fts, item.tldr, TOP)
         outcomes.append(Outcome(item, rank_in(ranked, item.same_title),
                                 rank_in(found, item.same_title), not ranked, not found,
-                                result.pasted))
+                                result.pasted, result.total))
     return outcomes
 
 
@@ -141,6 +147,7 @@ def summary_table(outcomes: Sequence[Outcome]) -> str:
         return f"{c[key] / b[key]:.2f}×" if b[key] else "—"
 
     pasted = sum(o.pasted for o in outcomes)
+    exact = sum(o.exact == 0 and not o.pasted for o in outcomes)
     return "\n".join([
         f"| ranking | queries | MRR@{TOP} | R@{TOP} | returned nothing |",
         "|---|---:|---:|---:|---:|",
@@ -149,7 +156,9 @@ def summary_table(outcomes: Sequence[Outcome]) -> str:
         f"{b['recall']:.3f} | {b['empty']} |",
         f"| catalog ÷ FTS5 | | {ratio('mrr')} | {ratio('recall')} | |",
         "",
-        f"{pasted} of {len(outcomes)} TL;DRs were longer than 40 words: answered as pasted text."])
+        f"{pasted} of {len(outcomes)} TL;DRs were longer than 40 words: answered as pasted text; "
+        f"{exact} of the others had no exact match in the catalog (total 0: its page is papers "
+        "with some of the words)."])
 
 
 def misses_table(outcomes: Sequence[Outcome], count: int) -> str:
@@ -179,7 +188,8 @@ def main() -> None:
     settings = Settings(data_dir=(args.catalog or base.data_dir).resolve(),
                         seeds_dir=base.seeds_dir)
     rows = list(tldr_rows())
-    items = sample_described(settings.database_path, rows, args.papers, args.seed)
+    eligible = in_catalog(settings.database_path, rows)
+    items = sample_described(eligible, args.papers, args.seed)
     texts = CatalogTexts(settings.database_path)
     search = PaperSearch(settings.index_path, result_cache=0)
     with tempfile.TemporaryDirectory() as tmp:
@@ -188,8 +198,8 @@ def main() -> None:
         fts.close()
     search.close()
     texts.close()
-    print(f"{len(rows)} corpus papers with a TL;DR; {len(items)} sampled (seed {args.seed}) "
-          f"of those in the catalog {settings.data_dir}\n")
+    print(f"{len(rows)} corpus papers with a TL;DR, {len(eligible)} of them in the catalog "
+          f"{settings.data_dir}; {len(items)} sampled (seed {args.seed})\n")
     print(summary_table(outcomes))
     if args.misses:
         print(f"\nWhere the catalog ranks the paper below FTS5 (top {TOP}):\n")

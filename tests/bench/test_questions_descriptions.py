@@ -4,7 +4,13 @@ of made-up papers, beside FTS5 built from it (the L runs are by hand)."""
 import pytest
 
 from app.search.searcher import PaperSearch
-from bench.descriptions import figures, run_descriptions, sample_described, summary_table
+from bench.descriptions import (
+    figures,
+    in_catalog,
+    run_descriptions,
+    sample_described,
+    summary_table,
+)
 from bench.fts5 import build_fts5
 from bench.questions import (
     CATALOG,
@@ -104,7 +110,7 @@ def test_descriptions_find_the_described_paper(tiny):
     settings, fts, texts, search = tiny
     rows = [r for r in ROWS if r["tldr"]] + [
         {"venue": "ICLR", "year": 2018, "title": "Not in the catalog", "tldr": "Absent."}]
-    items = sample_described(settings.database_path, rows, 300)
+    items = sample_described(in_catalog(settings.database_path, rows), 300)
     assert len(items) == 8  # every row with a TL;DR that the catalog holds
     diffusion = [i for i in items if i.title.startswith("Faster")]
     assert all(len(i.same_title) == 1 for i in items) and len(diffusion) == 6
