@@ -22,7 +22,7 @@ is not part of the concept (those words are listed), and those with no exact mat
 headline + plain, built from the same catalog database by bench/fts5.py) with the question's
 words OR'ed after the 40-word English stop list `STOP_40`, what a developer writes in an
 afternoon. With --verbose, every question's catalog top 5 titles with ✓/✗; without it, those
-of the questions the catalog fails.
+of the questions the catalog fails; then FTS5's top 5 of the questions FTS5 fails.
 
 `--catalog` defaults to CATALOG_DATA_DIR (get_settings). At L: a catalog of
 ../shared/corpus/*.jsonl.gz with titles (e.g. `catalog ingest ../shared/corpus/*.jsonl.gz`
@@ -271,6 +271,10 @@ def main() -> None:
     print(f"\nCatalog top {TOP}, {'every question' if args.verbose else 'questions it fails'}:")
     for scored in shown:
         print("\n" + top_titles(scored, texts))
+    print(f"\nFTS5 top {TOP}, questions it fails:")
+    for scored in results[FTS5]:
+        if not scored.all_on:
+            print("\n" + top_titles(scored, texts))
     texts.close()
 
 
