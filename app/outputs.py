@@ -310,6 +310,16 @@ class Expansion(BaseModel):
     also_matched: list[str]
 
 
+class ReadingOut(BaseModel):
+    """How a question or a description was read: what `total` counted."""
+
+    kind: str  # "question" or "description"
+    not_required: list[str]  # its function words, left out
+    concepts: list[str]  # the parts that weigh, as typed
+    complete: int  # papers (of the filters chosen) holding every concept
+    counted: str  # what `total` counts, in words
+
+
 class SearchOut(BaseModel):
     query: str
     filters: dict[str, str | int]
@@ -324,6 +334,8 @@ class SearchOut(BaseModel):
     pasted: bool  # a pasted text (over 40 words): the hits are the papers most like it
     partial_hits: int
     related_words: list[str]  # the words of the query's family its partial hits hold
+    # A question or a description (None for keywords): `total` counts every paper listed.
+    reading: ReadingOut | None
     expanded: list[Expansion]
     facets: dict[str, list[FacetValue]]
     hits: list[SearchHitOut]

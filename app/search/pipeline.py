@@ -27,12 +27,20 @@ from app.search.query import (
     TEXT_FIELDS,
     ParsedQuery,
     QueryParser,
+    QueryParts,
     is_pasted_text,
     matching_query,
     replace_word,
 )
+from app.search.question import PartMatches, Reading
 from app.search.ranking import match_scores, top_by_terms, top_matches
-from app.search.results import PER_PAGE, SearchHit, SearchRequest, SearchResult
+from app.search.results import (
+    PER_PAGE,
+    QueryReading,
+    SearchHit,
+    SearchRequest,
+    SearchResult,
+)
 from app.search.snippets import make_snippet, query_terms
 
 PREFIX_EXPANSIONS = 8  # the most frequent completions a `prefix*` stands for
@@ -60,6 +68,8 @@ class Resolved:
     query: Query | None
     docs: set[int]
     allowed: set[int]
+    # A question or a description: its parts' matches and weights, which list and rank it.
+    bag: PartMatches | None = None
 
 
 class Search:
@@ -92,7 +102,8 @@ class Search:
             result.hits = self._page(resolved, start)
         room = start + PER_PAGE - result.total
         if (with_hits and 0 < room <= PER_PAGE and self.request.sort == "relevance"
-                and not result.showing_corrected and not result.pasted):
+                and not result.showing_corrected and not result.pasted
+                and resolved.bag is None):
             result.partial = self._partial(resolved.parsed, allowed, room)
             if not result.partial:
                 result.related_words, result.partial = self._related_words(
@@ -107,6 +118,9 @@ class Search:
             return []
         sortedby = (FieldFacet("added", reverse=True) if newest_first
                     else self._sort_order())
+        if resolved.bag is not None and sortedby is None:
+            ranked = self._bag_ranked(resolved, limit or len(allowed))
+            return [self.current.ids[doc] for doc, _ in ranked]
         results = self.searcher.search(query, limit=limit, filter=allowed, sortedby=sortedby)
         return [hit["id"] for hit in results]
 
@@ -123,12 +137,62 @@ class Search:
         if query is None:
             query = Every()
         result.corrected = self._did_you_mean(parsed)
+        if parsed.reading is not Reading.KEYWORDS and parsed.parts is not None:
+            return self._bag(parsed, parsed.parts, result)
         docs = self._matching(query)
         allowed = self._filtered(docs)
         if not allowed and parsed.text:
             query, docs = self._fallback(parsed, result, query, docs)
             allowed = self._filtered(docs)
+        if parsed.reading is not Reading.KEYWORDS:  # of one concept: listed as it is
+            result.reading = QueryReading(parsed.reading.value, parsed.dropped,
+                                          parsed.concepts, len(allowed))
         return Resolved(result, parsed, query, docs, allowed)
+
+    def _part_matches(self, parts: QueryParts) -> PartMatches:
+        return PartMatches.of(parts.words, lambda query: as_array(self._matching(query)),
+                              self.searcher.doc_count_all())
+
+    def _bag(self, parsed: ParsedQuery, parts: QueryParts, result: SearchResult) -> Resolved:
+        """A question or a description: the papers with every content word, then those
+        holding at least `bag_share` of the weight that the best papers hold (all of it when
+        some hold every word), all listed and counted."""
+        bag = self._part_matches(parts)
+        total = len(bag.complete)
+        required = np.ones(total, dtype=bool)
+        for query in parts.filters:
+            required &= as_mask(self._matching(query), total)
+        if parts.excluded is not None:
+            required &= ~as_mask(self._matching(parts.excluded), total)
+        share = np.where(required, bag.share, 0.0)
+        listed = (share > 0) & (share >= ranking.WEIGHTS.bag_share * share.max())
+        docs = set(np.flatnonzero(listed).tolist())
+        allowed = self._filtered(docs)
+        complete = self._filtered(set(np.flatnonzero(bag.complete & required).tolist()))
+        result.reading = QueryReading(parsed.reading.value, parsed.dropped, bag.labels,
+                                      len(complete))
+        return Resolved(result, parsed, Or([query for _, query in parts.words]), docs,
+                        allowed, bag)
+
+    def _bag_ranked(self, resolved: Resolved, limit: int) -> list[tuple[int, float]]:
+        """The best `limit` of a question's listed papers: those with every part first,
+        then by BM25F over the parts they share times the share of the weight they hold;
+        each group's head re-ranked for proximity."""
+        bag, query = resolved.bag, resolved.query
+        assert bag is not None and query is not None
+        docs = as_array(resolved.allowed)
+        scores = match_scores(self.searcher, query, resolved.allowed, self.phrases)
+        score = (scores[docs] if scores is not None else np.zeros(len(docs))) * (
+            bag.share[docs] ** ranking.WEIGHTS.coverage)
+        complete = bag.complete[docs]
+        order = np.lexsort((docs, -score, ~complete))[:max(limit, proximity.RERANKED)]
+        best = [(int(docs[i]), float(score[i])) for i in order]
+        parts = resolved.parsed.parts
+        words = parts.single_words() if parts is not None else []
+        first = [hit for hit in best if bag.complete[hit[0]]]
+        rest = best[len(first):]
+        return (proximity.rerank(self.searcher, words, first)
+                + proximity.rerank(self.searcher, words, rest))[:limit]
 
     def _like_text(self) -> Resolved:
         """A pasted text: the papers most like it as a whole, by its key terms, as related
@@ -201,12 +265,10 @@ class Search:
         parts = parsed.parts if parsed.query is not None else None
         if parts is None:
             return []
-        total = self.searcher.doc_count_all()
-        has = np.zeros((len(parts.words), total), dtype=bool)
-        for row, (_, query) in enumerate(parts.words):
-            has[row, as_array(self._matching(query))] = True
-        counts = has.sum(axis=0)
-        wanted = counts >= max(1, math.ceil(ranking.WEIGHTS.partial_share * len(parts.words)))
+        matches = self._part_matches(parts)
+        total = len(matches.complete)
+        wanted = matches.count >= max(1, math.ceil(
+            ranking.WEIGHTS.partial_share * len(parts.words)))
         wanted[as_array(exact)] = False
         for required in parts.filters:
             wanted &= as_mask(self._matching(required), total)
@@ -215,9 +277,7 @@ class Search:
         candidates = self._filtered(set(np.flatnonzero(wanted).tolist()))
         if not candidates:
             return []
-        return self._fill(Or([query for _, query in parts.words]), candidates, room, counts,
-                          lambda doc: [label for row, (label, _) in enumerate(parts.words)
-                                       if not has[row, doc]])
+        return self._fill(Or([query for _, query in parts.words]), candidates, room, matches)
 
     def _related_words(self, parsed: ParsedQuery, exact: set[int],
                        room: int) -> tuple[list[str], list[SearchHit]]:
@@ -239,27 +299,38 @@ class Search:
         return words, self._fill(either, candidates, room)
 
     def _fill(self, either: Query, candidates: set[int], room: int,
-              more_first: np.ndarray | None = None,
-              missing: Callable[[int], list[str]] = lambda doc: []) -> list[SearchHit]:
-        """The best `room` of `candidates` as hits that follow the exact matches: those with
-        the larger `more_first` (by document number) first when given, then by their score for
-        `either`, whose terms the snippets mark."""
+              parts: PartMatches | None = None) -> list[SearchHit]:
+        """The best `room` of `candidates` as hits that follow the exact matches, by their
+        score for `either` (whose terms the snippets mark), times the share of the parts'
+        weight they hold when `parts` are given: lacking a rare word costs more than lacking
+        a common one."""
         scores = match_scores(self.searcher, either, candidates, self.phrases)
         docs = as_array(candidates)
         score = scores[docs] if scores is not None else np.zeros(len(docs))
-        order = (docs, -score) if more_first is None else (docs, -score, -more_first[docs])
-        best = docs[np.lexsort(order)[:room]].tolist()
-        ids = [self.current.ids[doc] for doc in best]
+        if parts is not None:
+            score = score * parts.share[docs] ** ranking.WEIGHTS.coverage
+        order = np.lexsort((docs, -score))[:room]
+        best = [(int(docs[i]), float(score[i])) for i in order]
+        return self._hits(best, either, partial=True, parts=parts)
+
+    def _hits(self, best: list[tuple[int, float]], query: Query, partial: bool = False,
+              parts: PartMatches | None = None) -> list[SearchHit]:
+        """Ranked documents as hits, with snippets marking the query's terms and, where
+        `parts` are given, the parts each lacks."""
+        ids = [self.current.ids[doc] for doc, _ in best]
         plain = self.texts(ids)
-        terms = query_terms(either)
-        return [SearchHit(paper_id, float(scores[doc]) if scores is not None else 0.0,
-                          make_snippet(plain.get(paper_id, ""), terms), partial=True,
-                          missing=missing(doc))
-                for paper_id, doc in zip(ids, best, strict=True)]
+        terms = query_terms(query)
+        return [SearchHit(paper_id, score, make_snippet(plain.get(paper_id, ""), terms),
+                          partial=partial or bool(missing), missing=missing)
+                for paper_id, (doc, score) in zip(ids, best, strict=True)
+                for missing in [parts.missing(doc) if parts is not None else []]]
 
     def _page(self, resolved: Resolved, start: int) -> list[SearchHit]:
         query = resolved.query
         assert query is not None  # run() pages only a query
+        if resolved.bag is not None and self._sort_order() is None:
+            return self._hits(self._bag_ranked(resolved, start + PER_PAGE)[start:], query,
+                              parts=resolved.bag)
         ranked = self._ranked(resolved, query, start + PER_PAGE)[start:]
         plain = self.texts([paper_id for paper_id, _ in ranked])
         terms = query_terms(query)
@@ -285,7 +356,7 @@ class Search:
         # The exact matches as a filter when facets filter them, or when the query excludes
         # words: Whoosh's AndNot matcher can let through documents the excluded part matches
         # (tests/search/test_matches.py). Otherwise none: a filter costs Whoosh its skipping.
-        exact = allowed != docs or _excludes(query)
+        exact = allowed != docs or _excludes(query) or resolved.bag is not None
         results = self.searcher.search(query, limit=limit, filter=allowed if exact else None,
                                        sortedby=sortedby)
         # Not list(results): that asks len(), which counts every match a second time.

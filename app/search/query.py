@@ -35,6 +35,7 @@ from app.search.expand import (
     SynonymTable,
     text_query,
 )
+from app.search.question import Reading, is_function_word, reading_of
 
 MAX_QUERY_CHARS = 500
 # A query of more words is a pasted text (an abstract): answered by papers like it as a whole
@@ -54,6 +55,7 @@ _TOKEN = re.compile(
     r'(?P<neg>-)?(?:(?P<field>[A-Za-z]+):(?:"(?P<fphrase>[^"]*)"?|(?P<fvalue>[^\s()"]*))'
     r'|"(?P<phrase>[^"]*)"?|(?P<open>\()|(?P<close>\))|(?P<word>[^\s()"]+))'
 )
+_OPERATORS = frozenset({"AND", "OR", "NOT", "&&"})
 _YEAR_RANGE = re.compile(r"^(\d{4})\s*(?:-|\.\.)\s*(\d{4})$")
 
 # Expands `prefix*` into at most this many of its most frequent completions.
@@ -68,6 +70,8 @@ class ParsedQuery:
     notes: list[str] = field(default_factory=list)
     # Words expanded by acronyms learned from the catalog: (word as typed, its meanings).
     expansions: list[tuple[str, list[str]]] = field(default_factory=list)
+    reading: Reading = Reading.KEYWORDS  # a question or a description: see question.py
+    dropped: list[str] = field(default_factory=list)  # its function words, left out
 
     @property
     def message(self) -> str | None:
@@ -88,6 +92,20 @@ class ParsedQuery:
         forms = surface_forms(self.text)
         return QueryParts([(_label(q, forms), q) for q in words],
                           [q for q in query.subqueries if _is_filter(q)], excluded)
+
+
+    @cached_property
+    def concepts(self) -> list[str]:
+        """The query's required parts as typed, however many there are."""
+        if self.parts is not None:
+            return [label for label, _ in self.parts.words]
+        query = self.query.a if isinstance(self.query, AndNot) else self.query
+        if query is None:
+            return []
+        forms = surface_forms(self.text)
+        parts = query.subqueries if isinstance(query, And) else [query]
+        return [label for part in parts if not _is_filter(part)
+                if (label := _label(part, forms))]
 
 
 @dataclass(frozen=True)
@@ -162,7 +180,10 @@ class QueryParser:
         self.terms = 0
         self.tokens = list(_TOKEN.finditer(text))
         self.position = 0
-        parsed = ParsedQuery(text, None, notes=notes)
+        self.dropped: list[str] = []
+        self.reading = self._reading(text)
+        parsed = ParsedQuery(text, None, notes=notes, reading=self.reading,
+                             dropped=self.dropped)
         if not self.tokens:
             return parsed
         query = self._expression(depth=0)
@@ -180,6 +201,15 @@ class QueryParser:
             return parsed
         parsed.query = query.normalize()
         return parsed
+
+    def _reading(self, text: str) -> Reading:
+        """Whether the query is keywords, a question or a description (question.py)."""
+        words = [token["word"] for token in self.tokens
+                 if token["word"] and not token["neg"] and token["word"] not in _OPERATORS]
+        expert = any(token["open"] or token["close"] or token["word"] == "OR"
+                     for token in self.tokens)
+        phrases = sum(token["phrase"] is not None for token in self.tokens)
+        return reading_of(words, phrases, text, expert, lambda word: bool(analyze(word)))
 
     def _note(self, note: str) -> None:
         if note not in self.notes:
@@ -264,6 +294,9 @@ class QueryParser:
         tokens = analyze(word)
         if not tokens:
             return None  # punctuation, a stop word or a lone operator
+        if self.reading is not Reading.KEYWORDS and not negated and is_function_word(word):
+            self.dropped.append(word)  # "how", "best": a question's words, not its concepts
+            return None
         if not negated:
             self.words.append(word)
             meanings = self.synonyms.learned_meanings(word, tokens)

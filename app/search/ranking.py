@@ -40,10 +40,21 @@ class Weights:
     other_form: float = 0.5
     proximity: float = 0.6  # the re-rank's gain for query words close together
     partial_share: float = 0.5  # the share of a query's parts a partial match holds at least
+    # A question or a description lists the papers holding at least this share of its
+    # concepts' weight that the best papers hold (all of it when some hold every concept;
+    # each part weighs its IDF: question.py)...
+    bag_share: float = 0.5
+    # ...and ranks a paper lacking some by BM25F × (the share of the weight it holds) ** this.
+    coverage: float = 1.0
     same_topic: float = 1.3  # a related paper of the same primary topic
-    # The share of a related paper's score that is the cosine of the papers' vectors
-    # (vectors.py), the rest its lexical score over the best: P@10 0.097 → 0.122 at 0.75.
-    related_vectors: float = 0.75
+    # The share of the score of a paper like a paper (related papers) or like a pasted text
+    # that is the cosine of their vectors (vectors.py), the rest its lexical score over the
+    # best; for a reading list, the cosine with the mean of its papers' vectors.
+    related_vectors: float = 0.5
+    list_vectors: float = 0.4
+    # The weight of the words of a phrase that listed papers share, where the phrase stands,
+    # over the mean of the list's terms (similar.py; all three: docs/search.md).
+    list_phrases: float = 2.0
 
 
 # Read at each use (`ranking.WEIGHTS.proximity`), so a benchmark may try others by replacing

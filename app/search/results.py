@@ -40,6 +40,21 @@ class SearchHit:
     missing: list[str] = field(default_factory=list)  # the parts it lacks, as typed
 
 
+@dataclass(frozen=True)
+class QueryReading:
+    """How a question or a description was read (search/question.py): the function words
+    left out, its concepts (the parts that weigh), and how many papers hold every one."""
+
+    kind: str  # "question" or "description"
+    not_required: list[str]  # as typed
+    concepts: list[str]  # as typed
+    complete: int  # the papers (of the filters chosen) that hold every concept
+
+    # What the result's total counts, in words (the JSON twin says it).
+    counted = ("the papers holding every concept, then those holding at least half of the "
+               "concepts' weight that the best papers hold, each concept weighing its IDF")
+
+
 @dataclass
 class SearchResult:
     request: SearchRequest
@@ -58,6 +73,9 @@ class SearchResult:
     # `total` or the facets, not exported.
     partial: list[SearchHit] = field(default_factory=list)
     related_words: list[str] = field(default_factory=list)
+    # A question or a description: `total` counts every paper listed, those with every
+    # concept and those holding most of the concepts' weight.
+    reading: QueryReading | None = None
 
     @property
     def page(self) -> int:

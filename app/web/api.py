@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
@@ -21,6 +22,7 @@ from app.outputs import (
     PaperDetailOut,
     PaperOut,
     PhraseCount,
+    ReadingOut,
     RelatedOut,
     SearchHitOut,
     SearchOut,
@@ -256,6 +258,8 @@ def search(
         corrected_query=result.corrected, showing_corrected=result.showing_corrected,
         pasted=result.pasted,
         partial_hits=len(result.partial), related_words=result.related_words,
+        reading=ReadingOut(**asdict(result.reading), counted=result.reading.counted)
+        if result.reading else None,
         expanded=[Expansion(word=word, also_matched=meanings)
                   for word, meanings in result.expansions],
         facets={name: [FacetValue(value=value, count=count) for value, count in counts]

@@ -1,0 +1,146 @@
+"""Questions, requests and descriptions, read as a bag of weighted content words.
+
+Researchers type questions ("how to make diffusion models sample faster"), requests ("papers
+about federated learning") and descriptions (a sentence, an author's TL;DR). Read as
+keywords, every word must match: "how" and "best" become required, and a paper is ranked by
+how many of the typed words it lacks, not by what those words weigh. So a query is read as a
+**question** when one of its plain (unquoted) words asks (`INTERROGATIVES`), when it starts as
+a yes/no question or a request (`AUXILIARIES`, `REQUEST_LEADS`), or ends with "?"; and as a
+**description** when it has `MANY_WORDS` content words or more. Then:
+
+- the function words of questions and requests (`FUNCTION_WORDS`) are left out: never
+  required, never shown as missing, never scored. Inside a quoted phrase they still count;
+- the papers listed are those with every content word, then those holding at least
+  `ranking.WEIGHTS.bag_share` of the query's weight, each part (a word, a phrase, a synonym
+  group) weighing its IDF; they are ranked by BM25F over the parts they share times the share
+  of the weight they hold (`PartMatches`), so lacking a rare concept costs more than lacking a
+  common word.
+
+A query with OR or parentheses is an expert's and is read as typed, as is a query of
+function words alone ("what is best").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+from whoosh.query import Query
+
+from app.search.analysis import STOP_WORDS
+
+# A query with this many content words is a description: no paper holds them all.
+MANY_WORDS = 6
+
+INTERROGATIVES = frozenset(
+    "how what why which when where who whom whose whether what's how's".split())
+# A first word that makes a yes/no question: "does dropout help", "can transformers count".
+AUXILIARIES = frozenset(
+    "is are was were do does did can could should would will shall may might must has have "
+    "had".split())
+# Requests as researchers start them: "papers about", "methods for", "looking for".
+REQUEST_LEADS = (
+    ("papers",), ("paper", "on"), ("paper", "about"), ("articles",), ("work", "on"),
+    ("works", "on"), ("research", "on"), ("studies", "on"), ("literature", "on"),
+    ("methods", "for"), ("methods", "to"), ("approaches", "to"), ("approaches", "for"),
+    ("techniques", "for"), ("techniques", "to"), ("ways", "to"), ("best", "way"),
+    ("best", "methods"), ("best", "approaches"), ("find",), ("show", "me"), ("list",),
+    ("looking", "for"), ("i",), ("i'm",), ("im",), ("tell", "me"), ("explain",), ("any",),
+    ("recent", "work"), ("recent", "papers"), ("state", "of", "the", "art", "for"),
+)
+# What questions and requests are made of besides their concepts. Left out of a question's
+# or a description's required and scored words, never out of a quoted phrase.
+FUNCTION_WORDS = INTERROGATIVES | AUXILIARIES | STOP_WORDS | frozenset("""
+    there here i i'm im me my mine you your yours us they them their someone anyone
+    to in on for from into onto about over under via using use used between than then so if
+    also just really still even only very much many more most less least some any all each
+    every other others such not no nor do doing done does get gets getting make makes making
+    made help helps helping let lets want need needs wanted looking look find finding show
+    shows tell give list explain know known exist exists existing possible possibly there's
+    best better good great way ways method methods approach approaches technique techniques
+    paper papers work works research studies literature articles article recent recently
+    latest current currently new today nowadays typically usually generally actually
+    something anything thing things kind kinds people researchers
+    against despite without within across through during among toward towards before after
+    above below beyond like unlike versus vs per whereas while because since although though
+    few little lot lots several enough various much
+    happen happens happened cause causes caused deal deals dealing matter matters mean means
+    affect affects exactly instead rather
+    """.split())
+_TRIM = re.compile(r"^[^\w']+|[^\w']+$")
+
+
+class Reading(Enum):
+    KEYWORDS = "keywords"
+    QUESTION = "question"
+    DESCRIPTION = "description"
+
+
+def _plain(word: str) -> str:
+    return _TRIM.sub("", word).lower().replace("’", "'")
+
+
+def reading_of(words: list[str], phrases: int, text: str, expert: bool,
+               has_terms: Callable[[str], bool]) -> Reading:
+    """How a query is read, from its plain words in order (`words`), its number of quoted
+    `phrases`, its whole `text`, whether it uses OR or parentheses (`expert`), and which
+    words have any terms."""
+    if expert:
+        return Reading.KEYWORDS
+    plain = [_plain(word) for word in words]
+    content = [w for w, p in zip(words, plain, strict=True)
+               if p not in FUNCTION_WORDS and has_terms(w)]
+    if not content and not phrases:
+        return Reading.KEYWORDS  # "what is best": nothing else to search for
+    asks = (any(p in INTERROGATIVES for p in plain) or (plain and plain[0] in AUXILIARIES)
+            or any(tuple(plain[:len(lead)]) == lead for lead in REQUEST_LEADS)
+            or text.rstrip().endswith("?"))
+    if asks:
+        return Reading.QUESTION
+    return Reading.DESCRIPTION if len(content) + phrases >= MANY_WORDS else Reading.KEYWORDS
+
+
+def is_function_word(word: str) -> bool:
+    return _plain(word) in FUNCTION_WORDS
+
+
+@dataclass(frozen=True)
+class PartMatches:
+    """Which papers hold each of a query's parts, and what each part weighs: its IDF, from
+    the number of papers holding it, so that a rare concept outweighs a common word."""
+
+    labels: list[str]  # the parts as typed
+    has: np.ndarray  # bool, parts × documents
+    weights: np.ndarray  # per part
+
+    @classmethod
+    def of(cls, parts: list[tuple[str, Query]], matching: Callable[[Query], np.ndarray],
+           total: int) -> PartMatches:
+        has = np.zeros((len(parts), total), dtype=bool)
+        for row, (_, query) in enumerate(parts):
+            has[row, matching(query)] = True
+        held = has.sum(axis=1)
+        weights = np.array([math.log((total + 1) / (n + 0.5)) for n in held])
+        return cls([label for label, _ in parts], has, weights)
+
+    @property
+    def count(self) -> np.ndarray:
+        """How many of the parts each paper holds."""
+        return self.has.sum(axis=0)
+
+    @property
+    def complete(self) -> np.ndarray:
+        """Which papers hold every part."""
+        return self.has.all(axis=0)
+
+    @property
+    def share(self) -> np.ndarray:
+        """The share of the parts' weight each paper holds."""
+        return self.weights @ self.has / (self.weights.sum() or 1.0)
+
+    def missing(self, doc: int) -> list[str]:
+        return [label for row, label in enumerate(self.labels) if not self.has[row, doc]]

@@ -1,0 +1,113 @@
+"""Questions and descriptions are read as bags of weighted content words (issue 40): their
+function words are never required nor shown missing, papers sharing their concepts are
+listed and counted, and a paper lacking a rare concept ranks below one lacking a common
+word. Keyword queries keep every count they had."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.search.searcher import PaperSearch
+from bench.keyword_counts import differences, keyword_counts
+from tests.conftest import Catalog, make_catalog, write_list
+
+KEYWORD_COUNTS = Path(__file__).parent.parent / "data" / "keyword_counts.json"
+
+
+def _search(client: TestClient, q: str, **params: object) -> dict:
+    return client.get("/api/search", params={"q": q, **params}).json()
+
+
+@pytest.fixture(scope="module")
+def weighed(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    """The seeds and papers where one word is rare ("pangolin") and one common ("study")."""
+    catalog = make_catalog(tmp_path_factory.mktemp("weighed"))
+    common = [f"We study scaling laws of optimizer number {i} in a broad study of models."
+              for i in range(12)]
+    write_list(catalog.seeds / "weighed.txt", "WEIGH 2026 Papers", *common,
+               "Pangolin scales resist stress in a broad survey of armour.",
+               "Pangolin genomes and the study of armour in mammals under stress.",
+               "A study of stress in bridges, without any animal at all.")
+    catalog.ingest(catalog.seeds)
+    return catalog
+
+
+@pytest.fixture(scope="module")
+def weighed_client(weighed: Catalog):
+    from app.main import create_app
+
+    with TestClient(create_app(weighed.settings), raise_server_exceptions=False) as client:
+        yield client
+
+
+def test_a_question_whose_function_words_no_paper_holds_still_finds_papers(
+        weighed_client: TestClient):
+    q = "how do pangolin scales resist stress"
+    body = _search(weighed_client, q)
+    assert body["reading"]["kind"] == "question"
+    assert body["reading"]["not_required"] == ["how", "do"]
+    assert body["total"] >= 1 and body["hits"]
+    assert "Pangolin scales resist stress" in body["hits"][0]["abstract"]
+    assert all("how" not in hit["missing"] and "do" not in hit["missing"]
+               for hit in body["hits"])
+    page = weighed_client.get("/search", params={"q": q}).text
+    assert "0 results" not in page and "Read as a question" in page
+    assert "<s>how</s>" not in page and "<s>do</s>" not in page
+
+
+def test_a_paper_lacking_a_rare_word_ranks_below_one_lacking_a_common_word(
+        weighed_client: TestClient):
+    body = _search(weighed_client, "which study of pangolin stress")
+    hits = {hit["abstract"][:12]: (rank, hit["missing"])
+            for rank, hit in enumerate(body["hits"])}
+    lacks_common = hits["Pangolin sca"]  # has pangolin and stress, lacks "study"
+    lacks_rare = hits["A study of s"]  # has study and stress, lacks "pangolin"
+    assert lacks_common[1] == ["study"] and lacks_rare[1] == ["pangolin"]
+    assert lacks_common[0] < lacks_rare[0]
+    assert body["hits"][0]["missing"] == []  # every concept first
+    assert body["reading"]["complete"] == 1
+
+
+def test_keyword_partial_matches_are_ranked_by_what_their_words_weigh(
+        weighed_client: TestClient):
+    body = _search(weighed_client, "study pangolin stress")
+    assert body["reading"] is None and body["total"] == 1
+    ranks = [hit["missing"] for hit in body["hits"] if hit["partial"]]
+    assert ranks.index(["study"]) < ranks.index(["pangolin"])
+
+
+def test_the_total_counts_what_is_listed_and_the_page_says_so(weighed_client: TestClient):
+    q = "what is known about pangolin genomes"
+    body = _search(weighed_client, q)
+    assert body["reading"]["concepts"] == ["pangolin", "genomes"]
+    assert body["reading"]["complete"] == 1
+    assert body["total"] == len(body["hits"]) >= 1
+    for counts in body["facets"].values():
+        if counts and counts[0]["value"] != "code":
+            assert sum(c["count"] for c in counts) == body["total"]
+    page = weighed_client.get("/search", params={"q": q})
+    assert f"{body['total']} result" in page.text and "1 paper holds every concept" in page.text
+
+
+def test_function_words_count_inside_a_quoted_phrase(weighed_client: TestClient):
+    body = _search(weighed_client, 'how is "study of stress" done')
+    assert body["reading"]["kind"] == "question"
+    assert body["reading"]["not_required"] == ["how", "done"]
+    assert {hit["abstract"][:12] for hit in body["hits"]} == {"A study of s"}
+
+
+def test_a_query_of_function_words_alone_is_searched_as_typed(client: TestClient):
+    assert _search(client, "what is best")["reading"] is None
+
+
+def test_keyword_queries_keep_every_count(seeded: Catalog):
+    search = PaperSearch(seeded.settings.index_path)
+    try:
+        after = keyword_counts(search)
+    finally:
+        search.close()
+    assert differences(json.loads(KEYWORD_COUNTS.read_text()), after) == []
