@@ -9,36 +9,48 @@ a term in 3 papers of 400 does not outrank one in 300 of 10,000 on its ratio alo
 backtest in bench/whats_new.py compares it with the plain ratio of shares).
 
 Counts are papers that hold the term (search/edition_terms.py): the numbers a search for the
-term, or the quoted phrase, in that edition gives.
+term, or the quoted phrase, in that edition gives. Only terms that name research concepts are
+listed (concepts.py: not "enhance" or "best paper", an acronym with its meaning); in a year,
+only terms whose rise is not one conference's alone (IJCAI's area keywords, "ML", "GTEP").
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from app.cache import ComputedOnce
-from app.search.analysis import analyze
+from app.concepts import ConceptNames
 from app.search.edition_terms import EditionTerms
 from app.search.opened import OpenIndex
 from app.search.searcher import PaperSearch
-from app.search.vocabulary import Vocabulary
 
 BEFORE = 3  # editions of the series, or years of the catalog, compared with
 MIN_PAPERS = 3  # a rising or new term is in at least this many papers now
 MIN_Z = 2.0  # and rose by at least this many standard deviations
+# In a year of this many papers compared or more, by this many: its thousands of papers make
+# z-scores larger, and of the concepts that rose by 3 to 4 in 2012-2022, a tenth fell back
+# within two years (a third of those below 3; bench/whats_new.py). Smaller years at L list
+# fewer terms (2013: 5); a handful of papers (a test's) never reaches 4.
+YEAR_PAPERS, MIN_Z_YEAR = 1000, 4.0
 LIMIT = 15
 # The prior's weight, in papers' worth of term counts: the groups' own size, so that the
 # smoothing matters most for terms rare in both.
 PRIOR_WEIGHT = 0.1
 EXPLAINED = 0.7  # a word most of whose papers a listed phrase holds adds nothing beside it
+# A year's term whose rise is this share of one conference's, or more, is that conference's
+# news (its edition lists it), where the year compares this many conferences at least.
+ONE_SERIES, SERIES_COMPARED = 0.9, 3
 
 
 @dataclass(frozen=True)
 class NewTerm:
     term: str  # as the index holds it ("diffusion model")
-    shown: str  # as most papers write it ("diffusion models")
+    shown: str  # as most papers write it ("diffusion models", "LLM agents", "DM")
+    meaning: str | None  # an acronym's, learned from the abstracts ("diffusion models")
+    query: str  # the search that finds exactly the counted papers (with the group's filters)
     papers: int  # now
     share: float
     before: int  # papers holding it in the editions or years compared with
@@ -46,9 +58,9 @@ class NewTerm:
     score: float  # z-score of the log-odds difference (first-seen terms: 0)
 
     @property
-    def query(self) -> str:
-        """The search that finds exactly the counted papers (with the group's filters)."""
-        return f'"{self.shown}"' if " " in self.shown else self.shown
+    def label(self) -> str:
+        """As listed: "diffusion models", "DM (diffusion models)"."""
+        return f"{self.shown} ({self.meaning})" if self.meaning else self.shown
 
 
 @dataclass(frozen=True)
@@ -80,19 +92,7 @@ def log_odds_z(now: np.ndarray, before: np.ndarray, background: np.ndarray,
     return delta / np.sqrt(1 / (now + alpha) + 1 / (before + alpha))
 
 
-def shown_form(term: str, vocabulary: Vocabulary) -> str:
-    """The term as papers write it: each word's most used spelling that analyzes to it, or
-    in capitals where only the acronym does (DARTS: "darts" is the plural of dart)."""
-    written = []
-    for word in term.split():
-        candidates = vocabulary.completions(word[: max(2, len(word) - 1)], 40)
-        written.append(next((c for c in candidates if analyze(c) == (word,)), None)
-                       or next((c.upper() for c in [word, *candidates]
-                                if analyze(c.upper()) == (word,)), word))
-    return " ".join(written)
-
-
-def edition_whats_new(terms: EditionTerms, vocabulary: Vocabulary, edition: str,
+def edition_whats_new(terms: EditionTerms, names: ConceptNames, edition: str,
                       limit: int = LIMIT) -> WhatsNew | None:
     """An edition against its series' previous `BEFORE` editions (None: not in the index)."""
     at = {slug: i for i, slug in enumerate(terms.editions)}.get(edition)
@@ -101,10 +101,10 @@ def edition_whats_new(terms: EditionTerms, vocabulary: Vocabulary, edition: str,
     year = int(terms.years[at])
     earlier = sorted((int(terms.years[i]), i) for i, series in enumerate(terms.series)
                      if series == terms.series[at] and terms.years[i] < year)[-BEFORE:]
-    return _compare(terms, vocabulary, [at], [i for _, i in earlier], {"venue": edition}, limit)
+    return _compare(terms, names, [at], [i for _, i in earlier], {"venue": edition}, limit)
 
 
-def year_whats_new(terms: EditionTerms, vocabulary: Vocabulary, year: int,
+def year_whats_new(terms: EditionTerms, names: ConceptNames, year: int,
                    limit: int = LIMIT, prior_weight: float = PRIOR_WEIGHT) -> WhatsNew:
     """A year's editions against the catalog's previous `BEFORE` years with papers (a series'
     year is its edition: `edition_whats_new`). Terms are ranked on the series held in both (a
@@ -115,30 +115,53 @@ def year_whats_new(terms: EditionTerms, vocabulary: Vocabulary, year: int,
     now_at = [i for i in editions if terms.years[i] == year]
     before_at = [i for i in editions if int(terms.years[i]) in earlier]
     held = {terms.series[i] for i in now_at} & {terms.series[i] for i in before_at}
-    return _compare(terms, vocabulary, now_at, before_at, {"year": year}, limit, prior_weight,
-                    ranked_on=held)
+    compared = sum(int(terms.papers[i]) for i in now_at if terms.series[i] in held)
+    return _compare(terms, names, now_at, before_at, {"year": year}, limit, prior_weight,
+                    ranked_on=held, min_z=MIN_Z_YEAR if compared >= YEAR_PAPERS else MIN_Z)
+
+
+def _by_series(terms: EditionTerms, now_at: list[int], before_at: list[int]
+               ) -> dict[str, tuple[int, np.ndarray]]:
+    """Each series' papers now and its earlier rate of each term."""
+    papers_now: dict[str, int] = {}
+    for i in now_at:
+        papers_now[terms.series[i]] = papers_now.get(terms.series[i], 0) + int(terms.papers[i])
+    found = {}
+    for name, papers in papers_now.items():
+        earlier = [i for i in before_at if terms.series[i] == name]
+        found[name] = (papers, terms.vector(earlier) / int(terms.papers[earlier].sum()))
+    return found
 
 
 def _expected(terms: EditionTerms, now_at: list[int], before_at: list[int]) -> np.ndarray:
     """What the earlier editions' counts would be with the series mix of now: each series'
     earlier rate of each term weighted by its share of the papers now. A year in which more
     robotics conferences were held does not make "robot" rise."""
-    papers_now: dict[str, int] = {}
-    for i in now_at:
-        papers_now[terms.series[i]] = papers_now.get(terms.series[i], 0) + int(terms.papers[i])
-    total_now = sum(papers_now.values())
-    rate = np.zeros(len(terms.terms), dtype=np.float64)
-    for name, papers in papers_now.items():
-        earlier = [i for i in before_at if terms.series[i] == name]
-        rate += (papers / total_now) * terms.vector(earlier) / int(terms.papers[earlier].sum())
-    return rate * int(terms.papers[before_at].sum())
+    series = _by_series(terms, now_at, before_at)
+    total_now = sum(papers for papers, _ in series.values())
+    rate = sum((papers / total_now) * earlier for papers, earlier in series.values())
+    return np.asarray(rate) * int(terms.papers[before_at].sum())
 
 
-def _compare(terms: EditionTerms, vocabulary: Vocabulary, now_at: list[int],
+def _one_series(terms: EditionTerms, now_at: list[int], before_at: list[int]) -> np.ndarray:
+    """Which terms rose at one conference alone: `ONE_SERIES` of the papers they gained over
+    their earlier rates or more are that conference's (none where fewer than
+    `SERIES_COMPARED` are compared)."""
+    series = _by_series(terms, now_at, before_at)
+    if len(series) < SERIES_COMPARED:
+        return np.zeros(len(terms.terms), dtype=bool)
+    gained = np.array([np.maximum(terms.vector(
+        [i for i in now_at if terms.series[i] == name]) - papers * earlier, 0)
+        for name, (papers, earlier) in series.items()])
+    return gained.max(axis=0) >= ONE_SERIES * np.maximum(gained.sum(axis=0), 1e-9)
+
+
+def _compare(terms: EditionTerms, names: ConceptNames, now_at: list[int],
              before_at: list[int], filters: dict[str, object], limit: int,
-             prior_weight: float = PRIOR_WEIGHT, ranked_on: set[str] | None = None) -> WhatsNew:
+             prior_weight: float = PRIOR_WEIGHT, ranked_on: set[str] | None = None,
+             min_z: float = MIN_Z) -> WhatsNew:
     """`now_at` against `before_at` (editions), ranked on the editions of the `ranked_on`
-    series (all when None), counted on all."""
+    series (all when None), counted on all; rising where z >= `min_z`."""
     now, before = terms.vector(now_at), terms.vector(before_at)
     papers = int(terms.papers[now_at].sum())
     before_papers = int(terms.papers[before_at].sum())
@@ -150,10 +173,19 @@ def _compare(terms: EditionTerms, vocabulary: Vocabulary, now_at: list[int],
         now_at = [i for i in now_at if terms.series[i] in ranked_on]
         before_at = [i for i in before_at if terms.series[i] in ranked_on]
 
-    def described(i: int, score: float) -> NewTerm:
-        return NewTerm(terms.terms[i], shown_form(terms.terms[i], vocabulary), int(now[i]),
-                       now[i] / max(papers, 1), int(before[i]),
-                       before[i] / max(before_papers, 1), round(float(score), 2))
+    def described(ranked: Iterable[int], scores: np.ndarray | None) -> list[NewTerm]:
+        """The terms that name concepts, in order, as listed (at most `limit` * 4)."""
+        found = []
+        for i in ranked:
+            named = names.name(terms.terms[i], lambda term: _count(terms, now, term))
+            if named is not None:
+                found.append(NewTerm(
+                    terms.terms[i], named.shown, named.meaning, named.query, int(now[i]),
+                    now[i] / max(papers, 1), int(before[i]), before[i] / max(before_papers, 1),
+                    0.0 if scores is None else round(float(scores[i]), 2)))
+                if len(found) == limit * 4:
+                    break
+        return found
 
     rising: list[NewTerm] = []
     if now_at and before_at:
@@ -161,18 +193,25 @@ def _compare(terms: EditionTerms, vocabulary: Vocabulary, now_at: list[int],
         expected = _expected(terms, now_at, before_at)
         z = log_odds_z(ranked_now, expected, terms.catalog, prior_weight)
         rose = ((ranked_now * expected.sum() > expected * ranked_now.sum())
-                & (now * before_papers > before * papers))
-        candidates = np.flatnonzero((now >= MIN_PAPERS) & (z >= MIN_Z) & rose)
-        ranked = candidates[np.argsort(-z[candidates], kind="stable")]
-        rising = _without_repeats([described(i, z[i]) for i in ranked[: limit * 4]], limit)
+                & (now * before_papers > before * papers) & (now >= MIN_PAPERS) & (z >= min_z))
+        if ranked_on is not None:
+            rose &= ~_one_series(terms, now_at, before_at)
+        ranked = np.flatnonzero(rose)
+        rising = _without_repeats(described(ranked[np.argsort(-z[ranked], kind="stable")], z),
+                                  limit)
     # Where the catalog holds nothing earlier, every term would be new.
     new = (np.flatnonzero((now >= MIN_PAPERS) & (terms.first_years == year))
            if year and terms.years.min() < year else [])
     first_seen = _without_repeats(
-        [described(i, 0.0) for i in sorted(new, key=lambda i: (-now[i], terms.terms[i]))
-         ][: limit * 4], limit)
+        described(sorted(new, key=lambda i: (-now[i], terms.terms[i])), None), limit)
     return WhatsNew(editions, before_editions, [year] if year else [], before_years,
                     papers, before_papers, rising, first_seen, filters)
+
+
+def _count(terms: EditionTerms, counts: np.ndarray, term: str) -> int | None:
+    """A term's count in `counts` (None for a term not counted)."""
+    at = terms.position.get(term)
+    return None if at is None else int(counts[at])
 
 
 def _without_repeats(ranked: list[NewTerm], limit: int) -> list[NewTerm]:
@@ -206,12 +245,21 @@ def whats_new(search: PaperSearch, edition: str = "", series: str = "",
     holds no papers."""
     def work(current: OpenIndex) -> WhatsNew | None:
         return _found.get((current.identity, edition, series, year, limit), lambda: _find(
-            current.edition_terms, current.vocabulary, edition, series, year, limit))
+            current.edition_terms, names_of(current), edition, series, year, limit))
 
     return search.with_index(work, None)
 
 
-def _find(terms: EditionTerms, vocabulary: Vocabulary, edition: str, series: str,
+# Kept per index generation, with what they looked up (which words papers write in capitals).
+_names: ComputedOnce[tuple[str, float], ConceptNames] = ComputedOnce(2)
+
+
+def names_of(current: OpenIndex) -> ConceptNames:
+    """How what's new names the open index's terms."""
+    return _names.get(current.identity, lambda: ConceptNames.of(current))
+
+
+def _find(terms: EditionTerms, names: ConceptNames, edition: str, series: str,
           year: int | None, limit: int) -> WhatsNew | None:
     if not terms.terms:
         return None
@@ -222,7 +270,7 @@ def _find(terms: EditionTerms, vocabulary: Vocabulary, edition: str, series: str
             return None
         edition = max(held)[1]
     if edition:
-        return edition_whats_new(terms, vocabulary, edition, limit)
-    found = year_whats_new(terms, vocabulary, int(terms.years.max()) if year is None else year,
+        return edition_whats_new(terms, names, edition, limit)
+    found = year_whats_new(terms, names, int(terms.years.max()) if year is None else year,
                            limit)
     return found if found.papers else None

@@ -8,24 +8,37 @@ plain ratio of shares (where rare terms dominate).
     CATALOG_DATA_DIR=... .venv/bin/python -m bench.whats_new [--first 2012 --last 2022]
 
 Also checks that the counts are facts: for the top terms of a few editions, the papers a
-search for the term finds in that edition (`--check`).
+search for the term finds in that edition (`--check`); and that what is listed names
+concepts (`--words [N]`): each year's top N rising and first-seen terms (20), printed, and
+any that hold a filler, generic or venue word (search/filler_words.py), a two-letter
+lowercase fragment, or an acronym shown without its meaning.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 
-from app.config import Settings, get_settings
-from app.search.edition_terms import EditionTerms, read_edition_terms
+from app.concepts import ConceptNames
+from app.config import get_settings
+from app.search.edition_terms import EditionTerms
+from app.search.filler_words import FILLER_WORDS, GENERIC_WORDS, VENUE_WORDS
+from app.search.opened import OpenIndex
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
-from app.search.vocabulary import Vocabulary
-from app.whats_new import BEFORE, LIMIT, MIN_PAPERS, NewTerm, edition_whats_new, year_whats_new
+from app.whats_new import (
+    BEFORE,
+    LIMIT,
+    MIN_PAPERS,
+    NewTerm,
+    edition_whats_new,
+    names_of,
+    year_whats_new,
+)
 
 WEIGHTS = (1.0, 0.1, 0.01)
 
@@ -63,10 +76,10 @@ def precision(terms: EditionTerms, year: int, flagged: list[str]) -> float | Non
     return sum(kept) / len(kept)
 
 
-def backtest(terms: EditionTerms, vocabulary: Vocabulary, first: int, last: int) -> None:
+def backtest(terms: EditionTerms, names: ConceptNames, first: int, last: int) -> None:
     rankers: dict[str, Callable[[int], list[str]]] = {
         f"log-odds, prior {w:g}": (lambda y, w=w: [t.term for t in year_whats_new(
-            terms, vocabulary, y, prior_weight=w).rising]) for w in WEIGHTS}
+            terms, names, y, prior_weight=w).rising]) for w in WEIGHTS}
     rankers["share ratio"] = lambda y: by_ratio(terms, y)
     print(f"{'year':<6}" + "".join(f"{name:>22}" for name in rankers))
     results: dict[str, list[float]] = {name: [] for name in rankers}
@@ -82,13 +95,12 @@ def backtest(terms: EditionTerms, vocabulary: Vocabulary, first: int, last: int)
         f"{statistics.fmean(v) if v else 0:>22.3f}" for v in results.values()))
 
 
-def check(terms: EditionTerms, vocabulary: Vocabulary, settings: Settings,
+def check(terms: EditionTerms, names: ConceptNames, search: PaperSearch,
           editions: list[str]) -> None:
     """The counts shown against a search for each term in its edition."""
-    search = PaperSearch(settings.index_path)
     differ = total = 0
     for slug in editions:
-        found = edition_whats_new(terms, vocabulary, slug)
+        found = edition_whats_new(terms, names, slug)
         if found is None:
             continue
         listed: list[NewTerm] = found.rising + found.first_seen
@@ -101,21 +113,60 @@ def check(terms: EditionTerms, vocabulary: Vocabulary, settings: Settings,
     print(f"counts checked: {total}, differing from the search: {differ}")
 
 
+_FRAGMENT = re.compile(r"[a-z]{2}")
+
+
+def faults(term: NewTerm) -> list[str]:
+    """What makes a listed term no research concept: a filler word in it, a term of generic
+    and venue words only, a two-letter lowercase word, an acronym alone without a meaning."""
+    words = term.shown.split()
+    found = [f"filler {w!r}" for w in words if w.lower() in FILLER_WORDS]
+    if all(w.lower() in GENERIC_WORDS | VENUE_WORDS for w in words):
+        found.append("generic or venue words only")
+    found += [f"fragment {w!r}" for w in words if _FRAGMENT.fullmatch(w)]
+    if len(words) == 1 and words[0].isupper() and not term.meaning:
+        found.append("acronym without a meaning")
+    return found
+
+
+def words_check(terms: EditionTerms, names: ConceptNames, top: int) -> int:
+    """Each year's top `top` rising and first-seen terms, printed with their faults; how
+    many terms have one."""
+    faulty = 0
+    for year in sorted({int(y) for y in terms.years}):
+        found = year_whats_new(terms, names, year, limit=top)
+        for kind, listed in (("rising", found.rising), ("first seen", found.first_seen)):
+            marked = []
+            for term in listed:
+                wrong = faults(term)
+                faulty += bool(wrong)
+                marked.append(term.label + (f" [{'; '.join(wrong)}]" if wrong else ""))
+            print(f"{year} {kind:>10}: {', '.join(marked) or '—'}")
+    print(f"terms with a fault in the top {top} of every year: {faulty}")
+    return faulty
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--first", type=int, default=2012)
     parser.add_argument("--last", type=int, default=2022)
     parser.add_argument("--check", nargs="*", metavar="EDITION",
                         help="editions whose counts to check against searches")
+    parser.add_argument("--words", nargs="?", type=int, const=20, metavar="N",
+                        help="print and check each year's top N terms (20)")
     args = parser.parse_args()
-    settings = get_settings()
-    directory = Path(settings.index_path).resolve()
-    terms, vocabulary = read_edition_terms(directory), Vocabulary.read(directory)
-    if not terms.terms:
-        raise SystemExit(f"no edition terms in {directory}: rebuild the index (catalog reindex)")
-    backtest(terms, vocabulary, args.first, args.last)
-    if args.check is not None:
-        check(terms, vocabulary, settings, args.check or terms.editions[:5])
+    search = PaperSearch(get_settings().index_path)
+
+    def run(current: OpenIndex) -> int:
+        terms, names = current.edition_terms, names_of(current)
+        if not terms.terms:
+            raise SystemExit("no edition terms in the index: rebuild it (catalog reindex)")
+        backtest(terms, names, args.first, args.last)
+        if args.check is not None:
+            check(terms, names, search, args.check or terms.editions[:5])
+        return words_check(terms, names, args.words) if args.words else 0
+
+    raise SystemExit(1 if search.with_index(run, None) else 0)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """A generated series whose 2023 edition brings a new phrase ("quantum widgets", in 12 of its
 20 papers and in none before), and a series held in 2023 only: what's new has a known answer
-(tests/search/test_edition_terms.py, tests/web/test_whats_new.py)."""
+(tests/search/test_edition_terms.py, tests/web/test_whats_new.py). With the phrase rise words
+that name no concept (a filler word, adverbs and a verb, a two-letter fragment, an acronym
+nobody defines) and an acronym that its papers define ("diffusion models (DMs)")."""
 
 from __future__ import annotations
 
@@ -10,6 +12,10 @@ from pathlib import Path
 OLD = "We study kernel machines with sparse attention on standard benchmarks."
 # Rises in 2023: 12 of its 20 papers write "quantum widgets" (and the titles make it a phrase).
 NEW = "Quantum widgets beat kernel machines. We study sparse attention with quantum widgets."
+# Also rising with them: words that are prose or pieces ("significantly", "demonstrably",
+# "outshines", "xy"), KRR (never defined) and DM (defined: diffusion models).
+PROSE = ("It significantly and demonstrably outshines KRR in the xy plane. Diffusion models "
+         "(DMs) denoise widgets; DMs scale.")
 
 
 def record(venue: str, year: int, title: str | None, abstract: str) -> str:
@@ -22,7 +28,7 @@ def corpus(path: Path) -> Path:
     for year in (2020, 2021, 2022):
         rows += [record("Delta", year, f"Kernel machines study {year}-{n}", f"{OLD} Case {n}.")
                  for n in range(20)]
-    rows += [record("Delta", 2023, f"Quantum widgets study {n}", f"{NEW} Case {n}.")
+    rows += [record("Delta", 2023, f"Quantum widgets study {n}", f"{NEW} {PROSE} Case {n}.")
              for n in range(12)]
     rows += [record("Delta", 2023, f"Kernel machines study 2023-{n}", f"{OLD} Case {n}.")
              for n in range(6)]

@@ -71,6 +71,11 @@ class EditionTerms:
         return total
 
     @cached_property
+    def position(self) -> dict[str, int]:
+        """Each term's place in `terms`."""
+        return {term: i for i, term in enumerate(self.terms)}
+
+    @cached_property
     def catalog(self) -> np.ndarray:
         """Papers holding each term in the whole catalog."""
         return np.bincount(self.term_ids, weights=self.counts,

@@ -10,14 +10,15 @@ import pytest
 from fastapi.testclient import TestClient
 from whoosh import index as whoosh_index
 
+from app.concepts import ConceptNames
 from app.ingest.load import ingest_paths
 from app.main import create_app
 from app.search import arrays, edition_terms
 from app.search.arrays import deleted_docs
 from app.search.edition_terms import TERMS_FILE, count_edition_terms, read_edition_terms
 from app.search.index import SyncKind, sync_index
-from app.search.vocabulary import Vocabulary
-from app.whats_new import edition_whats_new, year_whats_new
+from app.search.searcher import PaperSearch
+from app.whats_new import edition_whats_new, names_of, year_whats_new
 from tests.conftest import Catalog, make_catalog, write_list
 from tests.rising import corpus, more
 
@@ -51,10 +52,15 @@ def test_counts_equal_what_a_search_finds_in_the_edition(delta: Catalog):
             assert total == found[term], term
 
 
+def opened(catalog: Catalog) -> tuple[edition_terms.EditionTerms, ConceptNames]:
+    """The catalog's edition terms and how what's new names them, from its open index."""
+    return PaperSearch(catalog.settings.index_path).with_index(
+        lambda current: (current.edition_terms, names_of(current)), None)
+
+
 def test_what_rose_at_an_edition_and_what_is_new_there(delta: Catalog):
-    directory = delta.settings.index_path.resolve()
-    terms, vocabulary = read_edition_terms(directory), Vocabulary.read(directory)
-    found = edition_whats_new(terms, vocabulary, "delta-2023")
+    terms, names = opened(delta)
+    found = edition_whats_new(terms, names, "delta-2023")
     assert found.before_editions == ["delta-2020", "delta-2021", "delta-2022"]
     assert (found.papers, found.before_papers) == (20, 60)
     rising = {t.shown: t for t in found.rising}
@@ -64,14 +70,32 @@ def test_what_rose_at_an_edition_and_what_is_new_there(delta: Catalog):
     assert "kernel machines" not in rising and "kernel" not in rising  # their share fell
     assert "quantum" not in rising  # the phrase holds most of its papers
     assert {t.term for t in found.first_seen} >= {"quantum widget"}
-    assert edition_whats_new(terms, vocabulary, "delta-2020").rising == []  # nothing before
-    assert edition_whats_new(terms, vocabulary, "nowhere-2020") is None
+    assert edition_whats_new(terms, names, "delta-2020").rising == []  # nothing before
+    assert edition_whats_new(terms, names, "nowhere-2020") is None
+
+
+def test_prose_pieces_and_undefined_acronyms_rise_but_are_not_listed(delta: Catalog):
+    terms, names = opened(delta)
+    found = edition_whats_new(terms, names, "delta-2023")
+    counted = counts(delta, "delta-2023")
+    for term in ("significantly", "demonstrably", "outshine", "xy", "krr"):
+        assert counted[term] == 12, term  # they rose: 12 papers now, none before
+    listed = {t.term for t in found.rising + found.first_seen}
+    assert not listed & {"significantly", "demonstrably", "outshine", "xy", "krr"}
+    assert not any(word in {"significantly", "xy", "krr"} for t in listed for word in t.split())
+
+
+def test_an_acronym_is_listed_with_the_meaning_its_papers_define(delta: Catalog):
+    terms, names = opened(delta)
+    found = edition_whats_new(terms, names, "delta-2023")
+    dm = next(t for t in found.rising if t.term == "dm")
+    assert (dm.shown, dm.meaning, dm.label) == ("DMs", "diffusion models", "DMs (diffusion models)")
+    assert (dm.papers, dm.query) == (12, "dms")  # the search that counts exactly its papers
 
 
 def test_a_series_new_in_a_year_does_not_rise_with_it(delta: Catalog):
-    directory = delta.settings.index_path.resolve()
-    terms, vocabulary = read_edition_terms(directory), Vocabulary.read(directory)
-    year = year_whats_new(terms, vocabulary, 2023)
+    terms, names = opened(delta)
+    year = year_whats_new(terms, names, 2023)
     assert year.papers == 50 and year.filters == {"year": 2023}
     shown = {t.shown for t in year.rising}
     assert "quantum widgets" in shown
