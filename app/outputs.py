@@ -123,7 +123,8 @@ class PhraseCount(BaseModel):
 
 
 class NewTermOut(BaseModel):
-    term: str  # as most papers write it
+    term: str  # as most papers write it ("diffusion models", "DMs")
+    meaning: str | None  # an acronym's, as its papers write it out ("diffusion models")
     papers: int  # papers holding it now
     share: float  # of the papers now
     before: int  # papers holding it in the editions or years compared with

@@ -91,7 +91,8 @@ def whats_new_out(request: Request, found: WhatsNew) -> WhatsNewOut:
     base = str(request.base_url).rstrip("/")
 
     def term_out(term: NewTerm) -> NewTermOut:
-        return NewTermOut(term=term.shown, papers=term.papers, share=round(term.share, 6),
+        return NewTermOut(term=term.shown, meaning=term.meaning, papers=term.papers,
+                          share=round(term.share, 6),
                           before=term.before, before_share=round(term.before_share, 6),
                           score=term.score,
                           search_url=base + search_path(term.query, **found.filters),

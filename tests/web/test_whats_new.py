@@ -80,3 +80,16 @@ def test_the_series_home_and_trends_pages(client: TestClient):
     at_series = client.get("/trends", params={"year": 2023, "series": "delta"}).text
     assert "What’s new in 2023 at Delta" in at_series
     assert "What’s new in" not in client.get("/trends", params={"q": "kernel"}).text
+
+
+def test_an_acronym_is_shown_with_its_meaning_and_prose_is_not_shown(client: TestClient):
+    body = client.get("/api/whats-new", params={"series": "delta", "year": 2023}).json()
+    dm = next(t for t in body["rising"] if t["term"] == "DMs")
+    assert dm["meaning"] == "diffusion models" and dm["papers"] == 12
+    assert dm["search_url"].endswith("/search?q=dms&venue=delta-2023")
+    assert next(t for t in body["rising"] if t["term"] == "quantum widgets")["meaning"] is None
+    listed = {t["term"].lower() for t in body["rising"] + body["first_seen"]}
+    assert not listed & {"significantly", "demonstrably", "outshines", "xy", "krr"}
+    page = client.get("/venues/delta-2023").text
+    assert ">DMs (diffusion models)</a>" in page
+    assert ">significantly<" not in page and ">xy<" not in page and ">KRR<" not in page
