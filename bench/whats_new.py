@@ -26,7 +26,7 @@ import numpy as np
 from app.concepts import ConceptNames
 from app.config import get_settings
 from app.search.edition_terms import EditionTerms
-from app.search.filler_words import FILLER_WORDS, GENERIC_WORDS, VENUE_WORDS
+from app.search.filler_words import FILLER_WORDS, GENERIC_WORDS, PREFIXES, VENUE_WORDS
 from app.search.opened import OpenIndex
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
@@ -121,7 +121,8 @@ def faults(term: NewTerm) -> list[str]:
     and venue words only, a two-letter lowercase word, an acronym alone without a meaning."""
     words = term.shown.split()
     found = [f"filler {w!r}" for w in words if w.lower() in FILLER_WORDS]
-    if all(w.lower() in GENERIC_WORDS | VENUE_WORDS for w in words):
+    if all(w.lower() in GENERIC_WORDS | VENUE_WORDS for w in words) and not (
+            len(words) > 1 and words[0].lower() in PREFIXES):  # "pre training", "cross view"
         found.append("generic or venue words only")
     found += [f"fragment {w!r}" for w in words if _FRAGMENT.fullmatch(w)]
     if len(words) == 1 and words[0].isupper() and not term.meaning:

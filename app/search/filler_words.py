@@ -24,11 +24,11 @@ def _words(text: str) -> frozenset[str]:
 # (delve, showcase, underscore, notably, pivotal) among them. Verbs that also name a concept
 # in a phrase are not here: design, control, track, train, learn, attack, transfer, support.
 FILLER_WORDS = _words("""
-beat accommodate accomplish account achieve add address adopt advance affect aid aim allow alleviate
-amplify analyze argue arise assess assist assume attain attempt avoid benefit boost bridge
-bring broaden build capture carry cater claim combine compare complement comprise conduct
-confirm consider constitute construct contain continue contribute convey cover create deal
-decrease deliver delve demonstrate depend derive describe determine develop devise differ
+based beat accommodate accomplish account achieve add address adopt advance affect aid aim
+allow alleviate amplify analyze argue arise assess assist assume attain attempt avoid benefit
+boost bridge bring broaden build capture carry cater claim combine compare complement comprise
+conduct confirm consider constitute construct contain continue contribute convey cover create
+deal decrease deliver delve demonstrate depend derive describe determine develop devise differ
 discover discuss display elevate eliminate emerge emphasize employ empower enable encompass
 encounter encourage enhance enrich ensure entail establish evaluate examine exceed exhibit
 exist expand explain explore expose extend facilitate fail find foster fulfill gain gather give
@@ -68,27 +68,27 @@ vulnerable inherent maintaining
 # "code generation", "self supervised"): the nouns and adjectives any abstract uses, whatever
 # its subject, and the first halves of hyphenated words (self-, end-, multi-, few-shot).
 GENERIC_WORDS = _words("""
-ability accuracy advancement advantage algorithm amount analysis application approach area art
-aspect base baseline capability case challenge characteristic code community
-comparison component concept consideration contribution core data demand development
-difficulty direction effect effectiveness efficiency effort element evaluation evidence example
-experiment extent fact factor field finding focus form framework function goal idea impact
-implementation importance improvement information insight instance interest issue kind level
-limitation literature manner matter means method methodology model notion number
-objective observation option order outcome overview paper paradigm part performance perspective
-point possibility potential practice practitioner presence principle problem procedure
-process progress property purpose quality quantity range requirement research researcher
-respect role scale scenario scheme scope sense set setting situation solution source stage
-standard state step strategy strength study success superiority survey system task technique
-technology term thing time tool topic trend type understand usage use utility value variety
-version view way weakness work learn train self end non pre post multi semi co sub anti inter
-intra cross shot box middle large small high low new good better best simple strong specific
-general accurate efficient robust practical precise real rich rapid fundamental feasible
-possible sufficient primary current competitive ideal reliable solid novel key main major whole
-wide broad single multiple common prior final initial original full entire total based aware deeper
-question gap efficacy integration head shift downstream horizon fine fall short neutral
-conditional sequential comparable synthetic prerequisite direct utilization minimal execution
-poly alternating settling
+ability accuracy dataset benchmark network module pipeline advancement advantage algorithm
+amount analysis application approach area art aspect base baseline capability case challenge
+characteristic code community comparison component concept consideration contribution core data
+demand development difficulty direction effect effectiveness efficiency effort element
+evaluation evidence example experiment extent fact factor field finding focus form framework
+function goal idea impact implementation importance improvement information insight instance
+interest issue kind level limitation literature manner matter means method methodology model
+notion number objective observation option order outcome overview paper paradigm part
+performance perspective point possibility potential practice practitioner presence principle
+problem procedure process progress property purpose quality quantity range requirement research
+researcher respect role scale scenario scheme scope sense set setting situation solution source
+stage standard state step strategy strength study success superiority survey system task
+technique technology term thing time tool topic trend type understand usage use utility value
+variety version view way weakness work learn train self end non pre post multi semi co sub anti
+inter intra cross shot box middle large small high low new good better best simple strong
+specific general accurate efficient robust practical precise real rich rapid fundamental
+feasible possible sufficient primary current competitive ideal reliable solid novel key main
+major whole wide broad single multiple common prior final initial original full entire total
+aware deeper question gap efficacy integration head shift downstream horizon fine fall short
+neutral conditional sequential comparable synthetic prerequisite direct utilization minimal
+execution poly alternating settling
 """)
 
 # The venue's own words: calls, tracks and awards ("Sister Conferences Best Papers", "Abstract
