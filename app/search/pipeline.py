@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
-from whoosh.query import AndNot, Every, Not, Or, Query, Term
+from whoosh.query import AndNot, Every, Not, Or, Phrase, Query, Term
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
 from app.facets import NAMES as FACET_NAMES
@@ -157,6 +157,8 @@ class Search:
         """A question or a description: the papers with every content word, then those
         holding at least `bag_share` of the weight that the best papers hold (all of it when
         some hold every word), all listed and counted."""
+        parts = replace(parts, words=[(label, self._with_family(label, query))
+                                      for label, query in parts.words])
         bag = self._part_matches(parts)
         total = len(bag.complete)
         required = np.ones(total, dtype=bool)
@@ -173,6 +175,20 @@ class Search:
                                       len(complete))
         return Resolved(result, parsed, Or([query for _, query in parts.words]), docs,
                         allowed, bag)
+
+    def _with_family(self, typed: str, query: Query) -> Query:
+        """A question's word with the words of its family (regularizer for regularization,
+        structured for structure) at `family` weight: a question or a description says what
+        a paper is about in its own words, not in the paper's."""
+        texts = {text for name, text in query.iter_all_terms(phrases=True) if name == "text"}
+        weight = ranking.WEIGHTS.family
+        if len(texts) != 1 or weight == 0 or any(
+                isinstance(leaf, Phrase) for leaf in [query, *query.leaves()]):
+            return query
+        own = analyze(typed)
+        forms = [form for form in dict.fromkeys(map(analyze, self.current.vocabulary.family(
+            typed))) if form and form != own]
+        return Or([query, *(text_query(form, weight) for form in forms)]) if forms else query
 
     def _bag_ranked(self, resolved: Resolved, limit: int) -> list[tuple[int, float]]:
         """The best `limit` of a question's listed papers: those with every part first,

@@ -46,6 +46,8 @@ class Weights:
     bag_share: float = 0.5
     # ...and ranks a paper lacking some by BM25F × (the share of the weight it holds) ** this.
     coverage: float = 1.0
+    # A question's word also finds the words of its family (derivations) at this weight.
+    family: float = 0.25
     same_topic: float = 1.3  # a related paper of the same primary topic
     # The share of the score of a paper like a paper (related papers) or like a pasted text
     # that is the cosine of their vectors (vectors.py), the rest its lexical score over the

@@ -31,7 +31,8 @@ def weighed(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
     write_list(catalog.seeds / "weighed.txt", "WEIGH 2026 Papers", *common,
                "Pangolin scales resist stress in a broad survey of armour.",
                "Pangolin genomes and the study of armour in mammals under stress.",
-               "A study of stress in bridges, without any animal at all.")
+               "A study of stress in bridges, without any animal at all.",
+               "Explicit regularizers of pangolin armour matter less than augmentation.")
     catalog.ingest(catalog.seeds)
     return catalog
 
@@ -91,6 +92,13 @@ def test_the_total_counts_what_is_listed_and_the_page_says_so(weighed_client: Te
             assert sum(c["count"] for c in counts) == body["total"]
     page = weighed_client.get("/search", params={"q": q})
     assert f"{body['total']} result" in page.text and "1 paper holds every concept" in page.text
+
+
+def test_a_question_finds_papers_that_write_a_derivation_of_its_words(
+        weighed_client: TestClient):
+    body = _search(weighed_client, "why does explicit regularization of pangolins help")
+    assert body["hits"][0]["abstract"].startswith("Explicit regularizers of pangolin")
+    assert _search(weighed_client, "regularization pangolin")["total"] == 0  # keywords
 
 
 def test_function_words_count_inside_a_quoted_phrase(weighed_client: TestClient):
