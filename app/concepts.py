@@ -16,6 +16,7 @@ models.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -182,9 +183,16 @@ class ConceptNames:
     @classmethod
     def of(cls, current: OpenIndex) -> ConceptNames:
         """Names from an open index, which counts the papers that write a word in capitals by
-        its acronym's marker (analysis.acronym_marker)."""
+        its acronym's marker (analysis.acronym_marker). Kept per generation, they hold the
+        index weakly: a generation swapped out is not kept open by them, and they are of no
+        use once it is closed."""
+        opened = weakref.ref(current)
+
         def capitals(word: str) -> float:
-            reader = current.searcher
+            index = opened()
+            if index is None:
+                raise RuntimeError("the index these names were read from is closed")
+            reader = index.searcher
             held = max(reader.doc_frequency(name, word) for name in ("headline", "text"))
             marked = max(reader.doc_frequency(name, acronym_marker(word))
                          for name in ("headline", "text"))

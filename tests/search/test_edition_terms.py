@@ -52,10 +52,14 @@ def test_counts_equal_what_a_search_finds_in_the_edition(delta: Catalog):
             assert total == found[term], term
 
 
+_searches: dict[Path, PaperSearch] = {}  # kept open: the names read from an index need it
+
+
 def opened(catalog: Catalog) -> tuple[edition_terms.EditionTerms, ConceptNames]:
     """The catalog's edition terms and how what's new names them, from its open index."""
-    return PaperSearch(catalog.settings.index_path).with_index(
-        lambda current: (current.edition_terms, names_of(current)), None)
+    search = _searches.setdefault(catalog.settings.index_path,
+                                  PaperSearch(catalog.settings.index_path))
+    return search.with_index(lambda current: (current.edition_terms, names_of(current)), None)
 
 
 def test_what_rose_at_an_edition_and_what_is_new_there(delta: Catalog):
