@@ -33,6 +33,7 @@ PHRASE_BONUS = 0.45  # a phrase's score grows by this for each word past the fir
 # Words (with inner hyphens; a leading digit kept: "3DGS", "3D-aware") and the punctuation
 # that ends a phrase; a possessive's "'s" is not part of the word.
 _WORD = re.compile(r"[0-9]*[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*|[.,;:!?()\[\]\"]")
+_URL = re.compile(r"(?:https?://|www\.)\S+")  # a link's parts are no phrase ("https", "com")
 # Function words and the verbs and nouns every abstract uses: they split candidates.
 STOP = frozenset("""
 a about above across after again against all almost along also although always among an and
@@ -103,11 +104,17 @@ def candidate_phrases(text: str) -> Counter[str]:
     return _by_analyzed_form(_candidates(text))
 
 
+def phrases_by_terms(text: str) -> dict[tuple[str, ...], tuple[str, int]]:
+    """The candidate phrases of one text by their terms as search analyzes them: the form the
+    text uses most, and the count of all its forms."""
+    return _by_terms(_candidates(text))
+
+
 def _candidates(text: str) -> Candidates:
     known = _PHRASE_WORDS  # tokens recur across abstracts: each is classified once
     if len(known) > _PHRASE_WORDS_LIMIT:
         known.clear()
-    tokens = _WORD.findall(text)
+    tokens = _WORD.findall(_URL.sub(" . ", text))
     words = []
     for token in tokens:
         word = known.get(token)
@@ -160,14 +167,18 @@ def _add_runs(phrases: Candidates, run: list[_Word]) -> None:
                 phrases[form, terms] += 1
 
 
-def _by_analyzed_form(counts: Candidates) -> Counter[str]:
+def _by_terms(counts: Candidates) -> dict[tuple[str, ...], tuple[str, int]]:
     total: Counter[tuple[str, ...]] = Counter()
     best: dict[tuple[str, ...], tuple[int, str]] = {}
     for (phrase, terms), count in counts.items():
         total[terms] += count
         if (count, phrase) > best.get(terms, (0, "")):
             best[terms] = (count, phrase)
-    return Counter({phrase: total[terms] for terms, (_, phrase) in best.items()})
+    return {terms: (phrase, total[terms]) for terms, (_, phrase) in best.items()}
+
+
+def _by_analyzed_form(counts: Candidates) -> Counter[str]:
+    return Counter(dict(_by_terms(counts).values()))
 
 
 def content_words(text: str) -> set[str]:

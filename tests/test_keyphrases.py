@@ -43,3 +43,9 @@ def test_a_phrase_of_the_title_outranks_one_of_the_abstract_alone():
     text = "Spectral wavelets filter signals. Sparse kernels compress signals."
     assert extract(text, limit=1, title="Sparse kernels for graphs") == ["sparse kernels"]
     assert extract(text, limit=1, title="Spectral wavelets on graphs") == ["spectral wavelets"]
+
+
+def test_the_parts_of_a_link_are_no_candidates():
+    found = candidate_phrases("Code for sparse kernels is at https://github.com/lab/sparse-kernels "
+                              "and www.lab.org/kernels.")
+    assert set(found) == {"sparse kernels", "kernels"}
