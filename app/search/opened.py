@@ -26,7 +26,7 @@ from app.search.edition_terms import EditionTerms, read_edition_terms
 from app.search.expand import Synonyms
 from app.search.index import VERSION_FILE
 from app.search.layout import read_layout
-from app.search.vectors import read_vectors
+from app.search.vectors import Model, read_model, read_vectors
 from app.search.vocabulary import Vocabulary
 from app.search.whoosh_adapter import open_index
 
@@ -68,6 +68,11 @@ class OpenIndex:
         """The documents that have a vector (deleted ones have none): related papers' field."""
         return (np.flatnonzero(self.vectors.any(axis=1)) if self.vectors is not None
                 else np.zeros(0, np.int64))
+
+    @cached_property
+    def vector_model(self) -> Model | None:
+        """What projects a text beside the papers' vectors (pasted texts), where they exist."""
+        return read_model(Path(self.identity[0])) if self.vectors is not None else None
 
     @cached_property
     def live(self) -> np.ndarray:

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +49,23 @@ class Model:
     idf: np.ndarray
     directions: np.ndarray
     mean: np.ndarray
+
+    @cached_property
+    def columns(self) -> dict[str, int]:
+        return {term: i for i, term in enumerate(self.terms)}
+
+    def project(self, terms: Iterable[str]) -> np.ndarray:
+        """The vector of a text given by its analyzed terms (a pasted abstract), made as the
+        papers' are: sublinear TF-IDF over the model's terms, on its directions, centred, of
+        unit length; zeros when it has none of the model's terms."""
+        counts = Counter(self.columns[term] for term in terms if term in self.columns)
+        if not counts:
+            return np.zeros(self.directions.shape[1], np.float32)
+        columns = np.fromiter(counts.keys(), np.int64, len(counts))
+        tf = np.fromiter(counts.values(), np.float32, len(counts))
+        projected = _unit_rows(((1 + np.log(tf)) * self.idf[columns]
+                                @ self.directions[columns])[None, :])
+        return _unit_rows(np.subtract(projected, self.mean, out=projected))[0]
 
 
 def _meaningful(term: str) -> bool:
@@ -186,7 +205,7 @@ def _fit(matrix: sp.csr_matrix, terms: list[str], idf: np.ndarray,
 def write_vectors(directory: Path, refit: bool = True) -> None:
     """Fit the generation's model and write its vectors, or (`refit` False, after an update)
     project its papers with the model it has."""
-    model = None if refit else _read_model(directory)
+    model = None if refit else read_model(directory)
     ix = open_index(directory)
     try:
         with ix.searcher() as searcher:
@@ -214,7 +233,8 @@ def write_vectors(directory: Path, refit: bool = True) -> None:
     os.replace(tmp, directory / MODEL_FILE)
 
 
-def _read_model(directory: Path) -> Model | None:
+def read_model(directory: Path) -> Model | None:
+    """The generation's model, or None where it has none."""
     try:
         with np.load(directory / MODEL_FILE) as found:
             return Model(str(found["terms"]).split("\n"), found["idf"], found["directions"],
