@@ -1,12 +1,15 @@
 """Reading-list recommendations: quality on ICLR keyword lists, and speed on a large catalog.
 
-    .venv/bin/python -m bench.recommend [--lists 150] [--catalog DATA_DIR]
+    .venv/bin/python -m bench.recommend [--lists 150] [--draws 5] [--catalog DATA_DIR]
 
 Quality: the ICLR papers of ../shared/corpus/ml-abstracts.jsonl.gz are ingested without their
-author keywords (they are the judgments). A judged list is 3 papers drawn (fixed seed) from an
-author keyword that 10 to 150 papers carry; a recommended paper is relevant when it carries
-that keyword too. Printed: P@10 of the catalog's recommendations beside a TF-IDF centroid of
-the three (cosine over every paper) and the related papers of the list's first paper.
+author keywords (they are the judgments). A judged list is 3 papers drawn (fixed seeds) from an
+author keyword that 10 to 150 papers carry, 5 lists of each; a recommended paper is relevant
+when it carries that keyword too. Printed: P@10 of the catalog's recommendations for the
+three and for the first alone, beside a TF-IDF centroid of the three (cosine over every
+paper); of the related papers of the list's first paper; and of the papers like its abstract
+pasted into the search box (the paper itself left out), as search finds them and as
+`similar.like_text` does with the vectors.
 
 Speed (with --catalog, e.g. a catalog of ../shared/corpus): recommendations for 20-paper lists
 (papers of one topic), first time for each list, after the index is open.
@@ -26,17 +29,24 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from app.search import ranking
+from app.search import ranking, similar
 from app.search.analysis import analyze
+from app.search.opened import OpenIndex
+from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 
 MIN_PAPERS, MAX_PAPERS, LISTED, TOP = 10, 150, 3, 10
+# Lists drawn of each keyword: one draw's 86 lists left differences of 0.01 in noise.
+DRAWS = 5
 
 Recommender = Callable[[list[str]], list[str]]
 
 
-def judged_lists(rows: list[dict], count: int) -> list[tuple[list[str], set[str]]]:
-    """(three titles carrying a keyword, every title carrying it), most common keywords first."""
+def judged_lists(rows: list[dict], count: int,
+                 draws: int = DRAWS) -> list[tuple[list[str], set[str]]]:
+    """(three titles carrying a keyword, every title carrying it), most common keywords first;
+    `draws` lists of each keyword, each draw of its own seed (the first draw's lists are
+    those of a single draw)."""
     papers: dict[str, set[str]] = {}
     for row in rows:
         for keyword in {" ".join(k.lower().split()) for k in row["keywords"]}:
@@ -44,8 +54,11 @@ def judged_lists(rows: list[dict], count: int) -> list[tuple[list[str], set[str]
     usable = sorted(((k, t) for k, t in papers.items()
                      if MIN_PAPERS <= len(t) <= MAX_PAPERS and len(k) > 2),
                     key=lambda kt: (-len(kt[1]), kt[0]))[:count]
-    rng = random.Random(7)
-    return [(rng.sample(sorted(titles), LISTED), titles) for _, titles in usable]
+    lists = []
+    for draw in range(draws):
+        rng = random.Random(7 + draw)
+        lists += [(rng.sample(sorted(titles), LISTED), titles) for _, titles in usable]
+    return lists
 
 
 def tfidf_centroid(plain: dict[str, str]) -> Recommender:
@@ -98,17 +111,30 @@ def lexical_related(search: PaperSearch, paper_id: str, texts: Callable) -> list
         ranking.WEIGHTS = kept
 
 
-def quality(count: int) -> None:
+def pasted_like(search: PaperSearch, paper_id: str, plain: str) -> list[str]:
+    """The papers like a pasted abstract by `similar.like_text`, blended with the vectors."""
+    def like(current: OpenIndex) -> list[str]:
+        key_terms = similar.text_key_terms(current.searcher, plain)
+        found = similar.like_text(current.searcher, key_terms, plain, TOP + LISTED,
+                                  similar.Vectors.of(current.vectors, current.with_vectors),
+                                  current.vector_model)
+        return [current.ids[doc] for doc, _ in found]
+
+    return search.with_index(like, [])
+
+
+def quality(count: int, draws: int = DRAWS) -> None:
     # Here, not at the top: bench.run imports `speed` and keywords imports bench.run.
     from bench.relevance.keywords import build_catalog, iclr_rows
 
     rows = iclr_rows()
-    lists = judged_lists(rows, count)
     with tempfile.TemporaryDirectory() as tmp:
         settings = build_catalog(rows, Path(tmp))
         db = sqlite3.connect(settings.database_path)
         title_of = dict(db.execute("SELECT id, title FROM paper"))
         id_of = {title: pid for pid, title in title_of.items()}
+        lists = [(titles, relevant) for titles, relevant in judged_lists(rows, count, draws)
+                 if all(title in id_of for title in titles)]  # one paper is not ingested
         plain = dict(db.execute("SELECT id, plain FROM paper"))
 
         def texts(ids: list[str]) -> dict[str, str]:
@@ -118,10 +144,15 @@ def quality(count: int) -> None:
         methods: dict[str, Recommender] = {
             "catalog recommendations": lambda ids: [
                 r.id for r in search.recommend(ids, texts, limit=TOP)],
+            "  from the first alone": lambda ids: [
+                r.id for r in search.recommend(ids[:1], texts, limit=TOP)],
             "TF-IDF centroid (cosine)": tfidf_centroid(plain),
             "related papers of the first": lambda ids: [
                 r.id for r in search.related(ids[0], plain[ids[0]], texts, limit=TOP)],
             "  the same, words only": lambda ids: lexical_related(search, ids[0], texts),
+            "the first's abstract pasted": lambda ids: [
+                hit.id for hit in search.search(SearchRequest(q=plain[ids[0]]), texts).hits],
+            "  like_text, with vectors": lambda ids: pasted_like(search, ids[0], plain[ids[0]]),
         }
         print(f"{len(rows)} ICLR papers, {len(lists)} lists of {LISTED} papers sharing an "
               f"author keyword ({MIN_PAPERS}-{MAX_PAPERS} papers carry it)")
@@ -170,10 +201,11 @@ def print_speed(found: dict[str, float]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lists", type=int, default=150)
+    parser.add_argument("--lists", type=int, default=150, help="keywords, most common first")
+    parser.add_argument("--draws", type=int, default=DRAWS, help="lists of each keyword")
     parser.add_argument("--catalog", type=Path, help="a catalog's data directory, for speed")
     args = parser.parse_args()
-    quality(args.lists)
+    quality(args.lists, args.draws)
     if args.catalog:
         print_speed(speed(args.catalog))
 

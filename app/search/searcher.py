@@ -83,7 +83,7 @@ class PaperSearch(LiveIndex):
             return self._related.get((current.identity, paper_id), lambda: self._gated(
                 lambda: similar.related_papers(current.searcher, current.ids, topics,
                                                paper_id, plain, texts, limit,
-                                               current.vectors, current.with_vectors)))
+                                               _vectors(current))))
 
         return self.with_index(work, [])
 
@@ -95,7 +95,8 @@ class PaperSearch(LiveIndex):
             (current.identity, tuple(listed), series, year, limit), lambda: self._gated(
                 lambda: similar.recommendations(current.searcher, current.ids,
                                                 current.columns, listed, texts,
-                                                {"series": series, "year": year}, limit))),
+                                                {"series": series, "year": year}, limit,
+                                                _vectors(current)))),
             [])
 
     def _gated(self, work: Callable[[], T]) -> T:
@@ -144,6 +145,10 @@ def _suggestions(current: OpenIndex, typed: str, limit: int,
     if len(found) < limit // 2 and len(text) >= 3:
         found += _authors(current.completions.author(text, limit // 2))
     return list(dict.fromkeys(found))[:limit]
+
+
+def _vectors(current: OpenIndex) -> similar.Vectors | None:
+    return similar.Vectors.of(current.vectors, current.with_vectors)
 
 
 def _not_ready(request: SearchRequest) -> SearchResult:

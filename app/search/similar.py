@@ -1,7 +1,10 @@
-"""Papers like one paper (related papers) and like a reading list (recommendations).
+"""Papers like one paper (related papers), like a pasted text, and like a reading list
+(recommendations).
 
-Both score every paper by BM25F over posting arrays (`ranking.top_by_terms`) for weighted
-terms drawn from the texts they start from, and name the terms a found paper shares with them.
+Each scores every paper by BM25F over posting arrays (`ranking.bm25_sums`) for weighted terms
+drawn from the texts it starts from, blended, where the index has paper vectors (vectors.py),
+with the cosine of their vectors; and names the concepts a found paper shares with them
+(reasons.py).
 """
 
 from __future__ import annotations
@@ -12,23 +15,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from whoosh.query import Phrase
 from whoosh.searching import Searcher
 
-from app.search import ranking
-from app.search.analysis import analyze, surface_forms
+from app.search import ranking, reasons
+from app.search.analysis import analyze
 from app.search.columns import FacetColumn, FacetFilter
-from app.search.ranking import Leaf, best_scores, bm25_sums, top_by_terms
+from app.search.matches import matching_docs
+from app.search.ranking import Leaf, best_scores, bm25_sums
+from app.search.reasons import Concept, Frequencies
+from app.search.vectors import Model
 
 RELATED_PAPERS = 5
-KEY_TERMS = 20
-SHARED_SHOWN = 6
+KEY_TERMS = 40  # of a text: 20 and 40 measured, 40 better (docs/search.md)
 LIST_TERMS = 40
 # A term's weight in a list's profile grows with the square of the number of listed papers
 # using it: what the papers have in common is the list's theme (measured: docs/search.md).
 AGREEMENT_POWER = 2
-# Words in more than this share of the papers rank recommendations (leaving them out of the
-# profile cost P@10) but say nothing as the words a paper shares ("learning", "also").
-COMMON_SHARE = 0.1
+LIST_PHRASES = 5  # the heaviest phrases that two listed papers or more share rank too
 
 Texts = Callable[[list[str]], dict[str, str]]
 
@@ -36,14 +40,27 @@ Texts = Callable[[list[str]], dict[str, str]]
 @dataclass(frozen=True)
 class RelatedPaper:
     id: str
-    shared_terms: list[str]  # the key terms of the paper that this one shares
+    shared_terms: list[str]  # the concepts of the paper that this one shares
 
 
 @dataclass(frozen=True)
 class Recommendation:
     id: str
     score: float
-    shares: list[str]  # the list's words this paper uses, the list's most typical first
+    shares: list[str]  # the list's concepts this paper uses, the list's most typical first
+
+
+@dataclass(frozen=True)
+class Vectors:
+    """The paper vectors of an index (vectors.py), one row per document number, and the
+    documents that have one (deleted ones have none)."""
+
+    rows: np.ndarray
+    documents: np.ndarray
+
+    @classmethod
+    def of(cls, rows: np.ndarray | None, documents: np.ndarray | None) -> Vectors | None:
+        return None if rows is None or documents is None else cls(rows, documents)
 
 
 def _meaningful(term: str) -> bool:
@@ -51,72 +68,80 @@ def _meaningful(term: str) -> bool:
     return len(term) > 2 and not term.isdigit()
 
 
-def _shared(key_terms: list[str], surface: dict[str, str], text: str) -> list[str]:
-    stems = set(analyze(text))
-    shared = [surface.get(term, term) for term in key_terms if term in stems]
-    return list(dict.fromkeys(shared))[:SHARED_SHOWN]
-
-
 def text_key_terms(searcher: Searcher, text: str) -> list[tuple[str, float]]:
-    """The 20 terms that most set a text apart from the catalog, with their weights (Whoosh's
-    Bo1 model): what papers like the text are found by."""
+    """The `KEY_TERMS` terms that most set a text apart from the catalog, with their weights
+    (Whoosh's Bo1 model): what papers like the text are found by."""
     return [(term, weight) for term, weight
-            in searcher.key_terms_from_text("text", text, numterms=40)
+            in searcher.key_terms_from_text("text", text, numterms=2 * KEY_TERMS)
             if _meaningful(term)][:KEY_TERMS]
+
+
+def _scores(searcher: Searcher, leaves: list[Leaf], boost: np.ndarray | None,
+            vectors: Vectors | None, like: np.ndarray | None,
+            weight: float) -> tuple[np.ndarray, np.ndarray]:
+    """The documents found and every document's score: BM25F of the leaves (times `boost`
+    by document), blended with the cosine of the documents' vectors with `like` where given,
+    `(1 - weight) × score / best + weight × cosine`, over every document with a vector."""
+    docs, scores = bm25_sums(searcher, leaves, None)
+    if boost is not None:
+        scores = scores * boost
+    if vectors is None or like is None or weight <= 0 or not like.any():
+        return docs, scores
+    return vectors.documents, ((1 - weight) * scores / (scores.max() or 1)
+                               + weight * (vectors.rows @ like))
+
+
+def _without(docs: np.ndarray, excluded: list[int]) -> np.ndarray:
+    return docs[~np.isin(docs, np.asarray(excluded, dtype=np.int64))]
+
+
+def like_text(searcher: Searcher, key_terms: list[tuple[str, float]], text: str, limit: int,
+              vectors: Vectors | None = None,
+              model: Model | None = None) -> list[tuple[int, float]]:
+    """The `limit` papers most like a text (a pasted abstract), best first, with their
+    scores: BM25F of its key terms (`text_key_terms`), blended with the cosine of the text's
+    vector on the papers' (`model`) where the index has them."""
+    like = model.project(analyze(text)) if vectors is not None and model is not None else None
+    leaves: list[Leaf] = [("text", term, weight, None) for term, weight in key_terms]
+    return best_scores(_scores(searcher, leaves, None, vectors, like,
+                               ranking.WEIGHTS.related_vectors), limit)
 
 
 def related_papers(searcher: Searcher, ids: list[str], topics: np.ndarray | None,
                    paper_id: str, plain: str, texts: Texts, limit: int = RELATED_PAPERS,
-                   vectors: np.ndarray | None = None,
-                   with_vectors: np.ndarray | None = None) -> list[RelatedPaper]:
+                   vectors: Vectors | None = None) -> list[RelatedPaper]:
     """The papers most like one paper (by the key terms of its abstract, Whoosh's Bo1 model),
-    those of its primary topic raised, each with the key terms it shares. With the papers'
-    `vectors` (vectors.py, one row per document number) and the documents that have one
-    (`with_vectors`), the score is blended with the cosine of their vectors."""
+    those of its primary topic raised, blended with the cosine of their `vectors` where
+    given; each with the concepts of the paper it shares."""
     docnum = searcher.document_number(id=paper_id)
     if docnum is None or not plain:
         return []
     key_terms = text_key_terms(searcher, plain)
     if not key_terms:
         return []
-    own_topic = topics[docnum] if topics is not None else None
-    same_topic = ranking.WEIGHTS.same_topic
-    weight = ranking.WEIGHTS.related_vectors
-    if (vectors is not None and with_vectors is not None and weight > 0
-            and vectors[docnum].any()):
-        _, scores = bm25_sums(searcher, [("text", term, w, None) for term, w in key_terms],
-                              None)
-        if topics is not None:  # papers of the same primary topic rise: a similar area
-            scores = scores * np.where(topics == own_topic, same_topic, 1.0)
-        blended = ((1 - weight) * scores / (scores.max() or 1)
-                   + weight * (vectors @ vectors[docnum]))
-        ranked = best_scores((with_vectors[with_vectors != docnum], blended), limit)
-    else:
-        hits = [(doc, score) for doc, score
-                in top_by_terms(searcher, "text", key_terms, limit * 4 + 1) if doc != docnum]
-        ranked = sorted(hits, key=lambda hit: -hit[1] * (
-            same_topic if topics is not None and topics[hit[0]] == own_topic else 1.0))[:limit]
-    found = [ids[doc] for doc, _ in ranked]
+    boost = (None if topics is None  # papers of the same primary topic rise: a similar area
+             else np.where(topics == topics[docnum], ranking.WEIGHTS.same_topic, 1.0))
+    like = vectors.rows[docnum] if vectors is not None else None
+    docs, scores = _scores(searcher, [("text", term, w, None) for term, w in key_terms],
+                           boost, vectors, like, ranking.WEIGHTS.related_vectors)
+    found = [ids[doc] for doc, _ in best_scores((_without(docs, [docnum]), scores), limit)]
     other_texts = texts(found)
-    surface = surface_forms(plain)
-    terms = [term for term, _ in key_terms]
-    return [RelatedPaper(other, _shared(terms, surface, other_texts.get(other, "")))
+    ordered = reasons.concepts(searcher, [plain], {term for term, _ in key_terms})
+    return [RelatedPaper(other, reasons.shared(ordered, other_texts.get(other, "")))
             for other in found]
 
 
-def list_profile(searcher: Searcher, plains: list[str]) -> list[tuple[str, float, int]]:
+def list_profile(searcher: Searcher, plains: list[str],
+                 df: Frequencies | None = None) -> list[tuple[str, float, int]]:
     """The list's weighted terms: the mean of its papers' unit TF-IDF vectors, each term's
     weight raised by how many of the papers use it; the `LIST_TERMS` heaviest, each with its
     document frequency."""
     total = searcher.doc_count_all() or 1
-    df: dict[str, int] = {}
+    df = Frequencies(searcher) if df is None else df
     profile: Counter[str] = Counter()
     users: Counter[str] = Counter()
     for plain in plains:
         counts = Counter(term for term in analyze(plain) if _meaningful(term))
-        for term in counts:
-            if term not in df:
-                df[term] = searcher.doc_frequency("text", term)
         vector = {term: (1 + math.log(n)) * math.log(total / (1 + df[term]))
                   for term, n in counts.items()}
         norm = math.sqrt(sum(x * x for x in vector.values())) or 1.0
@@ -128,37 +153,54 @@ def list_profile(searcher: Searcher, plains: list[str]) -> list[tuple[str, float
     return [(term, weight, df[term]) for term, weight in weighted.most_common(LIST_TERMS)]
 
 
+def _list_leaves(searcher: Searcher, profile: list[tuple[str, float, int]],
+                 ordered: list[Concept]) -> list[Leaf]:
+    """The profile's terms, and the words of the phrases that several of the papers share
+    where the phrase stands, each at `list_phrases` times the profile's mean weight: over
+    the text, and over the headline at the search's headline weight."""
+    mean = sum(weight for _, weight, _ in profile) / len(profile)
+    phrases = [c.terms for c in ordered if len(c.terms) > 1 and c.users > 1][:LIST_PHRASES]
+    leaves: list[Leaf] = []
+    for field, boost in (("text", 1.0), ("headline", ranking.WEIGHTS.headline_match)):
+        leaves += [(field, term, weight * boost, None) for term, weight, _ in profile]
+        weight = ranking.WEIGHTS.list_phrases * mean * boost
+        for terms in phrases:
+            where = matching_docs(searcher, Phrase(field, list(terms)))
+            leaves += [(field, term, weight, where) for term in terms]
+    return leaves
+
+
 def recommendations(searcher: Searcher, ids: list[str], columns: dict[str, FacetColumn],
                     listed: list[str], texts: Texts, filters: dict[str, object],
-                    limit: int) -> list[Recommendation]:
+                    limit: int, vectors: Vectors | None = None) -> list[Recommendation]:
     """The `limit` papers (of the facet values `filters` names) most like the listed ones
-    taken together, never one of them; each with the list's words it shares. `texts` gives
-    plain texts by paper ID."""
+    taken together, never one of them, blended with the cosine of the papers' `vectors` with
+    their mean where given; each with the list's concepts it shares. `texts` gives plain
+    texts by paper ID."""
     listed_docs = [doc for doc in (searcher.document_number(id=pid) for pid in listed)
                    if doc is not None]
     plains = [plain for plain in texts(listed).values() if plain]
     if not listed_docs or not plains:
         return []
-    profile = list_profile(searcher, plains)
+    df = Frequencies(searcher)
+    profile = list_profile(searcher, plains, df)
     if not profile:
         return []
-    leaves: list[Leaf] = [("text", term, weight, None) for term, weight, _ in profile]
-    headline = ranking.WEIGHTS.headline_match
-    leaves += [("headline", term, weight * headline, None) for term, weight, _ in profile]
-    docs, scores = bm25_sums(searcher, leaves, None)
-    docs = docs[~np.isin(docs, np.asarray(listed_docs, dtype=np.int64))]
+    ordered = reasons.concepts(searcher, plains, {term for term, _, _ in profile},
+                               AGREEMENT_POWER, df)
+    like = None
+    if vectors is not None:
+        mean = vectors.rows[listed_docs].mean(axis=0)
+        like = mean / (np.linalg.norm(mean) or 1)
+    docs, scores = _scores(searcher, _list_leaves(searcher, profile, ordered), None, vectors,
+                           like, ranking.WEIGHTS.list_vectors)
+    docs = _without(docs, listed_docs)
     chosen = {name: value for name, value in filters.items() if value not in ("", None)}
     if chosen:
         docs = FacetFilter(columns, chosen, docs).allowed()
     best = best_scores((docs, scores), limit)
     found = [ids[doc] for doc, _ in best]
     other_texts = texts(found)
-    surface: dict[str, str] = {}
-    for plain in plains:
-        for stem, word in surface_forms(plain).items():
-            surface.setdefault(stem, word)
-    common = COMMON_SHARE * searcher.doc_count_all()
-    terms = [term for term, _, df in profile if df <= common]
     return [Recommendation(paper, round(score, 4),
-                           _shared(terms, surface, other_texts.get(paper, "")))
+                           reasons.shared(ordered, other_texts.get(paper, "")))
             for paper, (_, score) in zip(found, best, strict=True)]

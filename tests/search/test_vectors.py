@@ -12,8 +12,11 @@ import pytest
 
 from app.catalog import papers_by_id
 from app.ingest.load import ingest_paths
+from app.search import similar
 from app.search import vectors as vectors_module
+from app.search.analysis import analyze
 from app.search.index import SyncKind, sync_index
+from app.search.opened import OpenIndex
 from app.search.searcher import PaperSearch
 from app.search.vectors import VECTORS_FILE, read_vectors, write_vectors
 from app.search.whoosh_adapter import open_index
@@ -81,6 +84,36 @@ def test_related_papers_find_the_theme_beyond_shared_words(themed: Catalog):
         assert not any(plains[r.id].startswith("robots") for r in related)
         assert any(r.id in kernels and not set(plains[r.id].split()) & set(plains[pid].split())
                    & set(THEMES["kernels"]) for r in related)
+
+
+def test_a_text_is_projected_as_the_papers_are(themed: Catalog):
+    search = PaperSearch(themed.settings.index_path)
+    current = search.with_index(lambda current: current, None)
+    assert current is not None and current.vector_model is not None
+    plains = texts_of(themed)(current.ids)
+    for doc, pid in enumerate(current.ids[:20]):
+        projected = current.vector_model.project(analyze(plains[pid]))
+        assert float(projected @ current.vectors[doc]) > 0.99
+    assert not current.vector_model.project(analyze("zzyzx qwertz")).any()
+
+
+def test_papers_like_a_pasted_text_are_of_its_theme_beyond_shared_words(themed: Catalog):
+    """A text of kernel words, none of them the seeds': the papers like it by words and by
+    vectors are kernel papers, also those sharing none of its words."""
+    search = PaperSearch(themed.settings.index_path)
+    plains = texts_of(themed)(search.with_index(lambda current: current.ids, []))
+    text = " ".join(THEMES["kernels"][:4])
+
+    def like(current: OpenIndex) -> list[tuple[int, float]]:
+        key_terms = similar.text_key_terms(current.searcher, text)
+        return similar.like_text(current.searcher, key_terms, text, 30,
+                                 similar.Vectors.of(current.vectors, current.with_vectors),
+                                 current.vector_model)
+
+    found = [plains[search.with_index(lambda current: current.ids, [])[doc]]
+             for doc, _ in search.with_index(like, [])]
+    assert len(found) == 30 and all(plain.startswith("kernels") for plain in found)
+    assert any(not set(analyze(plain)) & set(analyze(text)) for plain in found)
 
 
 def test_an_update_projects_the_new_papers(tmp_path: Path):

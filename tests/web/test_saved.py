@@ -54,9 +54,12 @@ def test_recommendations_never_list_a_listed_paper_and_share_the_lists_words(
         full = client.get(f"/api/papers/{paper['id']}").json()
         assert paper["venue"] == full["venue"] and paper["year"] == full["year"]
         stems = set(analyze(full["abstract"]))
-        for word in paper["shares"]:  # each shared word is in the paper and in the list
+        for word in paper["shares"]:  # each shared concept is in the paper and in the list
             assert set(analyze(word)) <= stems & listed_stems, (word, paper["id"])
-    assert sum(bool(p["shares"]) for p in found) >= len(found) * 0.8
+    # Not all name one: a paper may be found by the vectors' meaning, and among the seeds'
+    # 91 papers what these three theory papers share is mostly common words ("bound" is in
+    # 27 of them, "generalization" in 72), which are no reason.
+    assert sum(bool(p["shares"]) for p in found) >= len(found) * 0.4
 
 
 THEME = ["tardigrade", "cryptobiosis", "desiccation", "anhydrobiosis", "trehalose",

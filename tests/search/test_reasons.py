@@ -1,0 +1,58 @@
+"""The reasons shown beside related papers and recommendations (issue 40, item 2) name the
+concepts two papers share, phrases and acronyms first, never a function word they share."""
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.conftest import Catalog, served_list
+
+# Four papers on one rare theme, each sharing a phrase with the others ("cochlear implants")
+# and an acronym ("CI"), and a verb that the seeds never use but each of them repeats.
+THEME = [
+    "Spiking cochlear implants (CI) encode speech for deaf listeners. This suggests that CI "
+    "users hear pitch in electrode bursts, and it suggests a cochlear implant tuning {n}.",
+    "Cochlear implants (CI) stimulate the auditory nerve with electrode arrays. Our study "
+    "suggests that CI listeners gain from tonotopic electrode mapping {n}.",
+]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Catalog, TestClient]]:
+    abstracts = [THEME[i % 2].format(n=f"variant{i}") for i in range(4)]
+    with served_list(tmp_path_factory, "COCHLEA 2026 Papers", *abstracts) as catalog_client:
+        yield catalog_client
+
+
+def theme_papers(client: TestClient) -> list[dict]:
+    return client.get("/api/venues/cochlea-2026/papers").json()["papers"]
+
+
+def test_related_papers_name_shared_phrases_and_acronyms_not_shared_verbs(served):
+    _, client = served
+    for paper in theme_papers(client):
+        related = client.get(f"/api/papers/{paper['id']}").json()["related"]
+        theme = {p["id"] for p in theme_papers(client)}
+        on_theme = [r for r in related if r["id"] in theme]
+        assert len(on_theme) == 3
+        for other in on_theme:  # the longest phrase both use: "cochlear implant tuning"
+            assert any("cochlear implant" in name for name in other["shares"])
+            assert any(name.startswith("CI") for name in other["shares"])
+        assert not any(word.startswith("suggest") for r in related for word in r["shares"])
+        page = client.get(paper["url"]).text
+        shown = re.findall(r"shares: ([^<]*)</span>", page)  # the page's related papers
+        assert all("suggest" not in s for s in shown)
+        assert sum("cochlear implant" in s for s in shown) == 3
+
+
+def test_recommendations_name_the_lists_phrases_not_its_shared_verbs(served):
+    _, client = served
+    papers = theme_papers(client)
+    found = client.get("/api/recommendations",
+                       params={"ids": ",".join(p["id"] for p in papers[:2])}).json()["papers"]
+    first = found[:2]
+    assert {p["id"] for p in first} == {p["id"] for p in papers[2:]}
+    assert all(any("cochlear implant" in name for name in p["shares"]) for p in first)
+    assert not any(word.startswith("suggest") for p in found for word in p["shares"])
