@@ -11,6 +11,8 @@ the same postings.
 
 from __future__ import annotations
 
+from copy import copy
+
 import numpy as np
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Phrase, Query, Term
 from whoosh.query.ranges import NumericRange
@@ -144,3 +146,27 @@ def positions_in(searcher: Searcher, fieldname: str, word: str, doc: int) -> np.
             return term_postings(reader, fieldname, word, positions=True).positions_of(
                 doc - offset)
     return np.zeros(0, dtype=np.int32)
+
+
+def matching_query(query: Query) -> Query:
+    """The same matches with fewer matchers: `Or(X(headline), X(text))` becomes `X(text)`.
+
+    The text field holds the headline's words too (the first sentence, or the title put in
+    front of the abstract), so the headline alternative only adds score, not matches. Used to
+    count matches and facets, where scoring is not needed.
+    """
+    def as_text(node: Query) -> Query:
+        renamed = copy(node)
+        renamed.fieldname = "text"  # type: ignore[attr-defined]
+        renamed.boost = 1.0
+        return renamed
+
+    def simplify(node: Query) -> Query:
+        if not isinstance(node, Or):
+            return node
+        parts = node.subqueries
+        kept = [part for part in parts if not (
+            part.is_leaf() and part.field() == "headline" and as_text(part) in parts)]
+        return kept[0] if len(kept) == 1 else Or(kept)
+
+    return query.accept(simplify)

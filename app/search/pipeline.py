@@ -19,7 +19,7 @@ from app.search import proximity, ranking, similar
 from app.search.analysis import analyze
 from app.search.columns import FacetFilter, as_array, as_mask
 from app.search.expand import text_query
-from app.search.matches import Phrases, matching_docs
+from app.search.matches import Phrases, matching_docs, matching_query
 from app.search.opened import OpenIndex
 from app.search.query import (
     FILTER_INDEX_FIELDS,
@@ -29,7 +29,6 @@ from app.search.query import (
     QueryParser,
     QueryParts,
     is_pasted_text,
-    matching_query,
     replace_word,
 )
 from app.search.question import PartMatches, Reading

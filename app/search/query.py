@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from copy import copy
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -398,27 +397,3 @@ def _join_synonym_spans(items: list[_Item], table: SynonymTable) -> list[_Item]:
             joined.append(items[i])
             i += 1
     return joined
-
-
-def matching_query(query: Query) -> Query:
-    """The same matches with fewer matchers: `Or(X(headline), X(text))` becomes `X(text)`.
-
-    The text field holds the headline's words too (the first sentence, or the title put in
-    front of the abstract), so the headline alternative only adds score, not matches. Used to
-    count matches and facets, where scoring is not needed.
-    """
-    def as_text(node: Query) -> Query:
-        renamed = copy(node)
-        renamed.fieldname = "text"  # type: ignore[attr-defined]
-        renamed.boost = 1.0
-        return renamed
-
-    def simplify(node: Query) -> Query:
-        if not isinstance(node, Or):
-            return node
-        parts = node.subqueries
-        kept = [part for part in parts if not (
-            part.is_leaf() and part.field() == "headline" and as_text(part) in parts)]
-        return kept[0] if len(kept) == 1 else Or(kept)
-
-    return query.accept(simplify)

@@ -13,8 +13,8 @@ from app.ingest.load import ingest_paths
 from app.search import arrays, ranking
 from app.search.arrays import ARRAYS_DIR
 from app.search.index import SyncKind, sync_index
-from app.search.matches import matching_docs
-from app.search.query import QueryParser, matching_query
+from app.search.matches import matching_docs, matching_query
+from app.search.query import QueryParser
 from app.search.ranking import top_by_terms, top_matches
 from tests.conftest import Catalog, write_list
 

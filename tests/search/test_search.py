@@ -93,7 +93,8 @@ def test_alpha_entmax_in_the_seeds(seeded: Catalog):
 def test_matching_query_matches_exactly_what_the_ranked_query_matches(seeded: Catalog):
     from whoosh import index as whoosh_index
 
-    from app.search.query import QueryParser, matching_query
+    from app.search.matches import matching_query
+    from app.search.query import QueryParser
 
     searcher = whoosh_index.open_dir(str(seeded.settings.index_path)).searcher()
     parser = QueryParser(lambda prefix: [], lambda name: True)
