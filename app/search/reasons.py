@@ -1,15 +1,16 @@
 """Why a paper is shown beside another paper, or beside a reading list: the concepts of the
-texts it was found from that it uses too ("lottery tickets", "NLP", "pruning"), the rarest and
-longest first; never a verb or a function word ("suggests", "propose", "results").
+texts it was found from that it uses too ("lottery ticket hypothesis", "NLP", "pruning"),
+phrases and acronyms first; never a verb or a function word ("suggests", "propose", "results").
 
 A text's concepts are its candidate keyphrases (keyphrases.py): noun phrases of one to three
 words, and acronyms that it defines or uses twice, in their case. Each weighs like a keyphrase
 (uses × mean IDF × a bonus for each word past the first) times the number of the texts using
-it to a power (a list's theme first); phrases and acronyms are named before words alone. A
-word alone is a concept only where the search ranked by it too, it is in at most
-`COMMON_SHARE` of the papers ("learning" ranks but says nothing) and it can only be a noun;
-a phrase unless all its words are that common. Recommendations also rank by the phrases that
-several listed papers share (similar.py).
+it to a power (a list's theme first), and is named as the longest phrase holding it that both
+texts use. Never named (`_names_a_concept`): a phrase with a filler word or of generic words
+only (filler_words.py), or whose words are all in more than `COMMON_SHARE` of the papers
+("neural networks"); a word alone unless the search ranked by it too, it is that rare and it
+is no adjective or adverb ("natural", "best"). Recommendations also rank by the phrases that
+several listed papers share, named or not (similar.py).
 """
 
 from __future__ import annotations
