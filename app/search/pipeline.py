@@ -32,7 +32,7 @@ from app.search.query import (
     replace_word,
 )
 from app.search.question import PartMatches, Reading
-from app.search.ranking import match_scores, top_by_terms, top_matches
+from app.search.ranking import match_scores, top_matches
 from app.search.results import (
     PER_PAGE,
     QueryReading,
@@ -69,6 +69,8 @@ class Resolved:
     allowed: set[int]
     # A question or a description: its parts' matches and weights, which list and rank it.
     bag: PartMatches | None = None
+    # A pasted text: the papers listed, most like it first, and their likeness.
+    likeness: list[tuple[int, float]] | None = None
 
 
 class Search:
@@ -117,8 +119,8 @@ class Search:
             return []
         sortedby = (FieldFacet("added", reverse=True) if newest_first
                     else self._sort_order())
-        if resolved.bag is not None and sortedby is None:
-            ranked = self._bag_ranked(resolved, limit or len(allowed))
+        if sortedby is None and (resolved.bag is not None or resolved.likeness is not None):
+            ranked = self._own_order(resolved, limit or len(allowed))
             return [self.current.ids[doc] for doc, _ in ranked]
         results = self.searcher.search(query, limit=limit, filter=allowed, sortedby=sortedby)
         return [hit["id"] for hit in results]
@@ -189,6 +191,12 @@ class Search:
             typed))) if form and form != own]
         return Or([query, *(text_query(form, weight) for form in forms)]) if forms else query
 
+    def _own_order(self, resolved: Resolved, limit: int) -> list[tuple[int, float]]:
+        """The best `limit` of a pasted text's or a question's papers, in their own order."""
+        if resolved.likeness is not None:
+            return resolved.likeness[:limit]
+        return self._bag_ranked(resolved, limit)
+
     def _bag_ranked(self, resolved: Resolved, limit: int) -> list[tuple[int, float]]:
         """The best `limit` of a question's listed papers: those with every part first,
         then by BM25F over the parts they share times the share of the weight they hold;
@@ -221,12 +229,15 @@ class Search:
         key_terms = similar.text_key_terms(self.searcher, text)
         if not key_terms:
             return Resolved(result, parsed, None, set(), set())
-        candidates = [doc for doc, _ in top_by_terms(self.searcher, "text", key_terms,
-                                                     LIKE_TEXT_CANDIDATES)]
-        allowed = self._filtered(set(candidates))
+        current = self.current
+        ranked = similar.like_text(self.searcher, key_terms, text, LIKE_TEXT_CANDIDATES,
+                                   similar.Vectors.of(current.vectors, current.with_vectors),
+                                   current.vector_model)
+        allowed = self._filtered({doc for doc, _ in ranked})
+        listed = [(doc, score) for doc, score in ranked if doc in allowed][:LIKE_TEXT_RESULTS]
         query = Or([Term("text", term, boost=weight) for term, weight in key_terms])
-        return Resolved(result, parsed, query, set(candidates[:LIKE_TEXT_RESULTS]),
-                        set([doc for doc in candidates if doc in allowed][:LIKE_TEXT_RESULTS]))
+        return Resolved(result, parsed, query, {doc for doc, _ in ranked[:LIKE_TEXT_RESULTS]},
+                        {doc for doc, _ in listed}, likeness=listed)
 
     def _sort_order(self) -> MultiFacet | None:
         if self.request.sort == "venue":
@@ -343,8 +354,9 @@ class Search:
     def _page(self, resolved: Resolved, start: int) -> list[SearchHit]:
         query = resolved.query
         assert query is not None  # run() pages only a query
-        if resolved.bag is not None and self._sort_order() is None:
-            return self._hits(self._bag_ranked(resolved, start + PER_PAGE)[start:], query,
+        if self._sort_order() is None and (resolved.bag is not None
+                                           or resolved.likeness is not None):
+            return self._hits(self._own_order(resolved, start + PER_PAGE)[start:], query,
                               parts=resolved.bag)
         ranked = self._ranked(resolved, query, start + PER_PAGE)[start:]
         plain = self.texts([paper_id for paper_id, _ in ranked])
