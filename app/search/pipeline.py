@@ -16,7 +16,7 @@ from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
 from app.facets import NAMES as FACET_NAMES
 from app.search import proximity, ranking, similar
-from app.search.analysis import analyze
+from app.search.analysis import analyze, surface_forms
 from app.search.columns import FacetFilter, as_array, as_mask
 from app.search.expand import text_query
 from app.search.matches import Phrases, matching_docs, matching_query
@@ -50,6 +50,21 @@ LIKE_TEXT_CANDIDATES = 2000
 LIKE_TEXT_NOTE = ("This {words}-word query was read as a text, not as words that must all "
                   "match: these are the {n} papers most like it as a whole (by the terms that "
                   "most set it apart), as related papers are found.")
+
+
+def _phrase_words(parsed: ParsedQuery) -> QueryParts | None:
+    """The words of a query that is one phrase (or one synonym group's), as its parts:
+    "federated learning" goes on with papers that write "federated fine-tuning ... learning"."""
+    query = parsed.query
+    if query is None or _excludes(query) or not any(
+            isinstance(leaf, Phrase) for leaf in [query, *query.leaves()]) or any(
+            leaf.field() in FILTER_INDEX_FIELDS for leaf in query.leaves()):
+        return None
+    forms = surface_forms(parsed.text)
+    words = list(dict.fromkeys(analyze(parsed.text)))
+    if len(words) < 2:
+        return None
+    return QueryParts([(forms.get(word, word), text_query((word,))) for word in words], [], None)
 
 
 def _excludes(query: Query) -> bool:
@@ -287,8 +302,9 @@ class Search:
 
     def _partial(self, parsed: ParsedQuery, exact: set[int], room: int) -> list[SearchHit]:
         """The best papers with most but not all of the query's parts (at least half of
-        them), by how many they have, then by the score of the parts they have."""
-        parts = parsed.parts if parsed.query is not None else None
+        them; the words of a lone phrase are its parts), by the score of the parts they
+        have."""
+        parts = (parsed.parts or _phrase_words(parsed)) if parsed.query is not None else None
         if parts is None:
             return []
         matches = self._part_matches(parts)
@@ -327,14 +343,12 @@ class Search:
     def _fill(self, either: Query, candidates: set[int], room: int,
               parts: PartMatches | None = None) -> list[SearchHit]:
         """The best `room` of `candidates` as hits that follow the exact matches, by their
-        score for `either` (whose terms the snippets mark), times the share of the parts'
-        weight they hold when `parts` are given: lacking a rare word costs more than lacking
-        a common one."""
+        BM25F score for `either` (whose terms the snippets mark): each word they hold weighs
+        its IDF, so lacking a rare word costs more than lacking a common one. Each hit names
+        the `parts` it lacks."""
         scores = match_scores(self.searcher, either, candidates, self.phrases)
         docs = as_array(candidates)
         score = scores[docs] if scores is not None else np.zeros(len(docs))
-        if parts is not None:
-            score = score * parts.share[docs] ** ranking.WEIGHTS.coverage
         order = np.lexsort((docs, -score))[:room]
         best = [(int(docs[i]), float(score[i])) for i in order]
         return self._hits(best, either, partial=True, parts=parts)

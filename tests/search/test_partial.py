@@ -75,3 +75,12 @@ def test_of_three_parts_a_partial_match_has_at_least_two(client: TestClient):
     partial = [hit for hit in body["hits"] if hit["partial"]]
     assert partial and all(len(hit["missing"]) == 1 for hit in partial)
     assert body["total"] == 0  # no abstract has the quokka
+
+
+def test_a_phrase_with_few_matches_goes_on_with_papers_holding_its_words_apart(
+        client: TestClient):
+    exact = _search(client, '"federated learning"')
+    apart = [hit for hit in exact["hits"] if hit["partial"]]
+    assert 0 < exact["total"] < 20 and apart
+    assert apart[0]["missing"] == ["learning"]  # lacking the common word, not the rare one
+    assert all("federated learning" not in hit["abstract"].lower() for hit in apart)

@@ -105,7 +105,9 @@ def test_function_words_count_inside_a_quoted_phrase(weighed_client: TestClient)
     body = _search(weighed_client, 'how is "study of stress" done')
     assert body["reading"]["kind"] == "question"
     assert body["reading"]["not_required"] == ["how", "done"]
-    assert {hit["abstract"][:12] for hit in body["hits"]} == {"A study of s"}
+    assert body["total"] == 1
+    assert [hit["abstract"][:12] for hit in body["hits"] if not hit["partial"]] == [
+        "A study of s"]
 
 
 def test_a_query_of_function_words_alone_is_searched_as_typed(client: TestClient):
