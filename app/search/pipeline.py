@@ -19,6 +19,7 @@ from app.search import proximity, ranking, similar
 from app.search.analysis import analyze, surface_forms
 from app.search.columns import FacetFilter, as_array, as_mask
 from app.search.expand import text_query
+from app.search.filler_words import FILLER_WORDS
 from app.search.matches import Phrases, matching_docs, matching_query
 from app.search.opened import OpenIndex
 from app.search.query import (
@@ -31,7 +32,7 @@ from app.search.query import (
     is_pasted_text,
     replace_word,
 )
-from app.search.question import PartMatches, Reading
+from app.search.question import PartMatches, Reading, is_function_word
 from app.search.ranking import match_scores, top_matches
 from app.search.results import (
     PER_PAGE,
@@ -250,7 +251,10 @@ class Search:
                                    current.vector_model)
         allowed = self._filtered({doc for doc, _ in ranked})
         listed = [(doc, score) for doc, score in ranked if doc in allowed][:LIKE_TEXT_RESULTS]
-        query = Or([Term("text", term, boost=weight) for term, weight in key_terms])
+        # What the snippets mark: the key terms that name something ("without", "enables" rank,
+        # but marked they only clutter the snippet).
+        query = Or([Term("text", term, boost=weight) for term, weight in key_terms
+                    if not is_function_word(term) and term not in FILLER_WORDS])
         return Resolved(result, parsed, query, {doc for doc, _ in ranked[:LIKE_TEXT_RESULTS]},
                         {doc for doc, _ in listed}, likeness=listed)
 
