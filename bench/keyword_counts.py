@@ -41,14 +41,19 @@ def keyword_counts(search: PaperSearch) -> dict[str, dict[str, object]]:
     for q in QUERIES:
         result = search.counts(SearchRequest(q=q))
         years = {str(year): count for year, count in result.facets.get("year", [])}
-        counts[q] = {"total": result.total, "years": dict(sorted(years.items()))}
+        counts[q] = {"total": result.total, "years": dict(sorted(years.items())),
+                     "reading": result.reading.kind if result.reading else "keywords"}
     return counts
 
 
 def differences(before: dict, after: dict) -> list[str]:
+    """The queries whose total or years changed, each with how it is read now: a query of a
+    few words that no paper holds all of is read as a description (search/question.py)."""
     return [f"{q}: {before[q]['total']} -> {after[q]['total'] if q in after else 'missing'}"
             + ("" if q in after and before[q]["years"] == after[q]["years"] else " (years)")
-            for q in before if q not in after or before[q] != after[q]]
+            + (f", read as a {after[q]['reading']}" if q in after else "")
+            for q in before if q not in after or (before[q]["total"], before[q]["years"]) != (
+                after[q]["total"], after[q]["years"])]
 
 
 def main() -> None:

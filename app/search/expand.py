@@ -11,7 +11,7 @@ and `sim` are words. Every form of a group finds the same papers; the form typed
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -19,7 +19,7 @@ from whoosh.query import Or, Phrase, Query, Term
 
 from app.search import ranking
 from app.search.acronyms import Meaning, learned_groups
-from app.search.analysis import acronym_form, acronym_term
+from app.search.analysis import acronym_form, acronym_term, analyze
 from app.search.synonyms import SYNONYM_GROUPS
 
 SynonymTable = dict[tuple[str, ...], tuple[tuple[str, ...], ...]]
@@ -36,6 +36,22 @@ def _group_table(groups: Iterable[Iterable[str]]) -> SynonymTable:
 
 
 
+
+
+def with_family(query: Query, typed: str, family: Callable[[str], list[str]]) -> Query:
+    """A question's word (`query`, as `typed`) with the words of its `family` (derivations:
+    regularizer for regularization, structured for structure) at `ranking.WEIGHTS.family`:
+    a question or a description says what a paper is about in its own words, not the
+    paper's. A phrase or a synonym group stays as it is."""
+    texts = {text for name, text in query.iter_all_terms(phrases=True) if name == "text"}
+    weight = ranking.WEIGHTS.family
+    if len(texts) != 1 or weight == 0 or any(
+            isinstance(leaf, Phrase) for leaf in [query, *query.leaves()]):
+        return query
+    own = analyze(typed)
+    forms = [form for form in dict.fromkeys(map(analyze, family(typed)))
+             if form and form != own]
+    return Or([query, *(text_query(form, weight) for form in forms)]) if forms else query
 
 
 def text_query(tokens: tuple[str, ...], weight: float = 1.0) -> Query:

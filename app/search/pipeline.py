@@ -18,7 +18,7 @@ from app.facets import NAMES as FACET_NAMES
 from app.search import proximity, ranking, similar
 from app.search.analysis import analyze, surface_forms
 from app.search.columns import FacetFilter, as_array, as_mask
-from app.search.expand import text_query
+from app.search.expand import text_query, with_family
 from app.search.filler_words import FILLER_WORDS
 from app.search.matches import Phrases, matching_docs, matching_query
 from app.search.opened import OpenIndex
@@ -161,6 +161,10 @@ class Search:
         if not allowed and parsed.text:
             query, docs = self._fallback(parsed, result, query, docs)
             allowed = self._filtered(docs)
+        if not allowed and not result.showing_corrected and parsed.reading is Reading.KEYWORDS:
+            reread = self.parser.parse(request.q, unmatched=True)  # a short description?
+            if reread.reading is not Reading.KEYWORDS and reread.parts is not None:
+                return self._bag(reread, reread.parts, result)
         if parsed.reading is not Reading.KEYWORDS:  # of one concept: listed as it is
             result.reading = QueryReading(parsed.reading.value, parsed.dropped,
                                           parsed.concepts, len(allowed))
@@ -174,7 +178,8 @@ class Search:
         """A question or a description: the papers with every content word, then those
         holding at least `bag_share` of the weight that the best papers hold (all of it when
         some hold every word), all listed and counted."""
-        parts = replace(parts, words=[(label, self._with_family(label, query))
+        family = self.current.vocabulary.family
+        parts = replace(parts, words=[(label, with_family(query, label, family))
                                       for label, query in parts.words])
         bag = self._part_matches(parts)
         total = len(bag.complete)
@@ -192,20 +197,6 @@ class Search:
                                       len(complete))
         return Resolved(result, parsed, Or([query for _, query in parts.words]), docs,
                         allowed, bag)
-
-    def _with_family(self, typed: str, query: Query) -> Query:
-        """A question's word with the words of its family (regularizer for regularization,
-        structured for structure) at `family` weight: a question or a description says what
-        a paper is about in its own words, not in the paper's."""
-        texts = {text for name, text in query.iter_all_terms(phrases=True) if name == "text"}
-        weight = ranking.WEIGHTS.family
-        if len(texts) != 1 or weight == 0 or any(
-                isinstance(leaf, Phrase) for leaf in [query, *query.leaves()]):
-            return query
-        own = analyze(typed)
-        forms = [form for form in dict.fromkeys(map(analyze, self.current.vocabulary.family(
-            typed))) if form and form != own]
-        return Or([query, *(text_query(form, weight) for form in forms)]) if forms else query
 
     def _own_order(self, resolved: Resolved, limit: int) -> list[tuple[int, float]]:
         """The best `limit` of a pasted text's or a question's papers, in their own order."""
@@ -376,11 +367,9 @@ class Search:
                                            or resolved.likeness is not None):
             return self._hits(self._own_order(resolved, start + PER_PAGE)[start:], query,
                               parts=resolved.bag)
-        ranked = self._ranked(resolved, query, start + PER_PAGE)[start:]
-        plain = self.texts([paper_id for paper_id, _ in ranked])
-        terms = query_terms(query)
-        return [SearchHit(paper_id, score, make_snippet(plain.get(paper_id, ""), terms))
-                for paper_id, score in ranked]
+        numbers = self.current.document_numbers
+        return self._hits([(numbers[paper_id], score) for paper_id, score
+                           in self._ranked(resolved, query, start + PER_PAGE)[start:]], query)
 
     def _ranked(self, resolved: Resolved, query: Query,
                 limit: int) -> list[tuple[str, float]]:

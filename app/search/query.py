@@ -54,7 +54,6 @@ _TOKEN = re.compile(
     r'(?P<neg>-)?(?:(?P<field>[A-Za-z]+):(?:"(?P<fphrase>[^"]*)"?|(?P<fvalue>[^\s()"]*))'
     r'|"(?P<phrase>[^"]*)"?|(?P<open>\()|(?P<close>\))|(?P<word>[^\s()"]+))'
 )
-_OPERATORS = frozenset({"AND", "OR", "NOT", "&&"})
 _YEAR_RANGE = re.compile(r"^(\d{4})\s*(?:-|\.\.)\s*(\d{4})$")
 
 # Expands `prefix*` into at most this many of its most frequent completions.
@@ -171,7 +170,9 @@ class QueryParser:
         self.has_field = has_field
         self.synonyms = synonyms or Synonyms.of()
 
-    def parse(self, raw: str) -> ParsedQuery:
+    def parse(self, raw: str, unmatched: bool = False) -> ParsedQuery:
+        """The query; `unmatched` when no paper holds all its words: then a few words
+        without a question are read as a description (question.py)."""
         text, notes = clean_query_text(raw)
         self.notes = notes
         self.words: list[str] = []
@@ -180,7 +181,7 @@ class QueryParser:
         self.tokens = list(_TOKEN.finditer(text))
         self.position = 0
         self.dropped: list[str] = []
-        self.reading = self._reading(text)
+        self.reading = reading_of(self.tokens, text, unmatched)
         parsed = ParsedQuery(text, None, notes=notes, reading=self.reading,
                              dropped=self.dropped)
         if not self.tokens:
@@ -200,15 +201,6 @@ class QueryParser:
             return parsed
         parsed.query = query.normalize()
         return parsed
-
-    def _reading(self, text: str) -> Reading:
-        """Whether the query is keywords, a question or a description (question.py)."""
-        words = [token["word"] for token in self.tokens
-                 if token["word"] and not token["neg"] and token["word"] not in _OPERATORS]
-        expert = any(token["open"] or token["close"] or token["word"] == "OR"
-                     for token in self.tokens)
-        phrases = sum(token["phrase"] is not None for token in self.tokens)
-        return reading_of(words, phrases, text, expert, lambda word: bool(analyze(word)))
 
     def _note(self, note: str) -> None:
         if note not in self.notes:

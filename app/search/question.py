@@ -31,10 +31,13 @@ from enum import Enum
 import numpy as np
 from whoosh.query import Query
 
-from app.search.analysis import STOP_WORDS
+from app.search.analysis import STOP_WORDS, analyze
 
-# A query with this many content words is a description: no paper holds them all.
+# A query with this many content words is a description: no paper holds them all; one with
+# fewer is, when no paper does.
 MANY_WORDS = 6
+FEW_WORDS = 4
+_OPERATORS = frozenset({"AND", "OR", "NOT", "&&"})
 
 INTERROGATIVES = frozenset(
     "how what why which when where who whom whose whether what's how's".split())
@@ -84,16 +87,18 @@ def _plain(word: str) -> str:
     return _TRIM.sub("", word).lower().replace("’", "'")
 
 
-def reading_of(words: list[str], phrases: int, text: str, expert: bool,
-               has_terms: Callable[[str], bool]) -> Reading:
-    """How a query is read, from its plain words in order (`words`), its number of quoted
-    `phrases`, its whole `text`, whether it uses OR or parentheses (`expert`), and which
-    words have any terms."""
-    if expert:
-        return Reading.KEYWORDS
+def reading_of(tokens: list[re.Match[str]], text: str, unmatched: bool = False) -> Reading:
+    """How a query is read, from its tokens (query.py's `_TOKEN` matches) and its text; a
+    query of at least `FEW_WORDS` content words that no paper holds all of (`unmatched`)
+    is a description too."""
+    if any(token["open"] or token["close"] or token["word"] == "OR" for token in tokens):
+        return Reading.KEYWORDS  # an expert's query: read as typed
+    words = [token["word"] for token in tokens
+             if token["word"] and not token["neg"] and token["word"] not in _OPERATORS]
+    phrases = sum(token["phrase"] is not None for token in tokens)
     plain = [_plain(word) for word in words]
     content = [w for w, p in zip(words, plain, strict=True)
-               if p not in FUNCTION_WORDS and has_terms(w)]
+               if p not in FUNCTION_WORDS and analyze(w)]
     if not content and not phrases:
         return Reading.KEYWORDS  # "what is best": nothing else to search for
     asks = (any(p in INTERROGATIVES for p in plain) or (plain and plain[0] in AUXILIARIES)
@@ -101,7 +106,8 @@ def reading_of(words: list[str], phrases: int, text: str, expert: bool,
             or text.rstrip().endswith("?"))
     if asks:
         return Reading.QUESTION
-    return Reading.DESCRIPTION if len(content) + phrases >= MANY_WORDS else Reading.KEYWORDS
+    many = FEW_WORDS if unmatched else MANY_WORDS
+    return Reading.DESCRIPTION if len(content) + phrases >= many else Reading.KEYWORDS
 
 
 def is_function_word(word: str) -> bool:

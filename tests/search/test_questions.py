@@ -115,9 +115,16 @@ def test_a_query_of_function_words_alone_is_searched_as_typed(client: TestClient
 
 
 def test_keyword_queries_keep_every_count(seeded: Catalog):
+    """The totals and per-year counts of 90 keyword queries, as the code before questions
+    counted them (tests/data/keyword_counts.json)."""
     search = PaperSearch(seeded.settings.index_path)
     try:
         after = keyword_counts(search)
     finally:
         search.close()
-    assert differences(json.loads(KEYWORD_COUNTS.read_text()), after) == []
+    changed = differences(json.loads(KEYWORD_COUNTS.read_text()), after)
+    # Only queries of four words or more that no paper holds all of, now descriptions.
+    assert all(line.endswith("read as a description") for line in changed)
+    assert {line.split(":")[0] for line in changed} <= {
+        "grokking memorization transformers algorithmic",
+        "graph neural network node classification"}
