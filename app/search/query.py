@@ -130,7 +130,8 @@ def _label(query: Query, forms: dict[str, str]) -> str:
     """A part of the query as it was typed: its words in their written form."""
     stems = [text if isinstance(text, str) else text.decode("utf-8")
              for name, text in query.iter_all_terms(phrases=True) if name in TEXT_FIELDS]
-    typed = [forms[stem] for stem in dict.fromkeys(stems) if stem in forms]
+    typed = list(dict.fromkeys(forms[key] for stem in stems  # an acronym's marker: "SLAM"
+                               for key in (stem, stem.lower()) if key in forms))
     return " ".join(typed or list(dict.fromkeys(stems)))
 
 
