@@ -30,17 +30,21 @@ import gzip
 import json
 import random
 import sqlite3
-import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.config import Settings, get_settings
 from app.ids import venue_slug
 from app.search.searcher import PaperSearch
-from bench.fts5 import build_fts5
 from bench.load import CORPUS
-from bench.questions import CatalogTexts, catalog_search, fts5_top
+from bench.questions import (
+    CatalogTexts,
+    beside_fts5,
+    catalog_search,
+    catalog_settings,
+    fts5_top,
+)
+from bench.relevance.known_item import catalog_titles, normal_title
 
 FILES = ("ml-abstracts.jsonl.gz", "more-abstracts.jsonl.gz")
 TOP = 10
@@ -80,22 +84,9 @@ def tldr_rows(files: Sequence[str] = FILES) -> Iterator[dict]:
                         yield row
 
 
-def normal_title(title: str) -> str:
-    return " ".join(title.casefold().split())
-
-
 def in_catalog(database: Path, rows: Iterable[dict]) -> list[Described]:
     """The rows' papers that the catalog holds (same edition, same title), in row order."""
-    db = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
-    try:
-        papers = db.execute("SELECT id, venue_slug, title FROM paper").fetchall()
-    finally:
-        db.close()
-    by_title: dict[str, set[str]] = {}
-    by_record: dict[tuple[str, str], str] = {}
-    for pid, slug, title in papers:
-        by_title.setdefault(normal_title(title), set()).add(pid)
-        by_record[slug, normal_title(title)] = pid
+    by_title, by_record = catalog_titles(database, normal_title)
     found = []
     for row in rows:
         title = normal_title(row["title"])
@@ -184,19 +175,13 @@ def main() -> None:
     parser.add_argument("--misses", type=int, default=10,
                         help="descriptions to list that the catalog ranks below FTS5")
     args = parser.parse_args()
-    base = get_settings()
-    settings = Settings(data_dir=(args.catalog or base.data_dir).resolve(),
-                        seeds_dir=base.seeds_dir)
+    settings = catalog_settings(args.catalog)
     rows = list(tldr_rows())
     eligible = in_catalog(settings.database_path, rows)
     items = sample_described(eligible, args.papers, args.seed)
     texts = CatalogTexts(settings.database_path)
-    search = PaperSearch(settings.index_path, result_cache=0)
-    with tempfile.TemporaryDirectory() as tmp:
-        fts = build_fts5(settings, Path(tmp) / "fts5.db")
-        outcomes = run_descriptions(search, fts, texts, items)
-        fts.close()
-    search.close()
+    outcomes = beside_fts5(settings, texts,
+                           lambda search, fts: run_descriptions(search, fts, texts, items))
     texts.close()
     print(f"{len(rows)} corpus papers with a TL;DR, {len(eligible)} of them in the catalog "
           f"{settings.data_dir}; {len(items)} sampled (seed {args.seed})\n")

@@ -42,11 +42,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TypeVar
 
 from app.config import PROJECT_ROOT, Settings, get_settings
 from app.search.results import SearchRequest, SearchResult
 from app.search.searcher import NOT_READY, PaperSearch
 from bench.fts5 import build_fts5
+
+T = TypeVar("T")
 
 QUESTIONS = PROJECT_ROOT / "bench" / "relevance" / "questions.json"
 TOP = 5
@@ -243,6 +246,27 @@ def top_titles(scored: Scored, texts: CatalogTexts) -> str:
     return "\n".join(lines)
 
 
+def catalog_settings(catalog: Path | None) -> Settings:
+    """A catalog's settings: its data dir, else CATALOG_DATA_DIR's."""
+    base = get_settings()
+    return Settings(data_dir=(catalog or base.data_dir).resolve(), seeds_dir=base.seeds_dir)
+
+
+def beside_fts5(settings: Settings, texts: CatalogTexts,
+                run: Callable[[PaperSearch, sqlite3.Connection], T]) -> T:
+    """`run` with the catalog's search and an FTS5 table of the same papers, built here."""
+    search = PaperSearch(settings.index_path, result_cache=0)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            fts = build_fts5(settings, Path(tmp) / "fts5.db")
+            try:
+                return run(search, fts)
+            finally:
+                fts.close()
+    finally:
+        search.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--catalog", type=Path, help="the catalog's data dir "
@@ -251,17 +275,11 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true",
                         help="every question's catalog top 5 titles, with ✓/✗")
     args = parser.parse_args()
-    base = get_settings()
-    settings = Settings(data_dir=(args.catalog or base.data_dir).resolve(),
-                        seeds_dir=base.seeds_dir)
+    settings = catalog_settings(args.catalog)
     questions = load_questions(args.questions)
     texts = CatalogTexts(settings.database_path)
-    search = PaperSearch(settings.index_path, result_cache=0)
-    with tempfile.TemporaryDirectory() as tmp:
-        fts = build_fts5(settings, Path(tmp) / "fts5.db")
-        results = run_questions(search, fts, texts, questions)
-        fts.close()
-    search.close()
+    results = beside_fts5(settings, texts,
+                          lambda search, fts: run_questions(search, fts, texts, questions))
     papers = texts.db.execute("SELECT count(*) FROM paper").fetchone()[0]
     print(f"{len(questions)} questions ({args.questions.name}); catalog {settings.data_dir} "
           f"({papers} papers)\n")

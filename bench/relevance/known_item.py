@@ -46,7 +46,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,8 +142,11 @@ def build_l_catalog(root: Path) -> Path:
     return data
 
 
-def sample_known(data_dir: Path, rows: list[dict], size: int, seed: int) -> list[Known]:
-    db = sqlite3.connect(f"file:{data_dir / 'catalog.db'}?mode=ro", uri=True)
+def catalog_titles(database: Path, record_key: Callable[[str], str] = str) -> tuple[
+        dict[str, set[str]], dict[tuple[str, str], str]]:
+    """The catalog's paper IDs by normalized title, and each by its edition's slug and
+    `record_key` of its title."""
+    db = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
     try:
         papers = db.execute("SELECT id, venue_slug, title FROM paper").fetchall()
     finally:
@@ -152,7 +155,12 @@ def sample_known(data_dir: Path, rows: list[dict], size: int, seed: int) -> list
     by_record: dict[tuple[str, str], str] = {}
     for pid, slug, title in papers:
         by_title.setdefault(normal_title(title), set()).add(pid)
-        by_record[slug, title] = pid
+        by_record[slug, record_key(title)] = pid
+    return by_title, by_record
+
+
+def sample_known(data_dir: Path, rows: list[dict], size: int, seed: int) -> list[Known]:
+    by_title, by_record = catalog_titles(data_dir / "catalog.db")
     eligible = []
     for row in rows:
         title = row.get("title") or ""
