@@ -189,7 +189,7 @@ class Search:
         if parts.excluded is not None:
             required &= ~as_mask(self._matching(parts.excluded), total)
         share = np.where(required, bag.share, 0.0)
-        listed = (share > 0) & (share >= ranking.WEIGHTS.bag_share * share.max())
+        listed = (share > 0) & (share >= ranking.WEIGHTS.bag_share * share.max(initial=0.0))
         docs = set(np.flatnonzero(listed).tolist())
         allowed = self._filtered(docs)
         complete = self._filtered(set(np.flatnonzero(bag.complete & required).tolist()))
