@@ -11,24 +11,28 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
-from whoosh.query import AndNot, Every, Not, Or, Phrase, Query, Term
+from whoosh.query import Every, Or, Query, Term
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
 from app.facets import NAMES as FACET_NAMES
 from app.search import proximity, ranking, similar
-from app.search.analysis import analyze, surface_forms
+from app.search.analysis import analyze
 from app.search.columns import FacetFilter, as_array, as_mask
 from app.search.expand import text_query, with_family
 from app.search.filler_words import FILLER_WORDS
 from app.search.matches import Phrases, matching_docs, matching_query
 from app.search.opened import OpenIndex
-from app.search.query import (
+from app.search.parts import (
     FILTER_INDEX_FIELDS,
-    MAX_TEXT_CHARS,
     TEXT_FIELDS,
+    QueryParts,
+    excludes,
+    phrase_words,
+)
+from app.search.query import (
+    MAX_TEXT_CHARS,
     ParsedQuery,
     QueryParser,
-    QueryParts,
     is_pasted_text,
     replace_word,
 )
@@ -51,25 +55,6 @@ LIKE_TEXT_CANDIDATES = 2000
 LIKE_TEXT_NOTE = ("This {words}-word query was read as a text, not as words that must all "
                   "match: these are the {n} papers most like it as a whole (by the terms that "
                   "most set it apart), as related papers are found.")
-
-
-def _phrase_words(parsed: ParsedQuery) -> QueryParts | None:
-    """The words of a query that is one phrase (or one synonym group's), as its parts:
-    "federated learning" goes on with papers that write "federated fine-tuning ... learning"."""
-    query = parsed.query
-    if query is None or _excludes(query) or not any(
-            isinstance(leaf, Phrase) for leaf in [query, *query.leaves()]) or any(
-            leaf.field() in FILTER_INDEX_FIELDS for leaf in query.leaves()):
-        return None
-    forms = surface_forms(parsed.text)
-    words = list(dict.fromkeys(analyze(parsed.text)))
-    if len(words) < 2:
-        return None
-    return QueryParts([(forms.get(word, word), text_query((word,))) for word in words], [], None)
-
-
-def _excludes(query: Query) -> bool:
-    return isinstance(query, (AndNot, Not)) or any(_excludes(q) for q in query.children())
 
 
 @dataclass
@@ -299,7 +284,8 @@ class Search:
         """The best papers with most but not all of the query's parts (at least half of
         them; the words of a lone phrase are its parts), by the score of the parts they
         have."""
-        parts = (parsed.parts or _phrase_words(parsed)) if parsed.query is not None else None
+        parts = (parsed.parts or phrase_words(parsed.query, parsed.text)
+                 if parsed.query is not None else None)
         if parts is None:
             return []
         matches = self._part_matches(parts)
@@ -321,7 +307,7 @@ class Search:
         """For a query of one word whose matches end before the page does: the best papers
         with a word of its family that it does not find ("memorize" for "memorization"),
         and those words. Derivations are kept apart in counts, not out of reach."""
-        if (parsed.query is None or len(parsed.words) != 1 or _excludes(parsed.query)
+        if (parsed.query is None or len(parsed.words) != 1 or excludes(parsed.query)
                 or any(leaf.field() in FILTER_INDEX_FIELDS for leaf in parsed.query.leaves())):
             return [], []  # only a plain word: no inline filter or exclusion to carry over
         words = self.current.vocabulary.family(parsed.words[0])
@@ -390,7 +376,7 @@ class Search:
         # The exact matches as a filter when facets filter them, or when the query excludes
         # words: Whoosh's AndNot matcher can let through documents the excluded part matches
         # (tests/search/test_matches.py). Otherwise none: a filter costs Whoosh its skipping.
-        exact = allowed != docs or _excludes(query) or resolved.bag is not None
+        exact = allowed != docs or excludes(query) or resolved.bag is not None
         results = self.searcher.search(query, limit=limit, filter=allowed if exact else None,
                                        sortedby=sortedby)
         # Not list(results): that asks len(), which counts every match a second time.

@@ -22,17 +22,23 @@ from whoosh.query import (
     NullQuery,
     NumericRange,
     Or,
-    Phrase,
     Query,
     Term,
 )
 
-from app.facets import BY_NAME, FACETS, NAMES, Kind
-from app.search.analysis import analyze, surface_forms, word_analyzer
+from app.facets import BY_NAME, FACETS, Kind
+from app.search.analysis import analyze, word_analyzer
 from app.search.expand import (
     Synonyms,
     SynonymTable,
     text_query,
+)
+from app.search.parts import (
+    AUTHOR,
+    FILTER_FIELDS,
+    QueryParts,
+    concepts,
+    query_parts,
 )
 from app.search.question import Reading, is_function_word, reading_of
 
@@ -44,11 +50,6 @@ MAX_TEXT_CHARS = 10_000
 MAX_TERMS = 32
 MAX_DEPTH = 8
 MIN_PREFIX_CHARS = 2
-TEXT_FIELDS = ("headline", "text")
-# Inline filters: every facet of app/facets.py, and authors (a filter, not a facet).
-AUTHOR = "author"
-FILTER_FIELDS = (*NAMES, AUTHOR)
-FILTER_INDEX_FIELDS = {*FILTER_FIELDS, "venue_name"}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _TOKEN = re.compile(
     r'(?P<neg>-)?(?:(?P<field>[A-Za-z]+):(?:"(?P<fphrase>[^"]*)"?|(?P<fvalue>[^\s()"]*))'
@@ -79,61 +80,12 @@ class ParsedQuery:
     def parts(self) -> QueryParts | None:
         """The query's required parts (words, phrases, synonym groups), for papers that match
         most of them; None unless the query is an AND of at least two of them."""
-        query, excluded = self.query, None
-        if isinstance(query, AndNot):
-            query, excluded = query.a, query.b
-        if not isinstance(query, And):
-            return None
-        words = [q for q in query.subqueries if not _is_filter(q)]
-        if len(words) < 2:
-            return None
-        forms = surface_forms(self.text)
-        return QueryParts([(_label(q, forms), q) for q in words],
-                          [q for q in query.subqueries if _is_filter(q)], excluded)
-
+        return query_parts(self.query, self.text)
 
     @cached_property
     def concepts(self) -> list[str]:
         """The query's required parts as typed, however many there are."""
-        if self.parts is not None:
-            return [label for label, _ in self.parts.words]
-        query = self.query.a if isinstance(self.query, AndNot) else self.query
-        if query is None:
-            return []
-        forms = surface_forms(self.text)
-        parts = query.subqueries if isinstance(query, And) else [query]
-        return [label for part in parts if not _is_filter(part)
-                if (label := _label(part, forms))]
-
-
-@dataclass(frozen=True)
-class QueryParts:
-    words: list[tuple[str, Query]]  # each part as the user typed it, and its query
-    filters: list[Query]  # inline filters (venue:, year:, ...): every paper must pass them
-    excluded: Query | None  # what -word / NOT excludes
-
-    def single_words(self) -> list[str]:
-        """The analyzed words of the parts that are one plain word, in the query's order."""
-        words = []
-        for _, query in self.words:
-            if any(isinstance(leaf, Phrase) for leaf in query.leaves()) or isinstance(
-                    query, Phrase):
-                continue
-            texts = {text for name, text in query.iter_all_terms() if name == "text"}
-            if len(texts) == 1:
-                text = texts.pop()
-                words.append(text if isinstance(text, str) else text.decode("utf-8"))
-        return words
-
-
-def _label(query: Query, forms: dict[str, str]) -> str:
-    """A part of the query as it was typed: its words in their written form."""
-    stems = [text if isinstance(text, str) else text.decode("utf-8")
-             for name, text in query.iter_all_terms(phrases=True) if name in TEXT_FIELDS]
-    typed = list(dict.fromkeys(forms[key] for stem in stems  # an acronym's marker: "SLAM"
-                               for key in (stem, stem.lower()) if key in forms))
-    return " ".join(typed or list(dict.fromkeys(stems)))
-
+        return concepts(self.query, self.text, self.parts)
 
 def clean_query_text(raw: str) -> tuple[str, list[str]]:
     notes = []
@@ -338,11 +290,6 @@ class QueryParser:
         if negative:
             return AndNot(base, negative[0] if len(negative) == 1 else Or(negative))
         return base
-
-
-def _is_filter(query: Query) -> bool:
-    leaves = [query] if query.is_leaf() else list(query.leaves())
-    return all(leaf.field() in FILTER_INDEX_FIELDS for leaf in leaves)
 
 
 _EXAMPLES = {**{facet.name: facet.example for facet in FACETS}, AUTHOR: "hinton"}

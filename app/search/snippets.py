@@ -14,7 +14,7 @@ from html import escape
 from whoosh.query import Query
 
 from app.search.analysis import catalog_analyzer
-from app.search.query import TEXT_FIELDS
+from app.search.parts import TEXT_FIELDS
 
 SNIPPET_CHARS = 240
 FRAGMENTS = 2
