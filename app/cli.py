@@ -83,6 +83,10 @@ def _print_report(report: IngestReport, index_state: str) -> None:
                f"removed: {report.removed}")
     for label, count in report.papers_per_venue.items():
         typer.echo(f"  {label}: {count} papers")
+    for note in report.merged:
+        typer.echo(f"  merged: {note}")
+    for note in report.apart:
+        typer.echo(f"  kept apart: {note}")
     typer.echo(f"search index: {index_state}")
     typer.echo(f"errors: {len(report.errors)}")
     for error in report.errors:

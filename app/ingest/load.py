@@ -1,9 +1,9 @@
 """Load parsed list files into the database in one transaction.
 
 A file whose bytes are unchanged since its last ingest is skipped without parsing. A changed
-file replaces the papers it contributed before: papers still in it keep their IDs (IDs come
-from the venue and the abstract text), papers gone from it are removed. A rejected file
-contributes nothing and leaves its previous papers untouched.
+file replaces the papers it contributed before: papers still in it keep their IDs (from the
+venue and the abstract, app/ingest/identity.py), papers gone from it are removed. A rejected
+file contributes nothing and leaves its previous papers untouched.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pickle
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Protocol
@@ -24,11 +24,11 @@ from sqlmodel import Session, col, select
 from app.db import batched, bump_catalog_version, catalog_version
 from app.enrich import add_keyphrases, keyphrase_extractor, topic_fields, update_word_stats
 from app.faults import pause_point
-from app.ids import name_slug, paper_id, venue_slug
-from app.ingest import unpack
+from app.ids import name_slug, venue_slug
+from app.ingest import identity, unpack
 from app.ingest.listfile import InputError, ParsedList, RawAbstract, stream_list
 from app.ingest.normalize import normalize_abstract, title_text
-from app.ingest.people import People, origin_rows
+from app.ingest.people import origin_rows
 from app.ingest.tabular import stream_csv, stream_jsonl
 from app.ingest.unpack import read_input
 from app.keyphrases import KeyphraseExtractor, document_frequencies
@@ -50,6 +50,8 @@ class IngestReport:
     duplicate: int = 0
     removed: int = 0
     errors: list[InputError] = field(default_factory=list)
+    merged: list[identity.RowNote] = field(default_factory=list)  # rows counted as duplicate
+    apart: list[identity.RowNote] = field(default_factory=list)  # twins kept as papers apart
     papers_per_venue: dict[str, int] = field(default_factory=dict)
     added_ids: list[str] = field(default_factory=list)
     removed_ids: list[str] = field(default_factory=list)
@@ -159,6 +161,7 @@ def ingest_paths(
                 if read is not None:
                     _store_file(store, *read, report, progress)
             if sink is not None:
+                store.sink_deferred(sink)
                 sink.seal()
             store.finish()
         pause_point("ingest-commit")  # crash tests: every change made, none committed
@@ -207,7 +210,8 @@ class _Store:
         self.now = datetime.now(UTC)
         # New papers get distinct placeholder ordinals far below any real one until renumbering.
         self.placeholder = -(2**30)  # within a 32-bit INTEGER (PostgreSQL)
-        self.claimed: set[str] = set()  # IDs of papers present in the files of this ingest
+        self.ids = identity.Identities()  # the IDs of papers present in the files of this ingest
+        self.deferred: list[dict[str, object]] = []  # placeholder-titled rows the sink awaits
         self.files: list[str] = []  # their papers stored before and not claimed now go
         self.venues: dict[str, Edition] = {}
         self.replaced: set[str] = set()  # stored papers whose row a new one replaces
@@ -238,14 +242,12 @@ class _Store:
 
     def _chunk(self, abstracts: list[RawAbstract], name: str) -> list[str]:
         slugs = [self._venue(abstract.venue, abstract.year) for abstract in abstracts]
-        pids = [paper_id(slug, abstract.text) for slug, abstract in zip(slugs, abstracts,
-                                                                        strict=True)]
-        stored = {pid: (file, digest) for pid, file, digest in self.session.exec(
-            select(Paper.id, Paper.source_file, Paper.source_digest)
-            .where(col(Paper.id).in_(set(pids))))}
+        said = [identity.candidates(slug, abstract) for slug, abstract in zip(slugs, abstracts,
+                                                                              strict=True)]
+        stored = identity.stored_holders(self.session, (pid for row in said for pid in row.ids))
         new = _NewPapers()
-        outcomes = [self.paper(abstract, slug, pid, stored.get(pid), name, new)
-                    for abstract, slug, pid in zip(abstracts, slugs, pids, strict=True)]
+        outcomes = [self.paper(*row, stored, name, new) for row in zip(abstracts, slugs, said,
+                                                                       strict=True)]
         if new.rows:
             self.words.update(document_frequencies(
                 str(row["plain"]) for row in new.rows if row["id"] not in self.replaced))
@@ -265,20 +267,16 @@ class _Store:
             self.venues[slug] = venue
         return slug
 
-    def paper(self, abstract: RawAbstract, slug: str, pid: str, stored: tuple[str, str] | None,
-              name: str, new: _NewPapers) -> str:
-        """Keep one abstract of file `name` (`stored`: the file and digest of its stored row):
-        "added", "kept" (stored before, as it is), "updated" (stored before, with another
-        title, people or links) or "duplicate"."""
-        if pid in self.claimed or (stored is not None and stored[0] != name):
-            self.report.duplicate += 1
-            self.claimed.add(pid)
-            return "duplicate"
-        self.claimed.add(pid)
-        digest = source_digest(abstract)
-        if stored is not None:
-            if stored[1] == digest:
-                return "kept"
+    def paper(self, abstract: RawAbstract, slug: str, said: identity.Candidates,
+              stored: dict[str, identity.Holder], name: str, new: _NewPapers) -> str:
+        """Keep one abstract of file `name` (`stored`: the stored holders of its candidate
+        IDs): "added", "kept" (stored before, as it is), "updated" (stored before, with
+        another title, people or links) or "duplicate"."""
+        pid, kind = self.ids.identify(abstract, said, stored, name)
+        if kind in ("duplicate", "kept"):
+            self.report.duplicate += kind == "duplicate"
+            return kind
+        if kind == "replace":
             self.replaced.add(pid)
         people = abstract.people
         normalized = normalize_abstract(abstract.text)
@@ -292,28 +290,38 @@ class _Store:
             "affiliations": "\n".join(people.affiliations),
             "institutions": "\n".join(people.institutions),
             "countries": "\n".join(people.countries), "tldr": people.tldr, "url": abstract.url,
-            "keywords": "\n".join(abstract.keywords), "status": abstract.status,
+            "keywords": "\n".join(abstract.keywords),
+            "status": identity.PLACEHOLDER if pid in self.ids.placeholders else abstract.status,
             "code_urls": "\n".join(dict.fromkeys(
                 url for url in (people.code, *normalized.code_urls) if url)),
             **topic_fields(self.scorer, headline, normalized.plain,
                            self.venues[slug].series_slug),
-            "source_file": name, "source_line": abstract.line, "source_digest": digest,
+            "source_file": name, "source_line": abstract.line, "source_digest": said.digest,
             "added_at": self.now,
         }
         new.rows.append(row)
-        if self.sink is not None:  # a plain object: validating it took a tenth of an ingest
+        if self.sink is not None and identity.is_placeholder(abstract.title):
+            self.deferred.append(row)  # a twin read later may mark it a placeholder
+        elif self.sink is not None:  # a plain object: validating it took a tenth of an ingest
             self.sink.add(Paper.model_construct(**row), self.venues[slug])
         new.authors.extend({"paper_id": pid, "position": i, "name": author,
                             "slug": name_slug(author)} for i, author in enumerate(people.authors))
         new.origins.extend(origin_rows(pid, slug, people))
         return "updated" if pid in self.replaced else "added"
 
+    def sink_deferred(self, sink: PaperSink) -> None:
+        """Show the sink the rows held back, marked as placeholders where a twin came."""
+        for row in self.deferred:
+            status = identity.PLACEHOLDER if row["id"] in self.ids.placeholders else row["status"]
+            sink.add(Paper.model_construct(**{**row, "status": status}),
+                     self.venues[str(row["venue_slug"])])
+
     def finish(self) -> None:
         """Word statistics, the spilled papers with their keyphrases, removals, ordinals and
         the version."""
         session, report = self.session, self.report
         gone = sorted(pid for name in self.files for pid in session.exec(
-            select(Paper.id).where(Paper.source_file == name)) if pid not in self.claimed)
+            select(Paper.id).where(Paper.source_file == name)) if pid not in self.ids.claimed)
         for batch in batched(gone, 500):  # their words counted out, a batch of texts at a time
             self.words.subtract(document_frequencies(session.exec(
                 select(Paper.plain).where(col(Paper.id).in_(batch)))))
@@ -323,11 +331,13 @@ class _Store:
         if self.chunks:
             self._insert(keyphrase_extractor(session, self.new), first_added)
         report.added += self.new - len(self.replaced)
+        marked = identity.mark_placeholders(session, self.ids.placeholders)
+        report.merged, report.apart = self.ids.merged, self.ids.apart
         _remove_papers(session, gone, report)
         for slug in self.venues:
             _renumber_venue(session, slug)
-        if report.added or report.updated or report.removed:
-            bump_catalog_version(session, [*report.added_ids, *report.removed_ids])
+        if report.added or report.updated or report.removed or marked:
+            bump_catalog_version(session, [*report.added_ids, *report.removed_ids, *marked])
 
     def _insert(self, extractor: KeyphraseExtractor, first_added: dict[str, datetime]) -> None:
         """The spilled papers, a chunk at a time, with their keyphrases."""
@@ -388,13 +398,3 @@ def _renumber_venue(session: Session, slug: str) -> None:
 def _papers_per_venue(session: Session) -> dict[str, int]:
     venues = session.exec(select(Edition).order_by(Edition.year.desc(), Edition.name)).all()  # type: ignore[attr-defined]
     return {venue.label: venue.paper_count for venue in venues}
-
-
-def source_digest(abstract: RawAbstract) -> str:
-    """A digest of what a row says besides its abstract, to tell a re-ingested row that
-    changed its title, people or links from one that did not."""
-    # The repr of plain strings and tuples of them is exact and fast (asdict and JSON took
-    # 160 µs a row, an eighth of an ingest's added cost).
-    said = (abstract.title, abstract.url, abstract.status, abstract.keywords,
-            *(getattr(abstract.people, field.name) for field in fields(People)))
-    return hashlib.blake2b(repr(said).encode(), digest_size=8).hexdigest()

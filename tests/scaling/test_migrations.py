@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from app.cli import cli
 from app.config import Settings
 from app.db import connect
+from app.ingest.identity import source_digest
 from app.ingest.listfile import RawAbstract
-from app.ingest.load import source_digest
 from app.main import create_app
 from app.schema import FIRST_REVISION, head_revision, upgrade
 from tests.conftest import SEEDS

@@ -16,8 +16,9 @@ from pathlib import Path
 import sqlalchemy as sa
 from alembic import op
 
+from app.ingest.identity import source_digest
 from app.ingest.listfile import RawAbstract
-from app.ingest.load import input_format, source_digest
+from app.ingest.load import input_format
 
 revision = "0006"
 down_revision = "0005"
