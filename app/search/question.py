@@ -73,6 +73,8 @@ FUNCTION_WORDS = INTERROGATIVES | AUXILIARIES | STOP_WORDS | frozenset("""
     few little lot lots several enough various much
     happen happens happened cause causes caused deal deals dealing matter matters mean means
     affect affects exactly instead rather
+    effective effectively important main common commonly popular easy easily nice proper
+    properly useful interesting famous up down out off away back
     """.split())
 _TRIM = re.compile(r"^[^\w']+|[^\w']+$")
 
