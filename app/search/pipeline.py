@@ -146,10 +146,13 @@ class Search:
         if not allowed and parsed.text:
             query, docs = self._fallback(parsed, result, query, docs)
             allowed = self._filtered(docs)
-        if not allowed and not result.showing_corrected and parsed.reading is Reading.KEYWORDS:
-            reread = self.parser.parse(request.q, unmatched=True)  # a short description?
-            if reread.reading is not Reading.KEYWORDS and reread.parts is not None:
-                return self._bag(reread, reread.parts, result)
+        if not allowed and not result.showing_corrected:
+            if parsed.reading is Reading.KEYWORDS:
+                parsed = self.parser.parse(request.q, unmatched=True)  # a short description?
+            # A question of one phrase no paper writes: weighed as the phrase's words.
+            parts = parsed.parts or phrase_words(parsed.query, parsed.text)
+            if parsed.reading is not Reading.KEYWORDS and parts is not None:
+                return self._bag(parsed, parts, result)
         if parsed.reading is not Reading.KEYWORDS:  # of one concept: listed as it is
             result.reading = QueryReading(parsed.reading.value, parsed.dropped,
                                           parsed.concepts, len(allowed))

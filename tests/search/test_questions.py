@@ -128,3 +128,14 @@ def test_keyword_queries_keep_every_count(seeded: Catalog):
     assert {line.split(":")[0] for line in changed} <= {
         "grokking memorization transformers algorithmic",
         "graph neural network node classification"}
+
+
+def test_a_question_of_one_phrase_that_no_paper_writes_lists_papers_with_its_words(
+        weighed_client: TestClient):
+    q = "is there work on armour-pangolin"  # no paper writes "armour pangolin"
+    body = _search(weighed_client, q)
+    assert body["reading"]["kind"] == "question" and body["reading"]["complete"] >= 1
+    assert body["total"] == len(body["hits"]) > 0 and body["partial_hits"] == 0
+    assert all("pangolin" in hit["abstract"].lower() for hit in body["hits"][:2])
+    page = weighed_client.get("/search", params={"q": q})
+    assert "0 results" not in page.text and "Read as a question" in page.text
