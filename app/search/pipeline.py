@@ -162,6 +162,15 @@ class Search:
         return PartMatches.of(parts.words, lambda query: as_array(self._matching(query)),
                               self.searcher.doc_count_all())
 
+    def _required(self, parts: QueryParts, total: int) -> np.ndarray:
+        """Which documents pass the parts' inline filters and are not excluded."""
+        required = np.ones(total, dtype=bool)
+        for query in parts.filters:
+            required &= as_mask(self._matching(query), total)
+        if parts.excluded is not None:
+            required &= ~as_mask(self._matching(parts.excluded), total)
+        return required
+
     def _bag(self, parsed: ParsedQuery, parts: QueryParts, result: SearchResult) -> Resolved:
         """A question or a description: the papers with every content word, then those
         holding at least `bag_share` of the weight that the best papers hold (all of it when
@@ -170,12 +179,7 @@ class Search:
         parts = replace(parts, words=[(label, with_family(query, label, family))
                                       for label, query in parts.words])
         bag = self._part_matches(parts)
-        total = len(bag.complete)
-        required = np.ones(total, dtype=bool)
-        for query in parts.filters:
-            required &= as_mask(self._matching(query), total)
-        if parts.excluded is not None:
-            required &= ~as_mask(self._matching(parts.excluded), total)
+        required = self._required(parts, len(bag.complete))
         share = np.where(required, bag.share, 0.0)
         listed = (share > 0) & (share >= ranking.WEIGHTS.bag_share * share.max(initial=0.0))
         docs = set(np.flatnonzero(listed).tolist())
@@ -296,10 +300,7 @@ class Search:
         wanted = matches.count >= max(1, math.ceil(
             ranking.WEIGHTS.partial_share * len(parts.words)))
         wanted[as_array(exact)] = False
-        for required in parts.filters:
-            wanted &= as_mask(self._matching(required), total)
-        if parts.excluded is not None:
-            wanted &= ~as_mask(self._matching(parts.excluded), total)
+        wanted &= self._required(parts, total)
         candidates = self._filtered(set(np.flatnonzero(wanted).tolist()))
         if not candidates:
             return []

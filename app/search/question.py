@@ -27,6 +27,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from functools import cached_property
 
 import numpy as np
 from whoosh.query import Query
@@ -119,7 +120,8 @@ def is_function_word(word: str) -> bool:
 @dataclass(frozen=True)
 class PartMatches:
     """Which papers hold each of a query's parts, and what each part weighs: its IDF, from
-    the number of papers holding it, so that a rare concept outweighs a common word."""
+    the number of papers holding it, so that a rare concept outweighs a common word. What is
+    derived from `has` is computed once: a page asks it of every hit."""
 
     labels: list[str]  # the parts as typed
     has: np.ndarray  # bool, parts × documents
@@ -135,17 +137,17 @@ class PartMatches:
         weights = np.array([math.log((total + 1) / (n + 0.5)) for n in held])
         return cls([label for label, _ in parts], has, weights)
 
-    @property
+    @cached_property
     def count(self) -> np.ndarray:
         """How many of the parts each paper holds."""
         return self.has.sum(axis=0)
 
-    @property
+    @cached_property
     def complete(self) -> np.ndarray:
         """Which papers hold every part."""
         return self.has.all(axis=0)
 
-    @property
+    @cached_property
     def share(self) -> np.ndarray:
         """The share of the parts' weight each paper holds."""
         return self.weights @ self.has / (self.weights.sum() or 1.0)
