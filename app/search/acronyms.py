@@ -98,6 +98,9 @@ class AcronymCounts:
                 self.papers[key] += 1
                 self.written.setdefault(key, long_form)
 
+    def add_document(self, document: dict[str, object]) -> None:
+        self.add(str(document["text"]))
+
     def write(self, directory: Path) -> None:
         write_lines(directory / ACRONYMS_FILE, (
             f"{acronym}\t{stems}\t{self.written[acronym, stems]}\t{n}\n"

@@ -79,7 +79,7 @@ class CompletionCounts:
     phrases: Counter[str] = field(default_factory=Counter)
     authors: Counter[str] = field(default_factory=Counter)
 
-    def add(self, document: dict[str, object]) -> None:
+    def add_document(self, document: dict[str, object]) -> None:
         self.phrases.update(title_phrases(str(document["headline"])))
         self.authors.update(author_names(str(document["author"])))
 

@@ -14,7 +14,6 @@ import fcntl
 import os
 import shutil
 import uuid
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -36,19 +35,14 @@ from app.facets import FACETS, Facet, Kind
 from app.faults import pause_point
 from app.models import CatalogChange, Edition, Paper
 from app.search import ranking
-from app.search.acronyms import AcronymCounts
 from app.search.analysis import (
     AnalyzedPositions,
     CachedAnalyzer,
     catalog_analyzer,
     word_analyzer,
 )
-from app.search.arrays import arrays_writer, write_arrays
-from app.search.completions import CompletionCounts
-from app.search.edition_terms import count_edition_terms
-from app.search.layout import write_layout
-from app.search.vectors import write_vectors
-from app.search.vocabulary import paper_words, read_counts, write_vocabulary
+from app.search.arrays import arrays_writer
+from app.search.generation import start_counts, write_held
 from app.search.whoosh_adapter import BulkSegmentWriter, create_index, open_index
 
 VERSION_FILE = "catalog_version"
@@ -191,16 +185,13 @@ class IndexBuild:
         self.writer = BulkSegmentWriter(self.index, partial(arrays_writer, self.directory))
         self.count = self.run_chars = 0
         self.written = False
-        self.words: Counter[str] = Counter()
-        self.acronyms = AcronymCounts()
-        self.completions = CompletionCounts()
+        self.counts = start_counts()
 
     def add(self, document: dict[str, object]) -> None:
         text = str(document["text"])
         self.writer.add_document(**document)
-        self.words.update(paper_words(text))
-        self.acronyms.add(text)
-        self.completions.add(document)
+        for counts in self.counts:
+            counts.add_document(document)
         self.count += 1
         self.run_chars += len(text)
         if self.run_chars >= BUILD_RUN_CHARS:  # bounds the memory of the arrays
@@ -214,13 +205,7 @@ class IndexBuild:
         self.writer.commit(mergetype=NO_MERGE)
         shutil.rmtree(self.directory / "runs", ignore_errors=True)
         self.index.close()
-        write_arrays(self.directory)
-        write_vocabulary(self.directory, self.words)
-        self.acronyms.write(self.directory)
-        self.completions.write(self.directory)
-        count_edition_terms(self.directory)
-        write_vectors(self.directory)
-        write_layout(self.directory)
+        write_held(self.directory, self.counts, whole=True)
         self.written = True
 
     def finish(self, stamp: IndexStamp) -> int:
@@ -269,9 +254,7 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
     with ix.searcher() as searcher:
         indexed = {paper_id for paper_id in changed
                    if searcher.document_number(id=paper_id) is not None}
-    words = read_counts(directory)
-    acronyms = AcronymCounts.read(directory)
-    completions = CompletionCounts.read(directory)
+    counted = start_counts(directory)
     writer = _writer(ix)
     venues = {venue.slug: venue for venue in session.exec(select(Edition))}
     for batch in batched(changed, 500):
@@ -283,20 +266,13 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
                 document = paper_document(paper, venues[paper.venue_slug])
                 writer.update_document(**document)
                 if paper_id not in indexed:  # applied twice, a paper is still counted once
-                    words.update(paper_words(str(document["text"])))
-                    acronyms.add(str(document["text"]))
-                    completions.add(document)
+                    for counts in counted:
+                        counts.add_document(document)
             else:
                 writer.delete_by_term("id", paper_id)
     writer.commit()
     ix.close()
-    write_arrays(directory)
-    write_vocabulary(directory, words)
-    acronyms.write(directory)
-    completions.write(directory)
-    count_edition_terms(directory)
-    write_vectors(directory, refit=False)
-    write_layout(directory, relayout=False)
+    write_held(directory, counted, whole=False)
     _write_stamp(directory, stamp)
     return len(changed)
 

@@ -19,14 +19,14 @@ from whoosh.searching import Searcher
 
 from app.facets import FACETS
 from app.search import ranking
-from app.search.acronyms import AcronymCounts, Meaning
+from app.search.acronyms import Meaning
 from app.search.columns import FacetColumn, read_facet_columns
 from app.search.completions import Completions
-from app.search.edition_terms import EditionTerms, read_edition_terms
+from app.search.edition_terms import EditionTerms
 from app.search.expand import Synonyms
+from app.search.generation import open_held
 from app.search.index import VERSION_FILE
-from app.search.layout import read_layout
-from app.search.vectors import Model, read_model, read_vectors
+from app.search.vectors import Model, read_model
 from app.search.vocabulary import Vocabulary
 from app.search.whoosh_adapter import open_index
 
@@ -50,14 +50,18 @@ class OpenIndex:
     identity: tuple[str, float]
     columns: dict[str, FacetColumn]  # facet name → value per document number
     ids: list[str]  # paper ID per document number (Whoosh's stored fields unpickle a dict)
+    # What the generation holds beside Whoosh's files (generation.HELD), as opened.
     vocabulary: Vocabulary
     completions: Completions
     meanings: list[Meaning]  # acronyms learned from the catalog
-    synonyms: Synonyms
     edition_terms: EditionTerms
     vectors: np.ndarray | None  # unit paper vectors by document number (vectors.py)
     positions: np.ndarray | None  # places on the map, by document number (layout.py)
     local: threading.local = field(default_factory=threading.local)
+    synonyms: Synonyms = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.synonyms = Synonyms.of(self.meanings)
 
     @cached_property
     def document_numbers(self) -> dict[str, int]:
@@ -123,14 +127,8 @@ class LiveIndex:
                 with index.searcher() as searcher:
                     columns = read_facet_columns(searcher, FACETS)
                     ids = list(searcher.reader().column_reader("id"))
-                directory = Path(identity[0])
-                meanings = AcronymCounts.read(directory).meanings()
-                self._open = OpenIndex(index, identity, columns, ids,
-                                        Vocabulary.read(directory),
-                                        Completions.read(directory), meanings,
-                                        Synonyms.of(meanings), read_edition_terms(directory),
-                                        read_vectors(directory, len(ids)),
-                                        read_layout(directory, len(ids)))
+                held = open_held(Path(identity[0]), len(ids))
+                self._open = OpenIndex(index, identity, columns, ids, **held)  # type: ignore[arg-type]
             return self._open
 
     def close(self) -> None:

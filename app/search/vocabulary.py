@@ -55,9 +55,21 @@ def paper_words(text: str) -> set[str]:
     return set(word_analyzer().terms(without_addresses(text)))
 
 
-def write_vocabulary(directory: Path, counts: Counter[str]) -> None:
-    """Write (atomically) the counts as the vocabulary of the index in `directory`."""
-    write_counts(directory / VOCABULARY_FILE, counts)
+@dataclass
+class WordCounts:
+    """Papers per word, as an index build or update counts them: the vocabulary's file."""
+
+    papers: Counter[str] = field(default_factory=Counter)
+
+    def add_document(self, document: dict[str, object]) -> None:
+        self.papers.update(paper_words(str(document["text"])))
+
+    def write(self, directory: Path) -> None:
+        write_counts(directory / VOCABULARY_FILE, self.papers)
+
+    @classmethod
+    def read(cls, directory: Path) -> WordCounts:
+        return cls(read_counts(directory))
 
 
 def read_counts(directory: Path) -> Counter[str]:

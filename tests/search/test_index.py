@@ -8,6 +8,7 @@ from app.enrich import retopic_all
 from app.ingest.load import ingest_paths
 from app.models import Paper
 from app.search import index as search_index
+from app.search.generation import HELD
 from app.search.index import (
     VERSION_FILE,
     SyncKind,
@@ -111,3 +112,11 @@ def test_a_rebuild_keeps_the_index_it_replaced_for_searchers_still_open(fresh: C
         search_index.build_index(fresh.settings, session)
     assert fresh.settings.index_path.resolve().exists() and second.exists()
     assert not first.exists()
+
+
+def test_a_generation_holds_whooshs_files_its_stamp_and_what_the_generation_list_names(
+        fresh: Catalog):
+    directory = fresh.settings.index_path.resolve()
+    names = {path.name for path in directory.iterdir()}
+    whoosh = {name for name in names if name.startswith(("MAIN", "_MAIN"))}
+    assert names - whoosh - {VERSION_FILE} == {name for held in HELD for name in held.files}

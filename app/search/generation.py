@@ -1,0 +1,107 @@
+"""What an index generation holds beside Whoosh's own files, in one list (`HELD`).
+
+Each entry is one thing a server reads beside the index: its name (the `OpenIndex` attribute
+it becomes), its files, and how it is made, updated and opened. A full build
+(`index.IndexBuild`, in the parallel build's child too), an incremental update
+(`index._apply_changes`) and the live opener (`opened.LiveIndex`) all walk this list in its
+order, so a new derived file is one entry here, not four edits.
+
+Things are made in one of two ways:
+- counted while the documents are written (`counts`): a whole build starts from nothing, an
+  update reads the generation's counts back and adds the papers it writes;
+- derived from the committed Whoosh files (`derive`), told whether the build is whole: an
+  update keeps what is costly to refit (the vectors' model, the map's layout) and places the
+  new papers in it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from app.search.acronyms import ACRONYMS_FILE, AcronymCounts
+from app.search.arrays import ARRAYS_DIR, write_arrays
+from app.search.completions import (
+    AUTHORS_FILE,
+    PHRASES_FILE,
+    TABLES_FILE,
+    CompletionCounts,
+    Completions,
+)
+from app.search.edition_terms import TERMS_FILE, count_edition_terms, read_edition_terms
+from app.search.layout import MAP_FILE, read_layout, write_layout
+from app.search.vectors import MODEL_FILE, VECTORS_FILE, read_vectors, write_vectors
+from app.search.vocabulary import VOCABULARY_FILE, Vocabulary, WordCounts
+
+Document = dict[str, object]
+
+
+class Counts(Protocol):
+    """Counted from each document as it is written, and written beside the index."""
+
+    def add_document(self, document: Document) -> None: ...
+
+    def write(self, directory: Path) -> None: ...
+
+
+@dataclass(frozen=True)
+class Held:
+    name: str
+    files: tuple[str, ...]
+    # Counts: new ones (None) for a whole build, or the generation's own read back.
+    counts: Callable[[Path | None], Counts] | None = None
+    # Made from the committed index: (its directory, whether the build is whole).
+    derive: Callable[[Path, bool], None] | None = None
+    # What a server opens: (the directory, the number of documents) → the value it reads.
+    open: Callable[[Path, int], object] | None = None
+
+
+def _counted(kind: type[WordCounts] | type[AcronymCounts] | type[CompletionCounts]
+             ) -> Callable[[Path | None], Counts]:
+    return lambda directory: kind() if directory is None else kind.read(directory)
+
+
+# In the order they are made: edition terms read the completions' phrases and the arrays,
+# the map's layout reads the vectors.
+HELD: tuple[Held, ...] = (
+    Held("arrays", (ARRAYS_DIR,), derive=lambda directory, whole: write_arrays(directory)),
+    Held("vocabulary", (VOCABULARY_FILE,), counts=_counted(WordCounts),
+         open=lambda directory, documents: Vocabulary.read(directory)),
+    Held("meanings", (ACRONYMS_FILE,), counts=_counted(AcronymCounts),
+         open=lambda directory, documents: AcronymCounts.read(directory).meanings()),
+    Held("completions", (PHRASES_FILE, AUTHORS_FILE, TABLES_FILE),
+         counts=_counted(CompletionCounts),
+         open=lambda directory, documents: Completions.read(directory)),
+    Held("edition_terms", (TERMS_FILE,),
+         derive=lambda directory, whole: count_edition_terms(directory),
+         open=lambda directory, documents: read_edition_terms(directory)),
+    Held("vectors", (VECTORS_FILE, MODEL_FILE),
+         derive=lambda directory, whole: write_vectors(directory, refit=whole),
+         open=read_vectors),
+    Held("positions", (MAP_FILE,),
+         derive=lambda directory, whole: write_layout(directory, relayout=whole),
+         open=read_layout),
+)
+
+
+def start_counts(directory: Path | None = None) -> list[Counts]:
+    """The counts of every entry that counts: new, or read back from `directory`."""
+    return [held.counts(directory) for held in HELD if held.counts is not None]
+
+
+def write_held(directory: Path, counts: list[Counts], whole: bool) -> None:
+    """Write every entry's files into a generation whose Whoosh files are committed."""
+    counted = iter(counts)
+    for held in HELD:
+        if held.counts is not None:
+            next(counted).write(directory)
+        if held.derive is not None:
+            held.derive(directory, whole)
+
+
+def open_held(directory: Path, documents: int) -> dict[str, object]:
+    """What a server reads of a generation, by `OpenIndex` attribute."""
+    return {held.name: held.open(directory, documents) for held in HELD
+            if held.open is not None}
