@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
-from whoosh.query import Every, Or, Query, Term
+from whoosh.query import Every, Or, Phrase, Query, Term
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
 from app.facets import NAMES as FACET_NAMES
@@ -158,9 +159,21 @@ class Search:
                                           parsed.concepts, len(allowed))
         return Resolved(result, parsed, query, docs, allowed)
 
-    def _part_matches(self, parts: QueryParts) -> PartMatches:
+    def _part_matches(self, parts: QueryParts, as_words: bool = False) -> PartMatches:
+        """Which papers hold each part; with `as_words` (a question's concepts), a phrase
+        weighs no more than the papers saying it in words make it weigh."""
         return PartMatches.of(parts.words, lambda query: as_array(self._matching(query)),
-                              self.searcher.doc_count_all())
+                              self.searcher.doc_count_all(),
+                              self._said_as_words if as_words else None)
+
+    def _said_as_words(self, query: Query) -> int:
+        """About how many papers speak of a part in words: for each of its forms (a word, or
+        a phrase by its rarest word), the papers holding it; the most of any form."""
+        frequency = partial(self.searcher.doc_frequency, "text")
+        return max((frequency(leaf.text) if isinstance(leaf, Term)
+                    else min(map(frequency, leaf.words), default=0)
+                    for leaf in ([query] if query.is_leaf() else query.leaves())
+                    if leaf.field() == "text" and isinstance(leaf, (Term, Phrase))), default=0)
 
     def _required(self, parts: QueryParts, total: int) -> np.ndarray:
         """Which documents pass the parts' inline filters and are not excluded."""
@@ -178,7 +191,7 @@ class Search:
         family = self.current.vocabulary.family
         parts = replace(parts, words=[(label, with_family(query, label, family))
                                       for label, query in parts.words])
-        bag = self._part_matches(parts)
+        bag = self._part_matches(parts, as_words=parsed.reading is Reading.QUESTION)
         required = self._required(parts, len(bag.complete))
         share = np.where(required, bag.share, 0.0)
         listed = (share > 0) & (share >= ranking.WEIGHTS.bag_share * share.max(initial=0.0))

@@ -129,11 +129,17 @@ class PartMatches:
 
     @classmethod
     def of(cls, parts: list[tuple[str, Query]], matching: Callable[[Query], np.ndarray],
-           total: int) -> PartMatches:
+           total: int, words_held: Callable[[Query], int] | None = None) -> PartMatches:
+        """`words_held`: about how many papers speak of a part in words (its commonest form,
+        a phrase counted by its rarest word). A phrase ("small language models") weighs no
+        more than that: few papers write the phrase, many more say the same thing in other
+        words, so its own IDF would outweigh the concepts beside it."""
         has = np.zeros((len(parts), total), dtype=bool)
         for row, (_, query) in enumerate(parts):
             has[row, matching(query)] = True
         held = has.sum(axis=1)
+        if words_held is not None:
+            held = np.maximum(held, [words_held(query) for _, query in parts])
         weights = np.array([math.log((total + 1) / (n + 0.5)) for n in held])
         return cls([label for label, _ in parts], has, weights)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from bench.keyword_counts import differences, keyword_counts
 from tests.conftest import Catalog, make_catalog, write_list
@@ -43,6 +44,36 @@ def weighed_client(weighed: Catalog):
 
     with TestClient(create_app(weighed.settings), raise_server_exceptions=False) as client:
         yield client
+
+
+@pytest.fixture(scope="module")
+def phrased(tmp_path_factory: pytest.TempPathFactory) -> PaperSearch:
+    """A rare phrase of common words ("small quokka models": quokka is in sixty papers)
+    beside a phrase of rare words ("tusk distillation"), no paper holding both."""
+    catalog = make_catalog(tmp_path_factory.mktemp("phrased"))
+    common = [f"A quokka census number {i} with small samples of burrows." for i in range(60)]
+    distilled = [f"Tusk distillation moves what teacher {i} knows into a student."
+                 for i in range(12)]
+    quokkas = [f"Small quokka models, {kind}: " + "small quokka models beat large ones. " * 3
+               for kind in ("in the wild", "in zoos", "at night")]
+    write_list(catalog.seeds / "phrased.txt", "PHRASE 2026 Papers",
+               *common, *distilled, *quokkas)
+    catalog.ingest(catalog.seeds)
+    search = PaperSearch(catalog.settings.index_path, check_interval=0, result_cache=0)
+    yield search
+    search.close()
+
+
+def test_a_questions_rare_phrase_of_common_words_does_not_outweigh_a_rarer_concept(
+        phrased: PaperSearch):
+    """A question's concept weighs what the papers saying it in words make it weigh: the
+    phrase "small quokka models" is rarer than "tusk distillation", its words are not."""
+    result = phrased.search(
+        SearchRequest(q='is "tusk distillation" useful for "small quokka models"'),
+        lambda ids: {})
+    assert result.reading is not None and result.reading.complete == 0
+    first = [hit.missing for hit in [*result.hits, *result.partial]][:3]
+    assert first == [["small quokka models"]] * 3
 
 
 def test_a_question_whose_function_words_no_paper_holds_still_finds_papers(
