@@ -1,7 +1,7 @@
 """Which counted terms (search/edition_terms.py) name research concepts, and how to write
 them: what "what's new" (whats_new.py) lists, as papers write it.
 
-A term is left out when it is prose rather than a concept (search/filler_words.py, and a word
+A term is left out when it is prose rather than a concept (app/words.py, and a word
 that LemmInflect knows only as a verb, or alone only as an adverb: "outperforms", "thereby"), a
 fragment (two lowercase letters, "13b", TeX commands), or the venue's boilerplate ("best
 paper", "sister conference"). An acronym (two letters, or a word papers write mostly in
@@ -27,10 +27,10 @@ from app.search.acronyms import Meaning
 from app.search.analysis import acronym_marker, acronym_term, analyze, lemmas
 from app.search.completions import Completions
 from app.search.edition_terms import EditionTerms
-from app.search.filler_words import FILLER_WORDS, GENERIC_WORDS, PREFIXES, VENUE_WORDS
 from app.search.opened import OpenIndex
 from app.search.synonyms import SYNONYM_GROUPS
 from app.search.vocabulary import PrefixTable, Vocabulary
+from app.words import FILLER_WORDS, GENERIC_WORDS, PREFIXES, VENUE_WORDS
 
 ACRONYM_SHARE = 0.5  # of a word's papers that write it in capitals: an acronym
 # An acronym listed alone needs a meaning whose every word this share of its papers hold,

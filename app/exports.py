@@ -19,6 +19,7 @@ from app.ids import slugify
 from app.ingest.normalize import title_text
 from app.models import Edition, Paper
 from app.outputs import PaperOut
+from app.words import CITATION_KEY_SKIPPED
 
 PaperRows = Iterable[tuple[Paper, Edition]]
 MEDIA_TYPES = {
@@ -32,7 +33,6 @@ CSV_FIELDS = ["id", "venue", "venue_slug", "year", "status", "title", "headline"
               "topic", "keyphrases", "code_urls", "source_file", "source_line", "url",
               "abstract"]
 _BIBTEX_SPECIAL = re.compile(r"([&%$#_{}])")
-_STOP_WORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "we", "this", "how"}
 
 
 def paper_title(paper: Paper) -> str:
@@ -43,7 +43,7 @@ def paper_title(paper: Paper) -> str:
 def bibtex_key(paper: Paper, venue: Edition) -> str:
     """Stable: venue, year, first significant word of the title, four characters of the ID."""
     words = slugify(paper_title(paper)).split("-")  # without accents: "Ça" is "ca"
-    word = next((w for w in words if w and w not in _STOP_WORDS), "paper")
+    word = next((w for w in words if w and w not in CITATION_KEY_SKIPPED), "paper")
     venue_part = re.sub(r"[^a-z0-9]", "", venue.name.lower()) or "venue"
     return f"{venue_part}{venue.year}{word}{paper.id[:4]}"
 

@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 from app.search.acronyms import definitions
 from app.search.analysis import acronym_term, analyze, lemmas
+from app.words import KEYPHRASE_BREAKS, KEYPHRASE_GENERIC
 
 KEYPHRASES_PER_PAPER = 5
 TITLE_WEIGHT = 3  # a phrase of the title counts as this many uses in the abstract
@@ -34,32 +35,6 @@ PHRASE_BONUS = 0.45  # a phrase's score grows by this for each word past the fir
 # that ends a phrase; a possessive's "'s" is not part of the word.
 _WORD = re.compile(r"[0-9]*[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*|[.,;:!?()\[\]\"]")
 _URL = re.compile(r"(?:https?://|www\.)\S+")  # a link's parts are no phrase ("https", "com")
-# Function words and the verbs and nouns every abstract uses: they split candidates.
-STOP = frozenset("""
-a about above across after again against all almost along also although always among an and
-another any are around as at be because been before being below between both but by can could
-do does doing done due during each either enable enables enabling et etc even every few for
-from further given has have having here how however i if in into is it its itself just less
-like may more most much must no nor not of off often on once one only or other our ours out
-over own per rather same several should show shows shown since so some such than that the their
-them then there these they this those through thus to too two under until up upon us use used
-uses using very via was we well were what when where whether which while who whom why will with
-within without would yet you your al e g i.e e.g paper papers propose proposed proposes present
-presents approach approaches method methods result results work works novel new existing prior
-recent recently demonstrate demonstrates experiments experimental extensive significantly
-significant state art state-of-the-art outperforms achieve achieves achieved based first second
-three key study studies provide provides introduce introduces different various remains remain
-however furthermore moreover specifically particular particularly effective effectively improve
-improves improved improving show find finds found make makes across able ability many
-including include includes theoretical empirical code available often strong stronger better
-now still yet
-""".split())
-# Words every abstract uses that mean something only inside a phrase: "diffusion models",
-# "large language models", "model predictive control", never "models" alone.
-GENERIC = frozenset("""
-model models framework frameworks task tasks problem problems data performance method methods
-large small high low
-""".split())
 
 
 class _Word(NamedTuple):
@@ -67,7 +42,7 @@ class _Word(NamedTuple):
     terms: tuple[str, ...] = ()  # as search analyzes it: a phrase's inflections are one
     starts: bool = True  # whether a phrase may start with it
     ends: bool = True  # whether a phrase may end with it
-    generic: bool = False  # never a phrase on its own (GENERIC)
+    generic: bool = False  # never a phrase on its own (KEYPHRASE_GENERIC)
 
 
 _BREAK = _Word("", starts=False, ends=False)
@@ -83,10 +58,10 @@ def _phrase_word(token: str) -> _Word:
         return _ACRONYM
     lowered = token.lower()
     # Adverbs ("fundamentally", "nearly") end phrases as stop words do.
-    if lowered in STOP or len(token) < 3 or lowered.endswith("ly"):
+    if lowered in KEYPHRASE_BREAKS or len(token) < 3 or lowered.endswith("ly"):
         return _BREAK
     terms = analyze(lowered)
-    if lowered in GENERIC:
+    if lowered in KEYPHRASE_GENERIC:
         return _Word(lowered, terms, generic=True)
     parts = lemmas(lowered.rsplit("-", 1)[-1])
     if parts and set(parts) <= _ONLY_VERBS:
@@ -184,7 +159,7 @@ def _by_analyzed_form(counts: Candidates) -> Counter[str]:
 def content_words(text: str) -> set[str]:
     """The distinct lowercase words of a text that word statistics count."""
     return {w for w in (t.lower() for t in _WORD.findall(text))
-            if w[0].isalnum() and w not in STOP and len(w) > 1}
+            if w[0].isalnum() and w not in KEYPHRASE_BREAKS and len(w) > 1}
 
 
 class KeyphraseExtractor:

@@ -10,7 +10,7 @@ plain ratio of shares (where rare terms dominate).
 Also checks that the counts are facts: for the top terms of a few editions, the papers a
 search for the term finds in that edition (`--check`); and that what is listed names
 concepts (`--words [N]`): each year's top N rising and first-seen terms (20), printed, and
-any that hold a filler, generic or venue word (search/filler_words.py), a two-letter
+any that hold a filler, generic or venue word (app/words.py), a two-letter
 lowercase fragment, or an acronym shown without its meaning.
 """
 
@@ -26,7 +26,6 @@ import numpy as np
 from app.concepts import ConceptNames
 from app.config import get_settings
 from app.search.edition_terms import EditionTerms
-from app.search.filler_words import FILLER_WORDS, GENERIC_WORDS, PREFIXES, VENUE_WORDS
 from app.search.opened import OpenIndex
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
@@ -39,6 +38,7 @@ from app.whats_new import (
     names_of,
     year_whats_new,
 )
+from app.words import FILLER_WORDS, GENERIC_WORDS, PREFIXES, VENUE_WORDS
 
 WEIGHTS = (1.0, 0.1, 0.01)
 

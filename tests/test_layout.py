@@ -75,3 +75,24 @@ def test_no_import_cycle():
 
 def test_the_cycle_check_finds_a_cycle():
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+
+
+def _word_lists(path: Path) -> list[str]:
+    """The module-level names bound to a list of more than 20 words split from a string."""
+    found = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign):
+            for call in ast.walk(node.value):
+                if (isinstance(call, ast.Attribute) and call.attr == "split"
+                        and isinstance(call.value, ast.Constant)
+                        and isinstance(call.value.value, str)
+                        and len(call.value.value.split()) > 20):
+                    found.extend(ast.unparse(target) for target in node.targets)
+    return found
+
+
+def test_word_lists_live_in_one_base_module():
+    modules = _modules("app")
+    lists = {name: _word_lists(path) for name, path in modules.items()}
+    assert {name for name, found in lists.items() if found} == {"app.words"}
+    assert _imports(modules)["app.words"] == set()

@@ -34,9 +34,7 @@ from whoosh.lang import porter2
 from whoosh.support.charset import accent_map
 
 from app.search.spelling import americanize
-
-STOP_WORDS = frozenset({"a", "an", "the", "of", "and", "or", "is", "are", "be", "by", "we",
-                        "our", "this", "that", "these", "it", "its", "as", "at", "with"})
+from app.words import STOP_WORDS
 
 _GREEK_NAMES = {
     "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ζ": "zeta",

@@ -25,6 +25,7 @@ from app.search.vocabulary import (
     write_counts,
     write_lines,
 )
+from app.words import TITLE_PHRASE_BREAKS
 
 PHRASES_FILE = "phrases.tsv"
 AUTHORS_FILE = "authors.tsv"
@@ -38,13 +39,6 @@ MAX_AUTHOR_NAMES = 60_000
 PHRASE_WORDS = (2, 4)  # phrases of two to four words
 _WORD = re.compile(r"[^\W_][\w'-]*")
 _BREAK = re.compile(r"[^\w\s'-]+")  # punctuation ends a run of words
-# Words a researcher does not start or end a phrase with: they split title runs.
-_FUNCTION_WORDS = frozenset("""
-a about above across after against along among an and any are as at be been being between
-beyond both but by can do does for from has have how if in into is it its more most new no not
-of on onto or our over than that the their this through to toward towards under unto up upon
-via vs we what when where whether which while who why will with without you your using
-""".split())
 AUTHOR_PREFIX = "author:"  # what the search box types before an author's name
 AUTHOR_SEPARATOR = " ; "  # how the index's author field joins names (index.paper_document)
 _SHOWN = "\x1f"  # in an author key, before the name as shown
@@ -58,7 +52,7 @@ def title_phrases(headline: str) -> set[str]:
         for chunk in _BREAK.split(line):
             run: list[str] = []
             for word in [*_WORD.findall(chunk), ""]:
-                if word and word not in _FUNCTION_WORDS and not word.isdigit():
+                if word and word not in TITLE_PHRASE_BREAKS and not word.isdigit():
                     run.append(word)
                     continue
                 low, high = PHRASE_WORDS

@@ -30,6 +30,7 @@ from app.search.columns import read_facet_columns
 from app.search.completions import PHRASES_FILE
 from app.search.vocabulary import counts_in
 from app.search.whoosh_adapter import open_index
+from app.words import TERM_EDGE_WORDS, TERM_LEADING_WORDS
 
 TERMS_FILE = "edition_terms.npz"
 MIN_PAPERS = 5  # in the whole catalog: rarer terms are noise to every comparison
@@ -37,17 +38,6 @@ MIN_PAPERS = 5  # in the whole catalog: rarer terms are noise to every compariso
 # positions, not the whole index's (~50 MB at L's abstracts; the run time is the same from
 # 4096 to 32768, measured).
 CHUNK_DOCUMENTS = 8192
-# Words that carry no subject by themselves: no term starts or ends with one (numbers and
-# one-letter symbols neither). "in" may start a phrase: in-context, in-distribution.
-FUNCTION_WORDS = frozenset("""
-a about above across after against all along also among an and any are as at based be been
-being between beyond both but by can could do does each either for from has have how however
-if in into is it its may more most much new no not of on one only onto or other our over
-several such than that the their them then there these they this those through thus to toward
-towards two under up upon use used using via vs was we well were what when where whether which
-while who why will with within without would yet you your
-""".split())
-LEADING = frozenset({"in"})
 ADDRESS_PARTS = frozenset({"http", "https", "www", "com", "org", "github"})  # and "github.com"
 
 
@@ -101,9 +91,9 @@ def _code(term: str, vocabulary: dict[str, int]) -> int:
     its position: words of the catalog are lowercase)."""
     if term != term.lower():
         return -3
-    if term in LEADING:
+    if term in TERM_LEADING_WORDS:
         return -1
-    if (len(term) < 2 or term in FUNCTION_WORDS or not any(c.isalpha() for c in term)
+    if (len(term) < 2 or term in TERM_EDGE_WORDS or not any(c.isalpha() for c in term)
             or "." in term or term in ADDRESS_PARTS):
         return -2
     return vocabulary.setdefault(term, len(vocabulary))
@@ -195,7 +185,7 @@ def _phrase_keys(directory: Path, vocabulary: dict[str, int]) -> np.ndarray:
         if len(terms) != 2:
             continue
         left, right = terms
-        left_code = -1 if left in LEADING else vocabulary.get(left, -2)
+        left_code = -1 if left in TERM_LEADING_WORDS else vocabulary.get(left, -2)
         if left_code >= -1 and right in vocabulary:
             keys.add(words + (left_code + 1) * words + vocabulary[right])
     return np.array(sorted(keys), dtype=np.int64)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 import numpy as np
-from whoosh.query import Every, Or, Phrase, Query, Term
+from whoosh.query import Every, Or, Query, Term
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
 from app.facets import NAMES as FACET_NAMES
@@ -20,7 +20,6 @@ from app.search import proximity, ranking, similar
 from app.search.analysis import analyze
 from app.search.columns import FacetFilter, as_array, as_mask
 from app.search.expand import text_query, with_family
-from app.search.filler_words import FILLER_WORDS
 from app.search.matches import Phrases, matching_docs, matching_query
 from app.search.opened import OpenIndex
 from app.search.parts import (
@@ -37,7 +36,7 @@ from app.search.query import (
     is_pasted_text,
     replace_word,
 )
-from app.search.question import PartMatches, Reading, is_function_word
+from app.search.question import PartMatches, Reading, is_function_word, said_as_words
 from app.search.ranking import match_scores, top_matches
 from app.search.results import (
     PER_PAGE,
@@ -47,6 +46,7 @@ from app.search.results import (
     SearchResult,
 )
 from app.search.snippets import make_snippet, query_terms
+from app.words import FILLER_WORDS
 
 PREFIX_EXPANSIONS = 8  # the most frequent completions a `prefix*` stands for
 # A pasted text is answered by this many papers most like it, the best of more candidates so
@@ -164,16 +164,7 @@ class Search:
         weighs no more than the papers saying it in words make it weigh."""
         return PartMatches.of(parts.words, lambda query: as_array(self._matching(query)),
                               self.searcher.doc_count_all(),
-                              self._said_as_words if as_words else None)
-
-    def _said_as_words(self, query: Query) -> int:
-        """About how many papers speak of a part in words: for each of its forms (a word, or
-        a phrase by its rarest word), the papers holding it; the most of any form."""
-        frequency = partial(self.searcher.doc_frequency, "text")
-        return max((frequency(leaf.text) if isinstance(leaf, Term)
-                    else min(map(frequency, leaf.words), default=0)
-                    for leaf in ([query] if query.is_leaf() else query.leaves())
-                    if leaf.field() == "text" and isinstance(leaf, (Term, Phrase))), default=0)
+                              partial(said_as_words, self.searcher) if as_words else None)
 
     def _required(self, parts: QueryParts, total: int) -> np.ndarray:
         """Which documents pass the parts' inline filters and are not excluded."""

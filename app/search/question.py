@@ -4,12 +4,12 @@ Researchers type questions ("how to make diffusion models sample faster"), reque
 about federated learning") and descriptions (a sentence, an author's TL;DR). Read as
 keywords, every word must match: "how" and "best" become required, and a paper is ranked by
 how many of the typed words it lacks, not by what those words weigh. So a query is read as a
-**question** when one of its plain (unquoted) words asks (`INTERROGATIVES`), when it starts as
-a yes/no question or a request (`AUXILIARIES`, `REQUEST_LEADS`), or ends with "?"; and as a
-**description** when it has `MANY_WORDS` content words or more. Then:
+**question** when one of its plain (unquoted) words asks (`app.words.INTERROGATIVES`), when it
+starts as a yes/no question or a request (`AUXILIARIES`, `REQUEST_LEADS`), or ends with "?";
+and as a **description** when it has `MANY_WORDS` content words or more. Then:
 
-- the function words of questions and requests (`FUNCTION_WORDS`) are left out: never
-  required, never shown as missing, never scored. Inside a quoted phrase they still count;
+- the function words of questions and requests (`QUESTION_FUNCTION_WORDS`) are left out:
+  never required, never shown as missing, never scored. Inside a quoted phrase they count;
 - the papers listed are those with every content word, then those holding at least
   `ranking.WEIGHTS.bag_share` of the query's weight, each part (a word, a phrase, a synonym
   group) weighing its IDF; they are ranked by BM25F over the parts they share times the share
@@ -27,12 +27,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
-from whoosh.query import Query
+from whoosh.query import Phrase, Query, Term
+from whoosh.searching import Searcher
 
-from app.search.analysis import STOP_WORDS, analyze
+from app.search.analysis import analyze
+from app.words import AUXILIARIES, INTERROGATIVES, QUESTION_FUNCTION_WORDS, REQUEST_LEADS
 
 # A query with this many content words is a description: no paper holds them all; one with
 # fewer is, when no paper does.
@@ -40,43 +42,6 @@ MANY_WORDS = 6
 FEW_WORDS = 4
 _OPERATORS = frozenset({"AND", "OR", "NOT", "&&"})
 
-INTERROGATIVES = frozenset(
-    "how what why which when where who whom whose whether what's how's".split())
-# A first word that makes a yes/no question: "does dropout help", "can transformers count".
-AUXILIARIES = frozenset(
-    "is are was were do does did can could should would will shall may might must has have "
-    "had".split())
-# Requests as researchers start them: "papers about", "methods for", "looking for".
-REQUEST_LEADS = (
-    ("papers",), ("paper", "on"), ("paper", "about"), ("articles",), ("work", "on"),
-    ("works", "on"), ("research", "on"), ("studies", "on"), ("literature", "on"),
-    ("methods", "for"), ("methods", "to"), ("approaches", "to"), ("approaches", "for"),
-    ("techniques", "for"), ("techniques", "to"), ("ways", "to"), ("best", "way"),
-    ("best", "methods"), ("best", "approaches"), ("find",), ("show", "me"), ("list",),
-    ("looking", "for"), ("i",), ("i'm",), ("im",), ("tell", "me"), ("explain",), ("any",),
-    ("recent", "work"), ("recent", "papers"), ("state", "of", "the", "art", "for"),
-)
-# What questions and requests are made of besides their concepts. Left out of a question's
-# or a description's required and scored words, never out of a quoted phrase.
-FUNCTION_WORDS = INTERROGATIVES | AUXILIARIES | STOP_WORDS | frozenset("""
-    there here i i'm im me my mine you your yours us they them their someone anyone
-    to in on for from into onto about over under via using use used between than then so if
-    also just really still even only very much many more most less least some any all each
-    every other others such not no nor do doing done does get gets getting make makes making
-    made help helps helping let lets want need needs wanted looking look find finding show
-    shows tell give list explain know known exist exists existing possible possibly there's
-    best better good great way ways method methods approach approaches technique techniques
-    paper papers work works research studies literature articles article recent recently
-    latest current currently new today nowadays typically usually generally actually
-    something anything thing things kind kinds people researchers
-    against despite without within across through during among toward towards before after
-    above below beyond like unlike versus vs per whereas while because since although though
-    few little lot lots several enough various much
-    happen happens happened cause causes caused deal deals dealing matter matters mean means
-    affect affects exactly instead rather
-    effective effectively important main common commonly popular easy easily nice proper
-    properly useful interesting famous up down out off away back
-    """.split())
 _TRIM = re.compile(r"^[^\w']+|[^\w']+$")
 
 
@@ -101,7 +66,7 @@ def reading_of(tokens: list[re.Match[str]], text: str, unmatched: bool = False) 
     phrases = sum(token["phrase"] is not None for token in tokens)
     plain = [_plain(word) for word in words]
     content = [w for w, p in zip(words, plain, strict=True)
-               if p not in FUNCTION_WORDS and analyze(w)]
+               if p not in QUESTION_FUNCTION_WORDS and analyze(w)]
     if not content and not phrases:
         return Reading.KEYWORDS  # "what is best": nothing else to search for
     asks = (any(p in INTERROGATIVES for p in plain) or (plain and plain[0] in AUXILIARIES)
@@ -114,7 +79,17 @@ def reading_of(tokens: list[re.Match[str]], text: str, unmatched: bool = False) 
 
 
 def is_function_word(word: str) -> bool:
-    return _plain(word) in FUNCTION_WORDS
+    return _plain(word) in QUESTION_FUNCTION_WORDS
+
+
+def said_as_words(searcher: Searcher, query: Query) -> int:
+    """About how many papers speak of a part in words: for each of its forms (a word, or a
+    phrase by its rarest word), the papers holding it; the most of any form."""
+    frequency = partial(searcher.doc_frequency, "text")
+    return max((frequency(leaf.text) if isinstance(leaf, Term)
+                else min(map(frequency, leaf.words), default=0)
+                for leaf in ([query] if query.is_leaf() else query.leaves())
+                if leaf.field() == "text" and isinstance(leaf, (Term, Phrase))), default=0)
 
 
 @dataclass(frozen=True)

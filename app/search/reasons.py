@@ -7,7 +7,7 @@ words, and acronyms that it defines or uses twice, in their case. Each weighs li
 (uses × mean IDF × a bonus for each word past the first) times the number of the texts using
 it to a power (a list's theme first), and is named as the longest phrase holding it that both
 texts use. Never named (`_names_a_concept`): a phrase with a filler word or of generic words
-only (filler_words.py), or whose words are all in more than `COMMON_SHARE` of the papers
+only (app/words.py), or whose words are all in more than `COMMON_SHARE` of the papers
 ("neural networks"); a word alone unless the search ranked by it too, it is that rare and it
 is no adjective or adverb ("natural", "best"). Recommendations also rank by the phrases that
 several listed papers share, named or not (similar.py).
@@ -24,7 +24,7 @@ from whoosh.searching import Searcher
 
 from app.keyphrases import PHRASE_BONUS, phrases_by_terms
 from app.search.analysis import analyze, lemmas
-from app.search.filler_words import FILLER_WORDS, GENERIC_WORDS, PREFIXES
+from app.words import FILLER_WORDS, GENERIC_WORDS, PREFIXES
 
 SHOWN = 6
 # Words in more than this share of the papers name no reason alone ("learning", "also").
@@ -86,7 +86,7 @@ def concepts(searcher: Searcher, texts: list[str], ranked: set[str], power: int 
 def _names_a_concept(name: str, terms: tuple[str, ...], ranked: set[str],
                      df: Frequencies, common: float) -> bool:
     """Whether a candidate of lowercase words names a concept: never with a filler word
-    ("significantly improve"; filler_words.py), nor of generic words only ("deeper
+    ("significantly improve"; app/words.py), nor of generic words only ("deeper
     understanding"); a phrase unless all its words are common ("neural networks"); a word
     alone when it was ranked by, is not common and can only be a noun ("lottery", not
     "natural" or "best")."""

@@ -1,0 +1,205 @@
+"""The catalog's word lists, by purpose, in one place: which words the index drops, which
+end a phrase in titles, keyphrases and edition terms, which a question is made of besides its
+concepts, and which name no research concept (what's new, the reasons of related papers).
+
+A base module: it imports nothing of the catalog's, so ingest, search, features and exports
+can all read it. The lists differ on purpose (the index keeps "in" and "to", which phrases
+need; a question drops "best" and "way"); each says what it is for.
+"""
+
+from __future__ import annotations
+
+# The index's stop list (analysis.py): dropped from documents and queries alike. Short, as
+# every word dropped is a phrase or a count the catalog cannot give.
+STOP_WORDS = frozenset({"a", "an", "the", "of", "and", "or", "is", "are", "be", "by", "we",
+                        "our", "this", "that", "these", "it", "its", "as", "at", "with"})
+
+# Words a researcher does not start or end a phrase with: they split title runs.
+TITLE_PHRASE_BREAKS = frozenset("""
+a about above across after against along among an and any are as at be been being between
+beyond both but by can do does for from has have how if in into is it its more most new no not
+of on onto or our over than that the their this through to toward towards under unto up upon
+via vs we what when where whether which while who why will with without you your using
+""".split())
+
+# Words that carry no subject by themselves: no term starts or ends with one (numbers and
+# one-letter symbols neither). "in" may start a phrase: in-context, in-distribution.
+TERM_EDGE_WORDS = frozenset("""
+a about above across after against all along also among an and any are as at based be been
+being between beyond both but by can could do does each either for from has have how however
+if in into is it its may more most much new no not of on one only onto or other our over
+several such than that the their them then there these they this those through thus to toward
+towards two under up upon use used using via vs was we well were what when where whether which
+while who why will with within without would yet you your
+""".split())
+TERM_LEADING_WORDS = frozenset({"in"})
+
+# Function words and the verbs and nouns every abstract uses: they split candidates.
+KEYPHRASE_BREAKS = frozenset("""
+a about above across after again against all almost along also although always among an and
+another any are around as at be because been before being below between both but by can could
+do does doing done due during each either enable enables enabling et etc even every few for
+from further given has have having here how however i if in into is it its itself just less
+like may more most much must no nor not of off often on once one only or other our ours out
+over own per rather same several should show shows shown since so some such than that the their
+them then there these they this those through thus to too two under until up upon us use used
+uses using very via was we well were what when where whether which while who whom why will with
+within without would yet you your al e g i.e e.g paper papers propose proposed proposes present
+presents approach approaches method methods result results work works novel new existing prior
+recent recently demonstrate demonstrates experiments experimental extensive significantly
+significant state art state-of-the-art outperforms achieve achieves achieved based first second
+three key study studies provide provides introduce introduces different various remains remain
+however furthermore moreover specifically particular particularly effective effectively improve
+improves improved improving show find finds found make makes across able ability many
+including include includes theoretical empirical code available often strong stronger better
+now still yet
+""".split())
+# Words every abstract uses that mean something only inside a phrase: "diffusion models",
+# "large language models", "model predictive control", never "models" alone.
+KEYPHRASE_GENERIC = frozenset("""
+model models framework frameworks task tasks problem problems data performance method methods
+large small high low
+""".split())
+
+# What a BibTeX key skips before its first word ("the", "on"...).
+CITATION_KEY_SKIPPED = frozenset(
+    {"a", "an", "the", "on", "of", "in", "for", "to", "and", "we", "this", "how"})
+
+# What makes a query a question (question.py): a word that asks...
+INTERROGATIVES = frozenset(
+    "how what why which when where who whom whose whether what's how's".split())
+# A first word that makes a yes/no question: "does dropout help", "can transformers count".
+AUXILIARIES = frozenset(
+    "is are was were do does did can could should would will shall may might must has have "
+    "had".split())
+# Requests as researchers start them: "papers about", "methods for", "looking for".
+REQUEST_LEADS = (
+    ("papers",), ("paper", "on"), ("paper", "about"), ("articles",), ("work", "on"),
+    ("works", "on"), ("research", "on"), ("studies", "on"), ("literature", "on"),
+    ("methods", "for"), ("methods", "to"), ("approaches", "to"), ("approaches", "for"),
+    ("techniques", "for"), ("techniques", "to"), ("ways", "to"), ("best", "way"),
+    ("best", "methods"), ("best", "approaches"), ("find",), ("show", "me"), ("list",),
+    ("looking", "for"), ("i",), ("i'm",), ("im",), ("tell", "me"), ("explain",), ("any",),
+    ("recent", "work"), ("recent", "papers"), ("state", "of", "the", "art", "for"),
+)
+# What questions and requests are made of besides their concepts. Left out of a question's
+# or a description's required and scored words, never out of a quoted phrase.
+QUESTION_FUNCTION_WORDS = INTERROGATIVES | AUXILIARIES | STOP_WORDS | frozenset("""
+    there here i i'm im me my mine you your yours us they them their someone anyone
+    to in on for from into onto about over under via using use used between than then so if
+    also just really still even only very much many more most less least some any all each
+    every other others such not no nor do doing done does get gets getting make makes making
+    made help helps helping let lets want need needs wanted looking look find finding show
+    shows tell give list explain know known exist exists existing possible possibly there's
+    best better good great way ways method methods approach approaches technique techniques
+    paper papers work works research studies literature articles article recent recently
+    latest current currently new today nowadays typically usually generally actually
+    something anything thing things kind kinds people researchers
+    against despite without within across through during among toward towards before after
+    above below beyond like unlike versus vs per whereas while because since although though
+    few little lot lots several enough various much
+    happen happens happened cause causes caused deal deals dealing matter matters mean means
+    affect affects exactly instead rather
+    effective effectively important main common commonly popular easy easily nice proper
+    properly useful interesting famous up down out off away back
+    """.split())
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Below, words that name no research concept: what "what's new" (whats_new.py, through
+# concepts.py) never lists a term for, though their counts rise; the counts themselves
+# (edition_terms.py) keep every word, since a count is what a search for the word finds. Given
+# as the analyzer keeps them (lemmas: "enhance" for enhanced and enhancing) or as papers write
+# them ("existing", "based"), and a term is checked under both. The rules that go with them are
+# in concepts.py.
+
+
+# Never part of a listed term: a phrase that holds one is prose, not a concept ("enhance
+# llms", "address challenging", "significantly improve"). The verbs, adverbs and evaluative
+# adjectives of academic writing, those that LLM-assisted writing made rise from 2023 on
+# (delve, showcase, underscore, notably, pivotal) among them. Verbs that also name a concept
+# in a phrase are not here: design, control, track, train, learn, attack, transfer, support.
+FILLER_WORDS = _words("""
+based beat accommodate accomplish account achieve add address adopt advance affect aid aim
+allow alleviate amplify analyze argue arise assess assist assume attain attempt avoid benefit
+boost bridge bring broaden build capture carry cater claim combine compare complement comprise
+conduct confirm consider constitute construct contain continue contribute convey cover create
+deal decrease deliver delve demonstrate depend derive describe determine develop devise differ
+discover discuss display elevate eliminate emerge emphasize employ empower enable encompass
+encounter encourage enhance enrich ensure entail establish evaluate examine exceed exhibit
+exist expand explain explore expose extend facilitate fail find foster fulfill gain gather give
+grow handle harness help hinder highlight hold hope illustrate improve include incorporate
+increase indicate inform inspire integrate introduce investigate involve keep lack lead
+leverage maintain make manage meet mitigate motivate need note observe obtain occur offer
+outline outperform overcome pave perform pose possess present prevent produce promote propose
+prove provide pursue raise reach realize receive reduce refer reflect rely remain report
+require reside resolve result retain reveal rise seek seem serve shed show showcase simplify
+solve span spur stem strengthen strive struggle submit succeed suffer suggest suit surpass
+sustain tackle tend thrive uncover undergo underline underpin underscore unleash unlock unveil
+uphold utilize validate verify warrant witness yield additionally besides consequently
+conversely finally firstly furthermore hence herein however importantly indeed instead
+meanwhile moreover namely nevertheless nonetheless notably overall particularly primarily
+rather respectively secondly similarly specifically subsequently therefore thereby therein thus
+ultimately whereas whereby often usually typically generally commonly widely largely mainly
+mostly highly greatly significantly substantially considerably remarkably dramatically
+drastically markedly effectively efficiently successfully accurately consistently
+simultaneously directly explicitly jointly automatically easily readily quickly rapidly
+recently currently previously increasingly especially even still already always never almost
+nearly merely solely simply just very quite fairly relatively further abundant additional ample
+appealing challenging clear compelling comprehensive considerable crucial desirable detailed
+different difficult diverse dramatic easy effective emerging enormous essential excellent
+existing extensive exceptional favorable great huge important impressive increasing innovative
+insightful interesting intricate meaningful meticulous notable noteworthy numerous outstanding
+paramount pivotal popular powerful previous prevalent profound prominent promising prevailing
+recent remarkable rigorous satisfactory seamless severe significant sophisticated striking
+subsequent substantial successful superior suitable surprising tremendous typical unique
+unprecedented useful valuable various versatile vital widespread although during every take
+permit likely able similar relevant preliminary aforementioned simpler available remains
+varying vary behind near beneficial temporary repeated extra impractical costly ubiquitous
+vulnerable inherent maintaining
+""")
+
+# Not listed alone, nor in a phrase of such words only ("state art", "proposed method",
+# "large model"), but part of concepts beside another word ("novel view", "strong convexity",
+# "code generation", "self supervised"): the nouns and adjectives any abstract uses, whatever
+# its subject, and the first halves of hyphenated words (self-, end-, multi-, few-shot).
+GENERIC_WORDS = _words("""
+ability accuracy dataset benchmark network module pipeline advancement advantage algorithm
+amount analysis application approach area art aspect base baseline capability case challenge
+characteristic code community comparison component concept consideration contribution core data
+demand development difficulty direction effect effectiveness efficiency effort element
+evaluation evidence example experiment extent fact factor field finding focus form framework
+function goal idea impact implementation importance improvement information insight instance
+interest issue kind level limitation literature manner matter means method methodology model
+notion number objective observation option order outcome overview paper paradigm part
+performance perspective point possibility potential practice practitioner presence principle
+problem procedure process progress property purpose quality quantity range requirement research
+researcher respect role scale scenario scheme scope sense set setting situation solution source
+stage standard state step strategy strength study success superiority survey system task
+technique technology term thing time tool topic trend type understand usage use utility value
+variety version view way weakness work learn train self end non pre post multi semi co sub anti
+inter intra cross shot box middle large small high low new good better best simple strong
+specific general accurate efficient robust practical precise real rich rapid fundamental
+feasible possible sufficient primary current competitive ideal reliable solid novel key main
+major whole wide broad single multiple common prior final initial original full entire total
+aware deeper question gap efficacy integration head shift downstream horizon fine fall short
+neutral conditional sequential comparable synthetic prerequisite direct utilization minimal
+execution poly alternating settling
+""")
+
+# The venue's own words: calls, tracks and awards ("Sister Conferences Best Papers", "Abstract
+# reprint", "Journal track"). A term of these (and generic words) only is the venue's
+# boilerplate; the catalog's series slugs (neurips, uai) count as such words too.
+VENUE_WORDS = _words("""
+abstract accept accepted award best camera chair committee conference edition extended finalist
+honorable invited journal keynote mention nominee oral paper poster preprint prize proceedings
+ready reprint runner session sister special spotlight submission symposium talk track tutorial
+winner workshop
+""")
+
+# The first halves of hyphenated words: not listed alone, but they make a concept of a generic
+# word after them ("pre-training", "multi-task").
+PREFIXES = _words("self end non pre post multi semi co sub anti inter intra cross")
