@@ -1,0 +1,269 @@
+"""The catalog beside datasette, what a researcher would use instead (issue 42), in one run.
+
+    make bench-datasette                                # L; installs '.[bench]' and wrk
+    .venv/bin/python -m bench.datasette --size L        # or --corpus FILE.jsonl.gz ...
+
+The baseline is built from the same JSON Lines files: `sqlite-utils insert` of every record
+(all fields), then `sqlite-utils enable-fts --fts5 --tokenize porter` on title and abstract;
+one `datasette` process serves it with its defaults, and its search page is
+/db/papers?_search=Q&_facet=venue&_facet=year. The catalog is `catalog ingest` of the same
+files into a fresh data directory, served by `catalog serve --workers 2`. Printed, each
+beside the other side and as a ratio:
+
+- the two builds, timed back to back;
+- search pages of distinct title phrases (bench.load.title_queries), each phrase asked once
+  of each side, 16 connections (wrk when installed), in short rounds that alternate the
+  sides: req/s, p50/p95 (the median of the rounds') and errors;
+- each catalog worker's memory after the load: RSS, private and shared (smaps_rollup);
+- the first-time search in-process: the catalog's (hits, snippets, facets) against FTS5's
+  page and venue and year counts over the same papers (bench.fts5), p95.
+
+Absolute numbers on a shared 2-core machine are noisy; the ratios of one run are what to
+compare. datasette and sqlite-utils come from the `bench` extra (pip install -e '.[bench]').
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from bench.fts5 import fts5_page
+from bench.harness import (
+    BIN,
+    RESULTS,
+    SIZES,
+    free_port,
+    jsonl_inputs,
+    load,
+    memory_mb,
+    percentiles,
+    start_process,
+    start_server,
+    worker_pids,
+)
+from bench.load import first_records, title_queries
+from bench.questions import CatalogTexts, beside_fts5, catalog_search, catalog_settings
+from bench.run import bench_ingest, warm_workers
+
+CONNECTIONS = 16  # bench.harness.load's
+DATASETTE, CATALOG = "datasette (1 process)", "catalog (--workers 2)"
+TARGETS = {"build": 10, "rps": 4, "p95_in_process": 0.5, "worker_rss_mb": 400,
+           "private_of_one": 1.3}
+
+
+def build_baseline(inputs: list[Path], database: Path) -> float:
+    """sqlite-utils insert of every record, then its FTS5 table; the seconds both took."""
+    utils = str(BIN / "sqlite-utils")
+    started = time.perf_counter()
+    for source in inputs:  # gzip -f passes plain files through
+        unzip = subprocess.Popen(["gzip", "-dcf", str(source)], stdout=subprocess.PIPE)
+        subprocess.run([utils, "insert", str(database), "papers", "-", "--nl", "--alter"],
+                       stdin=unzip.stdout, check=True)
+        unzip.stdout.close()
+        if unzip.wait():
+            raise RuntimeError(f"gzip could not read {source}")
+    subprocess.run([utils, "enable-fts", str(database), "papers", "title", "abstract",
+                    "--fts5", "--tokenize", "porter"], check=True)
+    return time.perf_counter() - started
+
+
+def datasette_url(query: str) -> str:
+    return "/db/papers?" + str(httpx.QueryParams(
+        [("_search", query), ("_facet", "venue"), ("_facet", "year")]))
+
+
+def catalog_url(query: str) -> str:
+    return "/search?" + str(httpx.QueryParams({"q": query}))
+
+
+def interleaved(sides: dict[str, tuple[str, Callable[[str], str]]], queries: list[str],
+                rounds: int, seconds: float) -> dict[str, dict]:
+    """Rounds of `seconds` for each side (base URL, query -> path), the order alternating
+    round by round; each side asks the queries in order, each once as far as they last."""
+    asked = dict.fromkeys(sides, 0)
+    reports: dict[str, list[dict]] = {name: [] for name in sides}
+    for number in range(rounds):
+        for name in list(sides)[:: 1 if number % 2 == 0 else -1]:
+            base, path = sides[name]
+            report = load(base, [path(q) for q in queries[asked[name]:] or queries], seconds,
+                          once=True)
+            reports[name].append(report)
+            # wrk does not count the requests still in flight when it stops: skip them too
+            asked[name] += report["requests"] + CONNECTIONS
+    return {name: {**side_summary(reports[name]), "asked": asked[name]} for name in sides}
+
+
+def side_summary(rounds: list[dict]) -> dict:
+    """One side's rounds: req/s over their whole time, the median of their percentiles."""
+    requests = sum(r["requests"] for r in rounds)
+    return {"rps": round(requests / sum(r["seconds"] for r in rounds), 1),
+            "p50_ms": round(statistics.median(r["p50_ms"] for r in rounds), 1),
+            "p95_ms": round(statistics.median(r["p95_ms"] for r in rounds), 1),
+            "errors": sum(r["errors"] for r in rounds), "requests": requests,
+            "tool": rounds[0]["tool"],
+            "rounds": [{key: r[key] for key in ("rps", "p50_ms", "p95_ms", "errors")}
+                       for r in rounds]}
+
+
+def serve_both(database: Path, data: Path, queries: list[str], rounds: int,
+               seconds: float) -> dict:
+    """Both sides served at once and loaded in turn; then the catalog workers' memory."""
+    ports = {DATASETTE: free_port(), CATALOG: free_port()}
+    bases = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
+    datasette, _ = start_process(
+        [str(BIN / "datasette"), "serve", str(database), "--host", "127.0.0.1", "--port",
+         str(ports[DATASETTE])], bases[DATASETTE] + "/-/versions.json")
+    try:
+        catalog, cold_start = start_server({**os.environ, "CATALOG_DATA_DIR": str(data)},
+                                           ports[CATALOG], "--workers", "2")
+        try:
+            warm_workers(bases[CATALOG])
+            httpx.get(bases[DATASETTE] + datasette_url("warm up"), timeout=120)
+            load_before = os.getloadavg()[0]
+            sides = interleaved({DATASETTE: (bases[DATASETTE], datasette_url),
+                                 CATALOG: (bases[CATALOG], catalog_url)},
+                                queries, rounds, seconds)
+            return {"sides": sides, "distinct_queries": len(queries),
+                    "catalog_cold_start_s": round(cold_start, 1),
+                    "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+                    "workers_mb": [memory_mb(pid) for pid in worker_pids(catalog)],
+                    "datasette_mb": memory_mb(datasette.pid)}
+        finally:
+            catalog.terminate()
+            catalog.wait(timeout=30)
+    finally:
+        datasette.terminate()
+        datasette.wait(timeout=30)
+
+
+def _ms(ask: Callable[..., object], *args: object) -> float:
+    started = time.perf_counter()
+    ask(*args)
+    return (time.perf_counter() - started) * 1000
+
+
+def first_time_searches(data: Path, queries: list[str]) -> dict:
+    """Each query once, in-process: the catalog's search (no result cache) and FTS5's page
+    with venue and year counts, in turn, after one untimed search each."""
+    texts = CatalogTexts(catalog_settings(data).database_path)
+
+    def timed(search, fts: sqlite3.Connection) -> dict[str, list[float]]:
+        catalog_search(search, texts.plain, "warm up")
+        fts5_page(fts, "warm up")
+        times: dict[str, list[float]] = {"catalog": [], "fts5": []}
+        for q in queries:
+            times["catalog"].append(_ms(catalog_search, search, texts.plain, q))
+            times["fts5"].append(_ms(fts5_page, fts, q, ("venue", "year")))
+        return times
+
+    try:
+        times = beside_fts5(catalog_settings(data), texts, timed)
+    finally:
+        texts.close()
+    return {name: percentiles(values) for name, values in times.items()}
+
+
+def run(inputs: list[Path], work: Path, rounds: int = 3, seconds: float = 20,
+        searches: int = 300, queries: int = 8000) -> dict:
+    """The whole comparison on the JSON Lines files `inputs`, built under `work`."""
+    records = sum(1 for source in inputs for _ in first_records(source))
+    phrases = title_queries(queries, sources=inputs)
+    database, data = work / "db.db", work / "catalog"
+    baseline = build_baseline(inputs, database)
+    with sqlite3.connect(database) as db:
+        inserted = db.execute("SELECT count(*) FROM papers").fetchone()[0]
+    if inserted != records:
+        raise RuntimeError(f"sqlite-utils inserted {inserted} of {records} records")
+    ingest = bench_ingest(inputs, data, {**os.environ, "CATALOG_DATA_DIR": str(data)}, records)
+    return {"inputs": [source.name for source in inputs], "records": records,
+            "build": {"sqlite_utils_s": round(baseline, 1), "catalog": ingest},
+            "pages": serve_both(database, data, phrases, rounds, seconds),
+            "in_process_ms": first_time_searches(data, phrases[:searches])}
+
+
+def _met(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def print_report(report: dict) -> None:
+    build, pages = report["build"], report["pages"]
+    catalog_build = build["catalog"]
+    build_ratio = catalog_build["seconds"] / build["sqlite_utils_s"]
+    print(f"\n== the catalog beside datasette: {report['records']:,} records of "
+          f"{', '.join(report['inputs'])} ==")
+    print(f"build, back to back: sqlite-utils insert + enable-fts {build['sqlite_utils_s']} s; "
+          f"catalog ingest {catalog_build['seconds']} s ({catalog_build['stored']} papers, peak "
+          f"RSS {catalog_build['peak_rss_mb']} MB): {build_ratio:.1f}x "
+          f"(target <= {TARGETS['build']}x: {_met(build_ratio <= TARGETS['build'])})")
+    sides = pages["sides"]
+    first = next(iter(sides.values()))
+    print(f"\nsearch pages of first-time title phrases, {CONNECTIONS} connections, "
+          f"{len(first['rounds'])} rounds each side, interleaved ({first['tool']}; "
+          f"{pages['distinct_queries']} distinct phrases, asked of "
+          + ", ".join(f"{name.split()[0]} {side['asked']}" for name, side in sides.items())
+          + f"; load average {pages['load_average'][0]} before, {pages['load_average'][1]} "
+          "after):")
+    for name, side in sides.items():
+        rounds = "; ".join(f"{r['rps']}" for r in side["rounds"])
+        print(f"  {name:24} {side['rps']:7} req/s  p50 {side['p50_ms']:7} ms  p95 "
+              f"{side['p95_ms']:7} ms  errors {side['errors']}  (rounds' req/s: {rounds})")
+    if pages["distinct_queries"] < max(side["asked"] for side in sides.values()):
+        print("  (the phrases ran out: later requests repeated them)")
+    datasette, catalog = sides[DATASETTE], sides[CATALOG]
+    rps_ratio = catalog["rps"] / datasette["rps"] if datasette["rps"] else 0.0
+    no_errors = catalog["errors"] == 0
+    print(f"  ratio catalog / datasette: req/s {rps_ratio:.2f}x (target >= {TARGETS['rps']}x "
+          f"with 0 errors: {_met(rps_ratio >= TARGETS['rps'] and no_errors)}), "
+          f"p50 {catalog['p50_ms'] / datasette['p50_ms']:.2f}x, "
+          f"p95 {catalog['p95_ms'] / datasette['p95_ms']:.2f}x")
+    workers = pages["workers_mb"]
+    rss = [worker["rss"] for worker in workers]
+    private_ratio = sum(worker["private"] for worker in workers) / statistics.mean(rss)
+    print("\nafter the load: " + "; ".join(
+        f"worker {number} RSS {worker['rss']} MB (private {worker['private']}, shared "
+        f"{worker['shared']})" for number, worker in enumerate(workers, 1))
+        + f"; datasette RSS {pages['datasette_mb']['rss']} MB")
+    print(f"  each worker's RSS <= {TARGETS['worker_rss_mb']} MB: "
+          f"{_met(max(rss) <= TARGETS['worker_rss_mb'])}; the workers' private memory "
+          f"together is {private_ratio:.2f}x one worker's RSS (target <= "
+          f"{TARGETS['private_of_one']}x: {_met(private_ratio <= TARGETS['private_of_one'])})")
+    searches = report["in_process_ms"]
+    catalog_p95, fts5_p95 = searches["catalog"]["p95"], searches["fts5"]["p95"]
+    print(f"\nfirst-time search in-process ({searches['catalog']['n']} title phrases): catalog "
+          f"p50 {searches['catalog']['p50']} p95 {catalog_p95} ms; FTS5 page + venue and year "
+          f"counts p50 {searches['fts5']['p50']} p95 {fts5_p95} ms: p95 "
+          f"{catalog_p95 / fts5_p95:.2f}x (target <= {TARGETS['p95_in_process']}x: "
+          f"{_met(catalog_p95 / fts5_p95 <= TARGETS['p95_in_process'])})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", choices=list(SIZES), default="L")
+    parser.add_argument("--corpus", type=Path, nargs="+",
+                        help="JSON Lines files (.jsonl or .jsonl.gz) instead of --size's")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of each side")
+    parser.add_argument("--seconds", type=float, default=20, help="of each round")
+    parser.add_argument("--searches", type=int, default=300,
+                        help="first-time searches timed in-process")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-datasette-") as tmp:
+        inputs = args.corpus or jsonl_inputs(args.size, Path(tmp) / "jsonl")
+        report = run(inputs, Path(tmp), args.rounds, args.seconds, args.searches)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    (RESULTS / f"datasette-{stamp}.json").write_text(json.dumps(report, indent=2))
+    print_report(report)
+
+
+if __name__ == "__main__":
+    main()
