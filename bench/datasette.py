@@ -13,7 +13,9 @@ beside the other side and as a ratio:
 - the two builds, timed back to back;
 - search pages of distinct title phrases (bench.load.title_queries), each phrase asked once
   of each side, 16 connections (wrk when installed), in short rounds that alternate the
-  sides: req/s, p50/p95 (the median of the rounds') and errors;
+  sides: req/s, p50/p95 (the median of the rounds'), errors, and the CPU time its server
+  processes spent per page (which contention on a shared machine moves less than req/s:
+  there one datasette process gets about half the CPU of two catalog workers);
 - each catalog worker's memory after the load: RSS, private and shared (smaps_rollup);
 - the first-time search in-process: the catalog's (hits, snippets, facets) against FTS5's
   page and venue and year counts over the same papers (bench.fts5), p95.
@@ -33,6 +35,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -42,6 +45,7 @@ from bench.harness import (
     BIN,
     RESULTS,
     SIZES,
+    cpu_seconds,
     free_port,
     jsonl_inputs,
     load,
@@ -86,30 +90,59 @@ def catalog_url(query: str) -> str:
     return "/search?" + str(httpx.QueryParams({"q": query}))
 
 
-def interleaved(sides: dict[str, tuple[str, Callable[[str], str]]], queries: list[str],
-                rounds: int, seconds: float) -> dict[str, dict]:
-    """Rounds of `seconds` for each side (base URL, query -> path), the order alternating
-    round by round; each side asks the queries in order, each once as far as they last."""
+@dataclass
+class Served:
+    """One side under load: its base URL, a query's page, and the processes that serve it."""
+
+    base: str
+    page: Callable[[str], str]
+    pids: list[int]
+
+    def cpu_seconds(self) -> float:
+        return sum(cpu_seconds(pid) for pid in self.pids)
+
+    def wait_idle(self, timeout: float = 60) -> None:
+        """Until the requests still in flight when a round stopped are done."""
+        deadline = time.perf_counter() + timeout
+        before = self.cpu_seconds()
+        while time.perf_counter() < deadline:
+            time.sleep(0.25)
+            now = self.cpu_seconds()
+            if now - before < 0.01:
+                return
+            before = now
+
+
+def interleaved(sides: dict[str, Served], queries: list[str], rounds: int,
+                seconds: float) -> dict[str, dict]:
+    """Rounds of `seconds` for each side, the order alternating round by round; each side
+    asks the queries in order, each once as far as they last. A round's CPU is its server
+    processes' until they are idle again."""
     asked = dict.fromkeys(sides, 0)
     reports: dict[str, list[dict]] = {name: [] for name in sides}
     for number in range(rounds):
         for name in list(sides)[:: 1 if number % 2 == 0 else -1]:
-            base, path = sides[name]
-            report = load(base, [path(q) for q in queries[asked[name]:] or queries], seconds,
-                          once=True)
-            reports[name].append(report)
+            side = sides[name]
+            cpu = side.cpu_seconds()
+            report = load(side.base, [side.page(q) for q in queries[asked[name]:] or queries],
+                          seconds, once=True)
+            side.wait_idle()
+            reports[name].append({**report, "cpu_s": side.cpu_seconds() - cpu})
             # wrk does not count the requests still in flight when it stops: skip them too
             asked[name] += report["requests"] + CONNECTIONS
     return {name: {**side_summary(reports[name]), "asked": asked[name]} for name in sides}
 
 
 def side_summary(rounds: list[dict]) -> dict:
-    """One side's rounds: req/s over their whole time, the median of their percentiles."""
+    """One side's rounds: req/s over their whole time, the median of their percentiles, and
+    CPU per request sent (those answered and the ones in flight when a round stopped)."""
     requests = sum(r["requests"] for r in rounds)
+    sent = requests + CONNECTIONS * len(rounds)
     return {"rps": round(requests / sum(r["seconds"] for r in rounds), 1),
             "p50_ms": round(statistics.median(r["p50_ms"] for r in rounds), 1),
             "p95_ms": round(statistics.median(r["p95_ms"] for r in rounds), 1),
             "errors": sum(r["errors"] for r in rounds), "requests": requests,
+            "cpu_ms_per_page": round(1000 * sum(r["cpu_s"] for r in rounds) / sent, 1),
             "tool": rounds[0]["tool"],
             "rounds": [{key: r[key] for key in ("rps", "p50_ms", "p95_ms", "errors")}
                        for r in rounds]}
@@ -130,13 +163,15 @@ def serve_both(database: Path, data: Path, queries: list[str], rounds: int,
             warm_workers(bases[CATALOG])
             httpx.get(bases[DATASETTE] + datasette_url("warm up"), timeout=120)
             load_before = os.getloadavg()[0]
-            sides = interleaved({DATASETTE: (bases[DATASETTE], datasette_url),
-                                 CATALOG: (bases[CATALOG], catalog_url)},
-                                queries, rounds, seconds)
+            workers = worker_pids(catalog)
+            sides = interleaved(
+                {DATASETTE: Served(bases[DATASETTE], datasette_url, [datasette.pid]),
+                 CATALOG: Served(bases[CATALOG], catalog_url, [catalog.pid, *workers])},
+                queries, rounds, seconds)
             return {"sides": sides, "distinct_queries": len(queries),
                     "catalog_cold_start_s": round(cold_start, 1),
                     "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
-                    "workers_mb": [memory_mb(pid) for pid in worker_pids(catalog)],
+                    "workers_mb": [memory_mb(pid) for pid in workers],
                     "datasette_mb": memory_mb(datasette.pid)}
         finally:
             catalog.terminate()
@@ -222,6 +257,9 @@ def print_report(report: dict) -> None:
     datasette, catalog = sides[DATASETTE], sides[CATALOG]
     rps_ratio = catalog["rps"] / datasette["rps"] if datasette["rps"] else 0.0
     no_errors = catalog["errors"] == 0
+    print(f"  CPU per page (the server's processes over their rounds): datasette "
+          f"{datasette['cpu_ms_per_page']} ms, catalog {catalog['cpu_ms_per_page']} ms: "
+          f"{catalog['cpu_ms_per_page'] / datasette['cpu_ms_per_page']:.2f}x")
     print(f"  ratio catalog / datasette: req/s {rps_ratio:.2f}x (target >= {TARGETS['rps']}x "
           f"with 0 errors: {_met(rps_ratio >= TARGETS['rps'] and no_errors)}), "
           f"p50 {catalog['p50_ms'] / datasette['p50_ms']:.2f}x, "

@@ -137,6 +137,12 @@ def rss_mb(pid: int) -> float:
     return round(int(re.search(r"VmRSS:\s+(\d+)", status)[1]) / 1024, 1)
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) a process has used, all its threads."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
 def memory_mb(pid: int) -> dict[str, float]:
     """A process's resident memory (MB): in all, private to it (pages no other process
     maps: what a second worker adds), and shared with others (libraries, memory-mapped
