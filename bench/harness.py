@@ -10,6 +10,7 @@ import gzip
 import json
 import os
 import re
+import resource
 import shutil
 import socket
 import subprocess
@@ -71,6 +72,13 @@ def timed_command(command: list[str], env: dict[str, str]) -> tuple[float, int, 
     if process.returncode not in (0, 1):
         raise RuntimeError(f"{command} failed:\n{text[-2000:]}")
     return seconds, int(usage.ru_maxrss / 1024), text
+
+
+def children_cpu_seconds() -> float:
+    """The CPU time (user + system) of this process's children that have ended, and of the
+    descendants they waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def size_mb(path: Path) -> float:

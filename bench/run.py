@@ -36,6 +36,7 @@ from bench.harness import (
     BIN,
     RESULTS,
     SIZES,
+    children_cpu_seconds,
     free_port,
     jsonl_inputs,
     load,
@@ -66,13 +67,15 @@ def bench_ingest(inputs: list[Path], data: Path, env: dict[str, str], papers: in
     """A first ingest into an empty catalog, then the same files again."""
     env = {**env, "CATALOG_DATA_DIR": str(data)}
     command = [str(BIN / "catalog"), "ingest", *map(str, inputs)]
+    cpu = children_cpu_seconds()
     seconds, peak, output = timed_command(command, env)
+    cpu = children_cpu_seconds() - cpu
     again, _, output_again = timed_command(command, env)
     added = re.search(r"papers added: (\d+)", output)
     return {
         "papers": papers, "stored": int(added[1]) if added else None,
         "seconds": round(seconds, 1), "papers_per_s": round(papers / seconds, 1),
-        "peak_rss_mb": peak, "db_mb": size_mb(data / "catalog.db"),
+        "cpu_seconds": round(cpu, 1), "peak_rss_mb": peak, "db_mb": size_mb(data / "catalog.db"),
         "index_mb": size_mb((data / "index").resolve()),
         "reingest_seconds": round(again, 2),
         "reingest_index": "no work" if "search index: up to date" in output_again
