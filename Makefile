@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install browser postgres bench mutants clean
+.PHONY: run test install browser postgres bench bench-datasette wrk mutants clean
 
 run: install
 	$(BIN)/catalog migrate
@@ -63,11 +63,19 @@ mutants: install
 		|| (tail -c 3000 $(VENV)/mutmut.log; exit 1)
 	$(BIN)/python -m bench.mutants --survivors
 
-# Scale benchmarks (not part of make test): S then L from ../shared/corpus; prints numbers and
-# writes bench/results/. Installs wrk when apt-get can.
-bench: install
-	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk) || true
+# Scale benchmarks (not part of make test): S then L from ../shared/corpus, then the catalog
+# beside datasette at L; prints numbers and writes bench/results/. Installs wrk when apt-get can.
+bench: install wrk
 	$(BIN)/python -m bench.run --size S --size L
+	$(MAKE) bench-datasette
+
+# The catalog beside datasette and sqlite-utils (pyproject's bench extra, which the test extra
+# installs), built and served from the same corpus in one run, as ratios (docs/performance.md).
+bench-datasette: install wrk
+	$(BIN)/python -m bench.datasette --size L
+
+wrk:
+	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk) || true
 
 clean:
 	rm -rf $(VENV) data .pytest_cache

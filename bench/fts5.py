@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
 from app.config import Settings
@@ -43,3 +44,17 @@ def fts5_query(query: str) -> tuple[str, str, list[object]]:
         else:
             terms.append(f'"{word}"')
     return " ".join(terms), "".join(f" AND {w}" for w in where), params
+
+
+def fts5_page(fts: sqlite3.Connection, query: str, facets: Sequence[str] = ("venue",)) -> None:
+    """What a search page asks of FTS5: the first 20 papers by bm25 with a snippet each, and
+    the counts of each facet's values (`venue`, `year`) over every match."""
+    match, where, params = fts5_query(query)
+    if not match:
+        return
+    fts.execute("SELECT id, snippet(papers, 5, '<mark>', '</mark>', '…', 24) "
+                f"FROM papers WHERE papers MATCH ?{where} "
+                "ORDER BY bm25(papers) LIMIT 20", [match, *params]).fetchall()
+    for facet in facets:
+        fts.execute(f"SELECT {facet}, count(*) FROM papers WHERE papers MATCH ?{where} "
+                    f"GROUP BY {facet}", [match, *params]).fetchall()

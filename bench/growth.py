@@ -31,14 +31,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gzip
 import json
 import os
 import re
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -54,7 +52,7 @@ from bench.harness import (
     start_server,
     timed_command,
 )
-from bench.load import title_queries
+from bench.load import first_records, title_queries
 from bench.run import bench_readers
 
 SEARCHES = 200  # first-time search pages timed one after the other
@@ -64,21 +62,6 @@ READERS_QUERIES = 8000  # bench.load.readers_mix's queries: the timed searches a
 def copy_venue(venue: str, copy: int) -> str:
     """Copy 0 keeps the venue's name; copy k is the series "X{k}-{venue}" (slug x{k}-...)."""
     return venue if copy == 0 else f"X{copy}-{venue}"
-
-
-def first_records(source: Path, fraction: float = 1.0) -> Iterator[dict]:
-    """The records of a JSON Lines file (also .gz): all, or the first `fraction` of them."""
-    opener = gzip.open if source.suffix == ".gz" else open
-    keep = None
-    if fraction < 1:
-        with opener(source, "rt", encoding="utf-8") as lines:
-            keep = max(1, round(fraction * sum(1 for line in lines if line.strip())))
-    with opener(source, "rt", encoding="utf-8") as lines:
-        records = (json.loads(line) for line in lines if line.strip())
-        for number, record in enumerate(records):
-            if keep is not None and number >= keep:
-                return
-            yield record
 
 
 def write_corpus(sources: list[Path], factor: int, fraction: float, out: Path) -> int:

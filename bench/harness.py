@@ -10,6 +10,7 @@ import gzip
 import json
 import os
 import re
+import resource
 import shutil
 import socket
 import subprocess
@@ -73,6 +74,13 @@ def timed_command(command: list[str], env: dict[str, str]) -> tuple[float, int, 
     return seconds, int(usage.ru_maxrss / 1024), text
 
 
+def children_cpu_seconds() -> float:
+    """The CPU time (user + system) of this process's children that have ended, and of the
+    descendants they waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def size_mb(path: Path) -> float:
     """A file's size, or everything under a directory, with SQLite's WAL beside its file."""
     files = [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [
@@ -101,26 +109,60 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(env: dict[str, str], port: int, *args: str) -> tuple[subprocess.Popen, float]:
-    """Start `catalog serve`; returns it and the seconds until /healthz said it was ready."""
+def start_process(command: list[str], ready_url: str,
+                  env: dict[str, str] | None = None) -> tuple[subprocess.Popen, float]:
+    """Start a server; returns it and the seconds until `ready_url` answered 200."""
     started = time.perf_counter()
-    server = subprocess.Popen([str(BIN / "catalog"), "serve", "--port", str(port), *args],
-                              env=env,
+    server = subprocess.Popen(command, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    while time.perf_counter() - started < 1800:
+    while time.perf_counter() - started < 1800 and server.poll() is None:
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+            if httpx.get(ready_url, timeout=1).status_code == 200:
                 return server, time.perf_counter() - started
         except httpx.HTTPError:
             pass
         time.sleep(0.05)  # 503 "starting" while the index is built, or not listening yet
     server.kill()
-    raise RuntimeError("the server did not answer /healthz")
+    raise RuntimeError(f"{command[0]} did not answer {ready_url}")
+
+
+def start_server(env: dict[str, str], port: int, *args: str) -> tuple[subprocess.Popen, float]:
+    """Start `catalog serve`; returns it and the seconds until /healthz said it was ready."""
+    return start_process([str(BIN / "catalog"), "serve", "--port", str(port), *args],
+                         f"http://127.0.0.1:{port}/healthz", env)
+
+
+def worker_pids(server: subprocess.Popen) -> list[int]:
+    """The worker processes of `catalog serve --workers N`: its spawned children (not
+    multiprocessing's resource tracker, a child too)."""
+    listed = subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True, text=True)
+    return [int(pid) for pid in listed.stdout.split()
+            if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
 
 
 def rss_mb(pid: int) -> float:
     status = Path(f"/proc/{pid}/status").read_text()
     return round(int(re.search(r"VmRSS:\s+(\d+)", status)[1]) / 1024, 1)
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) a process has used, all its threads."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def memory_mb(pid: int) -> dict[str, float]:
+    """A process's resident memory (MB): in all, private to it (pages no other process
+    maps: what a second worker adds), and shared with others (libraries, memory-mapped
+    index files)."""
+    rollup = dict(re.findall(r"^(\w+):\s+(\d+) kB", Path(f"/proc/{pid}/smaps_rollup")
+                             .read_text(), re.MULTILINE))
+
+    def mb(*fields: str) -> float:
+        return round(sum(int(rollup[f]) for f in fields) / 1024, 1)
+
+    return {"rss": mb("Rss"), "private": mb("Private_Clean", "Private_Dirty"),
+            "shared": mb("Shared_Clean", "Shared_Dirty")}
 
 
 def load(base: str, paths: list[str], seconds: float, once: bool = False) -> dict:

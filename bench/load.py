@@ -15,6 +15,7 @@ import json
 import random
 import re
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,7 +41,8 @@ class LoadResult:
         return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
     def summary(self) -> dict[str, float | int | list[str]]:
-        return {"requests": self.requests, "errors": self.errors, "rps": round(self.rps, 1),
+        return {"requests": self.requests, "errors": self.errors, "seconds": round(self.seconds, 3),
+                "rps": round(self.rps, 1),
                 "p50_ms": round(self.percentile(50), 1), "p95_ms": round(self.percentile(95), 1),
                 "p99_ms": round(self.percentile(99), 1),
                 "max_ms": round(max(self.latencies_ms, default=0.0), 1),
@@ -110,18 +112,33 @@ def catalog_mix(base: str, count: int = 200, seed: int = 7) -> list[str]:
 
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+CORPUS_FILES = (CORPUS / "ml-abstracts.jsonl.gz", CORPUS / "more-abstracts.jsonl.gz")
 _STOP = set("a an the of for in on to and with via from by at is are as its their using towards "
             "toward through under over into".split())
 
 
-def title_queries(count: int, seed: int = 11) -> list[str]:
-    """Distinct queries of two or three consecutive words of real paper titles (from
-    ../shared/corpus), as a researcher types a half-remembered title."""
+def first_records(source: Path, fraction: float = 1.0) -> Iterator[dict]:
+    """The records of a JSON Lines file (also .gz): all, or the first `fraction` of them."""
+    opener = gzip.open if source.suffix == ".gz" else open
+    keep = None
+    if fraction < 1:
+        with opener(source, "rt", encoding="utf-8") as lines:
+            keep = max(1, round(fraction * sum(1 for line in lines if line.strip())))
+    with opener(source, "rt", encoding="utf-8") as lines:
+        records = (json.loads(line) for line in lines if line.strip())
+        for number, record in enumerate(records):
+            if keep is not None and number >= keep:
+                return
+            yield record
+
+
+def title_queries(count: int, seed: int = 11, sources: Sequence[Path] = CORPUS_FILES
+                  ) -> list[str]:
+    """Distinct queries of two or three consecutive words of real paper titles (by default
+    from ../shared/corpus), as a researcher types a half-remembered title."""
     rng = random.Random(seed)
-    titles = []
-    for name in ("ml-abstracts.jsonl.gz", "more-abstracts.jsonl.gz"):
-        with gzip.open(CORPUS / name, "rt", encoding="utf-8") as lines:
-            titles += [json.loads(line).get("title") or "" for line in lines if line.strip()]
+    titles = [record.get("title") or "" for source in sources
+              for record in first_records(source)]
     rng.shuffle(titles)
     queries: dict[str, None] = {}
     for title in titles:

@@ -20,7 +20,6 @@ import re
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -32,11 +31,12 @@ from app.db import get_engine
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from bench.browse import measure_browsing, print_browsing
-from bench.fts5 import build_fts5, fts5_query
+from bench.fts5 import build_fts5, fts5_page
 from bench.harness import (
     BIN,
     RESULTS,
     SIZES,
+    children_cpu_seconds,
     free_port,
     jsonl_inputs,
     load,
@@ -45,6 +45,7 @@ from bench.harness import (
     size_mb,
     start_server,
     timed_command,
+    worker_pids,
     write_lists,
 )
 from bench.load import PROFILE_PATHS, readers_mix
@@ -66,13 +67,15 @@ def bench_ingest(inputs: list[Path], data: Path, env: dict[str, str], papers: in
     """A first ingest into an empty catalog, then the same files again."""
     env = {**env, "CATALOG_DATA_DIR": str(data)}
     command = [str(BIN / "catalog"), "ingest", *map(str, inputs)]
+    cpu = children_cpu_seconds()
     seconds, peak, output = timed_command(command, env)
+    cpu = children_cpu_seconds() - cpu
     again, _, output_again = timed_command(command, env)
     added = re.search(r"papers added: (\d+)", output)
     return {
         "papers": papers, "stored": int(added[1]) if added else None,
         "seconds": round(seconds, 1), "papers_per_s": round(papers / seconds, 1),
-        "peak_rss_mb": peak, "db_mb": size_mb(data / "catalog.db"),
+        "cpu_seconds": round(cpu, 1), "peak_rss_mb": peak, "db_mb": size_mb(data / "catalog.db"),
         "index_mb": size_mb((data / "index").resolve()),
         "reingest_seconds": round(again, 2),
         "reingest_index": "no work" if "search index: up to date" in output_again
@@ -100,14 +103,8 @@ def bench_search(settings: Settings, work: Path) -> dict:
                 t = time.perf_counter()
                 search.search(SearchRequest(q=q), texts)
                 w = (time.perf_counter() - t) * 1000
-                match, where, params = fts5_query(q)
                 t = time.perf_counter()
-                if match:
-                    fts.execute("SELECT id, snippet(papers, 5, '<mark>', '</mark>', '…', 24) "
-                                f"FROM papers WHERE papers MATCH ?{where} "
-                                "ORDER BY bm25(papers) LIMIT 20", [match, *params]).fetchall()
-                    fts.execute(f"SELECT venue, count(*) FROM papers WHERE papers MATCH ?{where} "
-                                "GROUP BY venue", [match, *params]).fetchall()
+                fts5_page(fts, q)
                 f = (time.perf_counter() - t) * 1000
                 if record:
                     timings["whoosh"].setdefault(q, []).append(w)
@@ -201,6 +198,13 @@ def first_time_paper_pages(http: httpx.Client, editions: int = 25) -> dict:
     return percentiles(latency)
 
 
+def warm_workers(base: str) -> None:
+    """A few searches, so that each worker of the server has opened the index."""
+    with httpx.Client(base_url=base, timeout=120) as http:
+        for q in ("warm", "up", "both", "workers", "of", "the", "server", "now"):
+            http.get("/search", params={"q": q})
+
+
 def bench_readers(env: dict[str, str], seconds: float) -> dict:
     """Many readers at once: `catalog serve --workers 2`, 16 clients, first-time title
     searches (first and second pages), venue pages at random depths and people pages where
@@ -209,16 +213,12 @@ def bench_readers(env: dict[str, str], seconds: float) -> dict:
     base = f"http://127.0.0.1:{port}"
     server, _ = start_server(env, port, "--workers", "2")
     try:
-        with httpx.Client(base_url=base, timeout=120) as http:
-            for q in ("warm", "up", "both", "workers", "of", "the", "server", "now"):
-                http.get("/search", params={"q": q})  # each worker opens the index once
+        warm_workers(base)
         urls = readers_mix(base)
         result = load(base, urls, seconds, once=True)
-        workers = [int(pid) for pid in subprocess.run(
-            ["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()]
         return {**result, "distinct_urls": len(urls),
                 "people_urls": sum(url.startswith(PROFILE_PATHS) for url in urls),
-                "worker_rss_mb": [rss_mb(pid) for pid in workers]}
+                "worker_rss_mb": [rss_mb(pid) for pid in worker_pids(server)]}
     finally:
         server.terminate()
         server.wait(timeout=30)
