@@ -16,7 +16,7 @@
    and tests/search/test_pasted_text.py
    (test_an_overlong_query_is_echoed_only_as_far_as_it_is_read);
 8. the Host header: test_fuzz_and_headers.py (test_a_redirect_within_the_site_is_relative_
-   whatever_the_host, test_a_public_url_names_every_absolute_link_whatever_the_host);
+   whatever_the_host) and, since issue 43 refuses foreign hosts, test_hosts.py;
 9. slow queries starving health checks: test_slow_searches.py;
 10. protocol details: tests/web/test_compression.py (Allow on 405, q=0), test_fuzz_and_headers.py
     (414), tests/browser/test_flows.py (the API explorer offline, under the site's policy),
