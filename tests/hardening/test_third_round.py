@@ -1,0 +1,41 @@
+"""Issue 43's hostile round, each defect bench/hostile.py found, reproduced through the real
+stack (a SQLite file, a Whoosh index, the app through httpx)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sqlmodel import select
+
+from app.ingest.load import ingest_paths
+from app.models import Paper
+from tests.conftest import Catalog, write_list
+
+
+def test_a_file_gone_or_swapped_while_others_load_is_an_error_and_the_rest_loads(
+        fresh: Catalog, tmp_path: Path):
+    first = write_list(tmp_path / "first.txt", "FIRST 2026 Papers", "Pangolins curl up.")
+    gone = write_list(tmp_path / "gone.txt", "GONE 2026 Papers", "Quokkas smile.")
+    folder = write_list(tmp_path / "folder.txt", "FOLDER 2026 Papers", "Axolotls regrow.")
+    pipe = write_list(tmp_path / "pipe.txt", "PIPE 2026 Papers", "Wombats dig.")
+    last = write_list(tmp_path / "last.txt", "LAST 2026 Papers", "Okapis hide.")
+
+    def after_the_first(line: str) -> None:  # the ingest listed them all before this
+        if line.startswith(str(first)):
+            gone.unlink()
+            folder.unlink()
+            folder.mkdir()
+            pipe.unlink()
+            os.mkfifo(pipe)  # reading it would wait for a writer forever
+
+    with fresh.session() as session:
+        report = ingest_paths(session, [first, gone, folder, pipe, last],
+                              progress=after_the_first)
+    assert [(Path(e.path).name, e.line) for e in report.errors] == [
+        ("gone.txt", 0), ("folder.txt", 0), ("pipe.txt", 0)]
+    assert "no such file" in report.errors[0].message.lower()
+    assert report.added == 2
+    with fresh.session() as session:
+        venues = {p.venue_slug for p in session.exec(select(Paper))}
+    assert {"first-2026", "last-2026"} <= venues and "gone-2026" not in venues
