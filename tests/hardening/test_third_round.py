@@ -3,7 +3,9 @@ stack (a SQLite file, a Whoosh index, the app through httpx)."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -12,8 +14,15 @@ from sqlmodel import select
 from whoosh.searching import Searcher
 
 from app.ingest.load import ingest_paths
+from app.main import create_app
 from app.models import Paper
 from tests.conftest import Catalog, write_list
+
+# Right-to-left overrides, embeddings, isolates and marks; zero-width spaces, joiners at a
+# word's edge, word joiners, byte-order marks and soft hyphens: none is seen, each one can
+# make a name another author or turn the text after it around.
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+INVISIBLE = BIDI + "\u200b\u2060\ufeff\u00ad"
 
 
 def test_a_file_gone_or_swapped_while_others_load_is_an_error_and_the_rest_loads(
@@ -42,6 +51,42 @@ def test_a_file_gone_or_swapped_while_others_load_is_an_error_and_the_rest_loads
     with fresh.session() as session:
         venues = {p.venue_slug for p in session.exec(select(Paper))}
     assert {"first-2026", "last-2026"} <= venues and "gone-2026" not in venues
+
+
+def test_invisible_characters_make_no_other_author_and_turn_no_text_around(
+        fresh: Catalog, tmp_path: Path):
+    rows = [
+        {"title": "\u202eseniL fo noitalucitrA", "authors": ["Ada\u202e Lovelace"]},
+        {"title": "Ada\u200bLovelace's \u2066isolated\u2069 engine",
+         "authors": ["Ada\u200b Lovelace", "Char\u00adles Bab\u200dbage"]},
+        {"title": "Left \u202a open", "authors": ["\u200fAda Lovelace\u200e",
+                                                  "Ada Lovelace\ufeff"],
+         "keywords": ["analytical\u2060 engines"], "institutions": ["\u202eUniversity"]},
+        {"title": "Soft\u00adhyphen and an Urdu join: \u06a9\u200c\u06cc",
+         "authors": ["Ada\u2060 Lovelace", "\u200b", "Charles Babbage"]},
+    ]
+    source = tmp_path / "invisible.jsonl"
+    source.write_text("".join(json.dumps({
+        "venue": "BIDI", "year": 2026, "abstract": f"Pangolins {n} resist scales.", **row})
+        + "\n" for n, row in enumerate(rows)), encoding="utf-8")
+    lists = write_list(tmp_path / "bidi.txt", "BIDIL 2026 Papers",
+                       "\u202eTurned around\u202c: a list abstract with a \u200bhidden space.")
+    report = fresh.ingest(source, lists)
+    assert report.errors == [] and report.added == 5
+    with TestClient(create_app(fresh.settings)) as client:
+        authors = client.get("/api/authors", params={"q": "lovelace"}).json()["authors"]
+        assert [(a["name"], a["papers"]) for a in authors] == [("Ada Lovelace", 4)]
+        babbage = client.get("/api/authors", params={"q": "babbage"}).json()["authors"]
+        assert [(a["name"], a["papers"]) for a in babbage] == [("Charles Babbage", 2)]
+        papers = client.get("/api/venues/bidi-2026/papers").json()["papers"]
+        shown = json.dumps([{k: p[k] for k in ("title", "authors", "keywords")}
+                            for p in papers], ensure_ascii=False)
+        assert not any(ch in shown for ch in INVISIBLE), shown
+        assert "\u06a9\u200c\u06cc" in shown  # a joiner inside a word is the word's
+        for url in ("/venues/bidi-2026", "/venues/bidil-2026", "/search?q=pangolins",
+                    "/authors/ada-lovelace", f"/papers/{papers[0]['id']}"):
+            text = client.get(url).text
+            assert not re.search(f"[{BIDI}\u200b\ufeff]", text), url
 
 
 def test_exclusions_and_year_ranges_are_ranked_without_stepping_through_every_paper(
