@@ -24,5 +24,16 @@
     FIFO);
 11. the reading-list import: tests/browser/test_saved.py (a numeric saved_at).
 
-`bench/hostile.py` replays them all against a served catalog.
+Issue 43's round (`bench/hostile.py` probes every route and input against a served
+catalog) and the test of each defect it found, in test_third_round.py:
+
+1. a file removed, or swapped for a folder or a FIFO, after the ingest listed it crashed the
+   whole ingest (test_a_file_gone_or_swapped_while_others_load_is_an_error_and_the_rest_loads);
+2. exclusions nested deep (`-(-(-model))`) and year ranges with exclusions ranked by stepping
+   through every paper (test_exclusions_and_year_ranges_are_ranked_without_stepping_through_
+   every_paper);
+3. bidi controls and zero-width characters in names and titles
+   (test_invisible_characters_make_no_other_author_and_turn_no_text_around);
+
+and the Host header, configured rather than taken from requests: test_hosts.py.
 """
