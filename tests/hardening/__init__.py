@@ -34,6 +34,10 @@ catalog) and the test of each defect it found, in test_third_round.py:
    every_paper);
 3. bidi controls and zero-width characters in names and titles
    (test_invisible_characters_make_no_other_author_and_turn_no_text_around);
+4. a download of the whole catalog in one request
+   (test_a_download_comes_in_parts_that_together_hold_the_whole_list);
+5. `If-None-Match: *` and weak tags sent the page again
+   (test_if_none_match_star_and_weak_tags_revalidate_a_page);
 
 and the Host header, configured rather than taken from requests: test_hosts.py.
 """

@@ -141,3 +141,15 @@ def test_a_download_comes_in_parts_that_together_hold_the_whole_list(
     assert client.get(joined + "999").json() == []
     for bad in ("0", "-1", "x", "1e3", "00"):
         assert client.get(joined + bad).status_code == 400, bad
+
+
+def test_if_none_match_star_and_weak_tags_revalidate_a_page(client: TestClient):
+    """RFC 9110: `*` matches any current page, and a weak tag matches its strong twin; the
+    page was sent again in full."""
+    url = "/venues/icml-2026?for-the-if-none-match-test=1"
+    etag = client.get(url).headers["etag"]
+    for asked in ("*", f"W/{etag}", f'"other", {etag}'):
+        revalidated = client.get(url, headers={"if-none-match": asked})
+        assert revalidated.status_code == 304 and revalidated.content == b"", asked
+    for asked in ('"other"', etag.replace('"', "")):
+        assert client.get(url, headers={"if-none-match": asked}).status_code == 200, asked
