@@ -594,29 +594,30 @@ def two_ingests(data: Path, work: Path) -> dict:
 
 
 def killed_ingests(data: Path, work: Path, rounds: int, seed: int = 43) -> dict:
-    """SIGKILL an ingest at a random moment, `rounds` times: after each, the catalog opens,
-    holds what it held, and a server answers; then the next ingest recovers."""
-    big = synthetic_jsonl(work / "killed.jsonl", "KILLED", 4000, 5)
+    """SIGKILL an ingest of a new file at a random moment, `rounds` times: after each, the
+    catalog opens (its integrity checked) and holds what it held or the whole file, never a
+    part; a server answers; then one ingest of every file recovers them all."""
     rng = random.Random(seed)
-    before = papers(data)
-    outcomes = []
-    for _ in range(rounds):
-        process = catalog_command(data, "ingest", str(big))
-        time.sleep(rng.uniform(0.5, 25))  # from start-up to the index swap at the end
+    before = expected = papers(data)
+    files, outcomes = [], []
+    for turn in range(rounds):
+        files.append(synthetic_jsonl(work / f"killed{turn}.jsonl", f"KILLED{turn}", 2000, turn))
+        process = catalog_command(data, "ingest", str(files[-1]))
+        time.sleep(rng.uniform(0.5, 15))  # from start-up to the index swap at the end
         process.send_signal(signal.SIGKILL)
         process.communicate()
-        outcomes.append(papers(data))
-        if outcomes[-1] != before:  # it had committed: start from there
-            break
+        now = papers(data)
+        outcomes.append({expected: "kept", expected + 2000: "committed"}.get(now, f"BROKEN {now}"))
+        expected = now
     port = free_port()
     server, _ = start_server({**os.environ, "CATALOG_DATA_DIR": str(data)}, port)
     status, _, _ = send(f"http://127.0.0.1:{port}", Probe("search", "/api/search?q=learning"))
     server.terminate()
     server.wait(timeout=30)
-    recovered = watched(catalog_command(data, "ingest", str(big)))
-    return {"rounds": len(outcomes), "papers_after_kills": sorted(set(outcomes)),
-            "before": before, "served": status, "recover_exit": recovered["exit"],
-            "traceback": recovered["traceback"], "recovered_added": papers(data) - before}
+    recovered = watched(catalog_command(data, "ingest", *map(str, files)))
+    return {"kills": {o: outcomes.count(o) for o in sorted(set(outcomes))}, "served": status,
+            "recover_exit": recovered["exit"], "traceback": recovered["traceback"],
+            "all_recovered": papers(data) == before + 2000 * rounds}
 
 
 @contextmanager
