@@ -38,6 +38,8 @@ catalog) and the test of each defect it found, in test_third_round.py:
    (test_a_download_comes_in_parts_that_together_hold_the_whole_list);
 5. `If-None-Match: *` and weak tags sent the page again
    (test_if_none_match_star_and_weak_tags_revalidate_a_page);
+6. downloads written beside searches held the interpreter lock from /healthz
+   (test_slow_searches.py, test_a_download_is_written_in_a_searching_slot);
 
 and the Host header, configured rather than taken from requests: test_hosts.py.
 """
