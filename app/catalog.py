@@ -93,12 +93,16 @@ EXPORT_BATCH = 500  # rows read at a time by an export: a 50,000-paper venue is 
 
 
 def stream_papers(session: Session, conditions: list[Any], order: list[Any],
-                  limit: int | None = None) -> PaperRows:
+                  limit: int | None = None, offset: int = 0) -> PaperRows:
     """The papers that meet the conditions, in order, with their venues, a batch at a time."""
     venues = venues_by_slug(session)
-    statement = select(Paper).where(*conditions).order_by(*order).limit(limit)
+    statement = select(Paper).where(*conditions).order_by(*order).offset(offset).limit(limit)
     for paper in session.exec(statement.execution_options(yield_per=EXPORT_BATCH)):
         yield paper, venues[paper.venue_slug]
+
+
+def count_papers(session: Session, conditions: list[Any]) -> int:
+    return session.exec(select(func.count()).select_from(Paper).where(*conditions)).one()
 
 
 def stream_papers_by_id(session: Session, ids: list[str]) -> PaperRows:

@@ -3,6 +3,7 @@ so that a bad value is one line naming its variable, not a traceback."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -11,6 +12,12 @@ from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# The hosts a server answers for besides its public URL's and those CATALOG_ALLOWED_HOSTS adds:
+# its own machine's, for health checks and a server behind nothing. A link to one of them
+# leads nowhere but the reader's own machine.
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
+# A host as a Host header names it (RFC 9110: a DNS name or an IP literal), without its port.
+HOST_NAME = re.compile(r"\[[0-9a-f:.]+\]|[0-9a-z_](?:[0-9a-z_.-]*[0-9a-z_])?\.?", re.IGNORECASE)
 
 
 class SettingsError(ValueError):
@@ -33,8 +40,11 @@ class Settings:
     threads: int = 4
     # The address readers reach the catalog at ("https://papers.example.org"): absolute links
     # (BibTeX, feeds, sitemap, citation tags) name it whatever Host a request carries. Empty:
-    # the Host of each request, as a server on 127.0.0.1 behind nothing needs.
+    # the host each request names, once AllowedHosts let it through (app/web/middleware.py).
     public_url: str = ""
+    # Host names a request may name besides the public URL's and the loopback ones; any other
+    # is refused (400), so no other name can reach a page, a feed or a cache.
+    allowed_hosts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.public_url:
@@ -42,6 +52,18 @@ class Settings:
             if address.scheme not in ("http", "https") or not address.hostname or address.query:
                 raise SettingsError(f"CATALOG_PUBLIC_URL={self.public_url!r}: not an http(s) "
                                     "address such as https://papers.example.org")
+        if bad := [name for name in self.allowed_hosts
+                   if not (HOST_NAME.fullmatch(name) or HOST_NAME.fullmatch(f"[{name}]"))]:
+            raise SettingsError(f"CATALOG_ALLOWED_HOSTS={','.join(self.allowed_hosts)!r}: "
+                                f"{bad[0]!r} is not a host name such as papers.example.org "
+                                "(no scheme, port or path)")
+
+    @property
+    def hosts(self) -> frozenset[str]:
+        """Every host name a request may name, in its plain form (plain_host)."""
+        public = urlsplit(self.public_url).hostname if self.public_url else None
+        return frozenset(plain_host(name) for name in (
+            *LOOPBACK_HOSTS, *self.allowed_hosts, *([public] if public else [])))
 
     @property
     def database_path(self) -> Path:
@@ -70,6 +92,13 @@ class _Environment(BaseSettings):
     poll_seconds: float = Field(2.0, gt=0)
     threads: int = Field(4, ge=1, le=256)
     public_url: str = ""
+    allowed_hosts: str = ""  # comma-separated
+
+
+def plain_host(name: str) -> str:
+    """A host name as hosts compare: lower case, without an IPv6 literal's brackets or a
+    trailing dot ("LocalHost." and "localhost" are one host)."""
+    return name.lower().removeprefix("[").removesuffix("]").removesuffix(".")
 
 
 def get_settings() -> Settings:
@@ -83,4 +112,6 @@ def get_settings() -> Settings:
     return Settings(data_dir=env.data_dir.resolve(), seeds_dir=env.seeds_dir.resolve(),
                     topics_file=env.topics_file.resolve(), bench_endpoint=env.bench_endpoint,
                     database=env.database_url, poll_seconds=env.poll_seconds,
-                    threads=env.threads, public_url=env.public_url)
+                    threads=env.threads, public_url=env.public_url,
+                    allowed_hosts=tuple(name.strip() for name in env.allowed_hosts.split(",")
+                                        if name.strip()))

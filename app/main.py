@@ -27,6 +27,7 @@ from app.web.assets import STATIC_DIR, SWAGGER_UI_DIR, SWAGGER_UI_URL, Assets
 from app.web.lanes import QuickLane
 from app.web.middleware import (
     SECURITY_HEADERS,
+    AllowedHosts,
     DropNul,
     HeadAsGet,
     LongAddresses,
@@ -109,15 +110,17 @@ def _add_middlewares(app: FastAPI, settings: Settings, search: PaperSearch) -> N
     # the security headers. (Starlette's BaseHTTPMiddleware cost as much per request as the
     # whole hello-world endpoint.) Gzip inside the page cache, which compresses its pages
     # once itself: JSON, exports (streamed) and static files. HEAD becomes GET first, so a
-    # cached page answers it too.
+    # cached page answers it too. A foreign host is refused before the request is taken at
+    # the public address, and the page cache sees only the host a page is rendered for.
     app.add_middleware(GZipMiddleware, minimum_size=MIN_GZIP_BYTES, compresslevel=6)
     app.add_middleware(PageCache, settings=settings, search=search, lane=app.state.quick)
     app.add_middleware(DropNul)
     app.add_middleware(LongAddresses)
+    app.add_middleware(PublicAddress, public_url=settings.public_url)
+    app.add_middleware(AllowedHosts, hosts=settings.hosts)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(HeadAsGet)
     app.add_middleware(RefusedEncodings)
-    app.add_middleware(PublicAddress, public_url=settings.public_url)
 
 
 def _add_routes(app: FastAPI, settings: Settings) -> None:

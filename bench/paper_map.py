@@ -51,7 +51,7 @@ def quality(search: PaperSearch, probes: int) -> None:
 
 
 def page_costs() -> None:
-    with TestClient(create_app(get_settings())) as client:
+    with TestClient(create_app(get_settings()), base_url="http://localhost") as client:
         venues = client.get("/api/venues").json()["venues"]
         largest = max(venues, key=lambda v: v["paper_count"])
         for label, params in ((f"{largest['label']} ({largest['paper_count']} papers)",

@@ -130,7 +130,8 @@ def measure_people(catalog: Path) -> None:
     """Check the people pages of a catalog of the whole corpus (JSON Lines) and print."""
     rng = random.Random(23)
     counts = corpus_counts()
-    with TestClient(create_app(Settings(data_dir=catalog, seeds_dir=catalog))) as client:
+    with TestClient(create_app(Settings(data_dir=catalog, seeds_dir=catalog)),
+                    base_url="http://localhost") as client:  # a host served by default
         problems = check_counts(client, counts, rng) + check_coauthors(client, counts)
         sizes_and_times(client, counts, rng)
     print(f"{len(problems)} counts differ from the corpus")

@@ -30,6 +30,7 @@ from tests.multiseries import write_corpus
 from tests.postgres import new_database_url
 
 SEEDS = PROJECT_ROOT / "seeds"
+TEST_HOSTS = ("testserver",)  # the host httpx's TestClient names
 
 
 @dataclass
@@ -59,7 +60,8 @@ class Catalog:
 def make_catalog(root: Path) -> Catalog:
     seeds = root / "seeds"
     shutil.copytree(SEEDS, seeds)
-    settings = Settings(data_dir=root / "data", seeds_dir=seeds, database=new_database_url())
+    settings = Settings(data_dir=root / "data", seeds_dir=seeds, database=new_database_url(),
+                        allowed_hosts=TEST_HOSTS)
     settings.data_dir.mkdir(parents=True)
     catalog = Catalog(settings, seeds, IngestReport())
     catalog.report = catalog.ingest(seeds)
@@ -79,7 +81,7 @@ def multiseries(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
     root = tmp_path_factory.mktemp("multiseries")
     files = write_corpus(root / "corpus")
     settings = Settings(data_dir=root / "data", seeds_dir=root / "corpus",
-                        database=new_database_url())
+                        database=new_database_url(), allowed_hosts=TEST_HOSTS)
     settings.data_dir.mkdir(parents=True)
     catalog = Catalog(settings, root / "corpus", IngestReport())
     catalog.report = catalog.ingest(files["first"], *sorted((root / "corpus").glob("*.txt")))

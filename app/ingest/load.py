@@ -86,8 +86,7 @@ def expand_paths(paths: Iterable[Path]) -> tuple[list[Path], list[InputError]]:
         elif path.is_file():
             files.append(path)
         elif path.exists():  # a FIFO, socket or device: reading it may never end
-            errors.append(InputError(path, 0, "not a regular file or a directory; give "
-                                        "a list file, a JSON Lines or CSV export, or a folder"))
+            errors.append(InputError(path, 0, unpack.NOT_A_FILE))
         else:
             errors.append(InputError(path, 0, "no such file or directory"))
     return files, errors
@@ -98,11 +97,12 @@ def _read_changed(path: Path, known: SourceFile | None, report: IngestReport,
     """The file's papers, to be read as they are stored, with its digest; None (counted in
     the report) when it is unchanged since it was last ingested, too large, or not a list the
     parsers read (a file whose rows all fail is refused as it is stored)."""
-    if path.stat().st_size > unpack.MAX_INPUT_BYTES:  # read, it would exhaust memory
-        report.errors.append(InputError(path, 0, f"larger than {unpack.MAX_INPUT_BYTES:,} "
-                                           "bytes; split it into several files"))
+    try:
+        data = unpack.read_file(path)
+    except InputError as error:
+        report.errors.append(error)
+        progress(f"{path}: rejected")
         return None
-    data = path.read_bytes()
     digest = hashlib.sha256(data).hexdigest()
     if known is not None and known.sha256 == digest:
         report.files_unchanged += 1

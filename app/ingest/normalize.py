@@ -22,6 +22,14 @@ _URL_BODY = r"https?://[^\s<>\"'`{}\[\]\\|^]+"
 _URL_TRAILING = ".,;:!?'\")]}*_"
 _DASHES = {"--": "–", "---": "—"}
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Formatting no reader sees: bidi embeddings, overrides, isolates and marks turn the text
+# after them around (a title that reverses its authors' names beside it); zero-width spaces,
+# word joiners, byte-order marks and soft hyphens make one name two author pages. Joiners
+# (ZWNJ, ZWJ) are kept between two letters of a script that needs them (Persian, Hindi).
+_LETTER = r"[^\W\d_\x00-\x7f]"
+_INVISIBLE = re.compile("[\u00ad\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
+                        f"\u2066-\u2069\ufeff]|(?<!{_LETTER})[\u200c\u200d]"
+                        f"|[\u200c\u200d](?!{_LETTER})")
 
 
 @dataclass(frozen=True)
@@ -30,6 +38,12 @@ class NormalizedText:
     html: str
     headline: str
     code_urls: list[str]
+
+
+def drop_invisible(text: str) -> str:
+    """The text without formatting characters no reader sees (bidi controls, zero-width
+    spaces, soft hyphens, ...)."""
+    return _INVISIBLE.sub("", text)
 
 
 def normalize_abstract(raw: str) -> NormalizedText:
@@ -140,7 +154,7 @@ NodeRenderer = Callable[[re.Match[str], Callable[[str], str]], str]
 
 
 def _render_prose(text: str, node: NodeRenderer, leaf: Callable[[str], str]) -> str:
-    text = _CONTROL.sub(" ", text)
+    text = drop_invisible(_CONTROL.sub(" ", text))
     out: list[str] = []
     position = 0
     for match in _PROSE.finditer(text):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.ids import name_slug
-from app.ingest.normalize import is_safe_url
+from app.ingest.normalize import drop_invisible, is_safe_url
 
 MAX_AUTHORS = 200  # of one paper: a 500-author consortium paper keeps its first 200
 MAX_NAME_CHARS = 200  # an author, institution or country
@@ -59,8 +59,9 @@ def storable(name: str, text: str) -> str:
 
 
 def clean_name(text: str, limit: int = MAX_NAME_CHARS) -> str:
-    """A name as stored: NFC, single spaces, no stray separators at its ends, cut to `limit`."""
-    name = " ".join(unicodedata.normalize("NFC", text).split()).strip(_STRAY)
+    """A name as stored: NFC, without invisible formatting, single spaces, no stray
+    separators at its ends, cut to `limit`."""
+    name = " ".join(unicodedata.normalize("NFC", drop_invisible(text)).split()).strip(_STRAY)
     return name[:limit].rstrip(_STRAY)
 
 
@@ -131,7 +132,7 @@ def _tldr(row: dict[str, Any]) -> str:
         return ""
     if not isinstance(value, str):
         raise ValueError(f"tldr must be text, found {type(value).__name__}")
-    return storable("tldr", " ".join(value.split()))[:MAX_TLDR_CHARS]
+    return drop_invisible(storable("tldr", " ".join(value.split())))[:MAX_TLDR_CHARS]
 
 
 def read_people(row: dict[str, Any], problems: list[str]) -> People:

@@ -26,7 +26,7 @@ from app.ingest.listfile import (
     check_year,
     text_lines,
 )
-from app.ingest.normalize import is_safe_url
+from app.ingest.normalize import drop_invisible, is_safe_url
 from app.ingest.people import MAX_URL_CHARS, items, read_people, storable
 
 REQUIRED = ("venue", "year", "abstract")
@@ -170,7 +170,7 @@ def _abstracts(path: Path, rows: Iterator[tuple[int, dict[str, Any]]],
         raise InputError(path, 1, f"the file has no rows; expected rows with {FIELDS_HINT}")
 
 
-def _text(row: dict[str, Any], name: str) -> str:
+def _verbatim(row: dict[str, Any], name: str) -> str:
     value = row.get(name)
     if value is None:
         return ""
@@ -179,9 +179,15 @@ def _text(row: dict[str, Any], name: str) -> str:
     return storable(name, " ".join(str(value).split()))
 
 
+def _text(row: dict[str, Any], name: str) -> str:
+    """A field as shown, without invisible formatting (an abstract is kept verbatim: its
+    text is its paper's identity, and only its display drops them)."""
+    return " ".join(drop_invisible(_verbatim(row, name)).split())
+
+
 def _list(row: dict[str, Any], name: str) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(" ".join(item.split())[:MAX_ITEM_CHARS]
-                               for item in items(row, name) if item.strip()))
+    shown = (" ".join(drop_invisible(item).split()) for item in items(row, name))
+    return tuple(dict.fromkeys(item[:MAX_ITEM_CHARS] for item in shown if item))
 
 
 def _record(number: int, row: dict[str, Any], problems: list[str]) -> RawAbstract:
@@ -201,7 +207,7 @@ def _record(number: int, row: dict[str, Any], problems: list[str]) -> RawAbstrac
         raise ValueError(problem)
     if not any(ch.isalpha() for ch in venue) or len(venue) > 80:
         raise ValueError(f"the venue {venue[:40]!r} is not a usable venue name")
-    abstract = _text(row, "abstract")
+    abstract = _verbatim(row, "abstract")
     if len(abstract) > MAX_ABSTRACT_CHARS:
         raise ValueError(f"the abstract is {len(abstract):,} characters long; "
                          f"at most {MAX_ABSTRACT_CHARS:,} are accepted")

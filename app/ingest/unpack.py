@@ -3,6 +3,8 @@ decompression bomb or an oversized file cannot pass."""
 
 from __future__ import annotations
 
+import os
+import stat
 import zlib
 from pathlib import Path
 
@@ -14,6 +16,32 @@ MAX_INPUT_BYTES = 1 << 30
 MAX_GZIP_RATIO = 100
 RATIO_FLOOR = 16 << 20
 INFLATE_CHUNK = 1 << 20
+NOT_A_FILE = ("not a regular file or a directory; give a list file, a JSON Lines or CSV "
+              "export, or a folder")
+
+
+def read_file(path: Path) -> bytes:
+    """The file's bytes, read through one descriptor: a file removed, or swapped for a
+    folder or a FIFO, since the ingest listed it is an InputError, never a crash or a wait
+    for a writer; one that grows while it is read is refused, not read without end."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once
+    except OSError as error:
+        raise InputError(path, 0, f"could not be read: {error.strerror}") from None
+    try:
+        found = os.fstat(descriptor)
+        if not stat.S_ISREG(found.st_mode):
+            raise InputError(path, 0, NOT_A_FILE)
+        if found.st_size > MAX_INPUT_BYTES:  # read, it would exhaust memory
+            raise InputError(path, 0, f"larger than {MAX_INPUT_BYTES:,} bytes; split it "
+                                      "into several files")
+        with open(descriptor, "rb", closefd=False) as file:
+            data = file.read(found.st_size + 1)
+    finally:
+        os.close(descriptor)
+    if len(data) > found.st_size:
+        raise InputError(path, 0, "grew while it was read; ingest it once it is written")
+    return data
 
 
 def read_input(path: Path, data: bytes) -> bytes:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from whoosh.query import And, AndNot, Or, Phrase, Query, Term
+from whoosh.query import And, AndNot, Every, Or, Phrase, Query, Term
 from whoosh.query.ranges import NumericRange
 from whoosh.scoring import BM25F
 from whoosh.searching import Searcher
@@ -62,6 +62,10 @@ class Weights:
 # Read at each use (`ranking.WEIGHTS.proximity`), so a benchmark may try others by replacing
 # it: bench/relevance/keywords.py.
 WEIGHTS = Weights()
+# Parts that weigh no word, so they order nothing: a year range (year:2010-2020), and the
+# everything a query of exclusions alone starts from (-model). Ranked by Whoosh's matchers
+# instead, they stepped through every paper: over a second at L for -(-(-model)) nested.
+CONSTANT = (Every, NumericRange)
 
 
 def weighting() -> BM25F:
@@ -106,13 +110,18 @@ def _scores(searcher: Searcher, query: Query, docs: set[int],
     if leaves is None or not all(
             name in searcher.schema and searcher.schema[name].scorable for name, *_ in leaves):
         return None  # filter terms (ID fields) Whoosh scores by weight alone
-    return bm25_sums(searcher, leaves, docs)
+    counted, scores = bm25_sums(searcher, leaves, docs)
+    if len(counted) < len(docs):  # matched by a constant part alone (-model, year:2020 -x)
+        counted = np.fromiter(sorted(docs), dtype=np.int64, count=len(docs))
+    return counted, scores
 
 
 def _scored_terms(searcher: Searcher, query: Query, phrases: Phrases) -> list[Leaf] | None:
     kind = type(query)
     if kind is Term:
         return [(query.fieldname, query.text, query.boost, None)]
+    if kind in CONSTANT:
+        return []
     if kind is Phrase and query.slop == 1:
         where = matching_docs(searcher, query, phrases)
         return [(query.fieldname, word, query.boost, where) for word in query.words]
@@ -123,8 +132,6 @@ def _scored_terms(searcher: Searcher, query: Query, phrases: Phrases) -> list[Le
             return None
         leaves: list[Leaf] = []
         for sub in query.subqueries:
-            if kind is And and type(sub) is NumericRange:
-                continue  # year:2010-2020 adds the same constant to every match: no order
             sub_leaves = _scored_terms(searcher, sub, phrases)
             if sub_leaves is None:
                 return None

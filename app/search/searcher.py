@@ -57,20 +57,20 @@ class PaperSearch(LiveIndex):
         # click cost nothing: results are kept per index version, like related papers.
         return self.with_index(lambda current: self._results.get(
             (current.identity, request),
-            lambda: self._gated(Search(current, request, texts).run)), _not_ready(request))
+            lambda: self.gated(Search(current, request, texts).run)), _not_ready(request))
 
     def counts(self, request: SearchRequest) -> SearchResult:
         """The request's total and facet counts, exactly as `search` gives them, without
         ranking a page of hits (trends and charts need only the counts)."""
         return self.with_index(lambda current: self._counts.get(
-            (current.identity, request), lambda: self._gated(
+            (current.identity, request), lambda: self.gated(
                 lambda: Search(current, request, lambda ids: {}).run(with_hits=False))),
             _not_ready(request))
 
     def ranked_ids(self, request: SearchRequest, limit: int | None = None,
                    newest_first: bool = False) -> list[str]:
         """The IDs of every result of the request (for exports and feeds)."""
-        return self.with_index(lambda current: self._gated(
+        return self.with_index(lambda current: self.gated(
             lambda: Search(current, request, lambda ids: {}).ranked_ids(limit, newest_first)),
             [])
 
@@ -80,7 +80,7 @@ class PaperSearch(LiveIndex):
         index until it changes."""
         def work(current: OpenIndex) -> list[RelatedPaper]:
             topics = current.columns["topic"].codes if "topic" in current.columns else None
-            return self._related.get((current.identity, paper_id), lambda: self._gated(
+            return self._related.get((current.identity, paper_id), lambda: self.gated(
                 lambda: similar.related_papers(current.searcher, current.ids, topics,
                                                paper_id, plain, texts, limit,
                                                _vectors(current))))
@@ -92,17 +92,18 @@ class PaperSearch(LiveIndex):
         """The papers most like the listed ones as a whole (of a series and year when given),
         none of them listed; `texts` gives plain texts. Cached per index until it changes."""
         return self.with_index(lambda current: self._recommended.get(
-            (current.identity, tuple(listed), series, year, limit), lambda: self._gated(
+            (current.identity, tuple(listed), series, year, limit), lambda: self.gated(
                 lambda: similar.recommendations(current.searcher, current.ids,
                                                 current.columns, listed, texts,
                                                 {"series": series, "year": year}, limit,
                                                 _vectors(current)))),
             [])
 
-    def _gated(self, work: Callable[[], T]) -> T:
-        """Searching is bound by the interpreter lock: past a few at once, more searches in
-        parallel finish no sooner and only make everything else in the process wait for the
-        lock. The rest wait here, asleep."""
+    def gated(self, work: Callable[[], T]) -> T:
+        """Run `work` in a searching slot. Searching is bound by the interpreter lock: past a
+        few at once, more searches (or downloads being written) in parallel finish no sooner
+        and only make everything else in the process, /healthz first, wait for the lock. The
+        rest wait here, asleep."""
         with self._working:
             pause_point("search")  # tests: a search that never ends holds its thread
             return work()

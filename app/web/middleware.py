@@ -1,15 +1,17 @@
-"""Plain ASGI middlewares: security headers on every response, NUL characters kept out, HEAD
-answered as GET."""
+"""Plain ASGI middlewares: security headers on every response, foreign hosts refused, NUL
+characters kept out, HEAD answered as GET."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.config import HOST_NAME, plain_host
 from app.web.render import error_response
 
 # Scripts only from our own files: no inline script can run, whatever a list file holds.
@@ -20,6 +22,8 @@ CONTENT_SECURITY_POLICY = (
     "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
 NUL_ESCAPE = re.compile(rb"%00")
+HOST_HEADER = re.compile(rf"(?P<name>{HOST_NAME.pattern})(?::(?P<port>[0-9]{{1,5}}))?",
+                         re.IGNORECASE)
 MAX_ADDRESS_BYTES = 32 * 1024
 # What the HTTP server reads of a request's head before it gives up (uvicorn's default, 16
 # KB, reset connections with longer addresses instead of letting LongAddresses answer 414).
@@ -143,10 +147,51 @@ def accepted_encodings(header: str) -> str:
     return ", ".join(kept)
 
 
+class AllowedHosts:
+    """A request that names a host the catalog is not configured for (Settings.hosts) is
+    refused with a 400 that does not repeat it, so no page, feed, redirect or cached copy can
+    ever name it. An allowed Host goes on in its plain form ("LocalHost.:8000" as
+    "localhost:8000"): one host, one copy of each page in the page cache. A request without
+    a Host header (HTTP/1.0) is taken at the server's own address."""
+
+    def __init__(self, app: ASGIApp, hosts: Collection[str]) -> None:
+        self.app = app
+        self.hosts = hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        named = [value for name, value in scope["headers"] if name == b"host"]
+        if named:
+            host = self.allowed(named)
+            if host is None:
+                response = error_response(Request(scope), 400, (
+                    "This catalog does not answer for the host this request names. Its "
+                    "operator can allow more with CATALOG_ALLOWED_HOSTS."))
+                await response(scope, receive, send)
+                return
+            scope = {**scope, "headers": [
+                *((n, v) for n, v in scope["headers"] if n != b"host"), (b"host", host)]}
+        await self.app(scope, receive, send)
+
+    def allowed(self, named: list[bytes]) -> bytes | None:
+        """The one Host header's value in its plain form, if it names an allowed host."""
+        found = HOST_HEADER.fullmatch(named[0].decode("latin-1")) if len(named) == 1 else None
+        if found is None or int(found["port"] or 0) > 65535:
+            return None
+        name = plain_host(found["name"])
+        if name not in self.hosts:
+            return None
+        site = f"[{name}]" if ":" in name else name
+        return (site + (f":{found['port']}" if found["port"] else "")).encode("latin-1")
+
+
 class PublicAddress:
     """Absolute links and redirects that cannot be steered by a request's Host header: with a
-    public URL set, every request is taken as asked at that address; either way, a redirect
-    within the site is relative ("/saved?ids=x", not "http://evil.example/saved?ids=x")."""
+    public URL set, every request is taken as asked at that address (else at the allowed host
+    it names, AllowedHosts); either way, a redirect within the site is relative
+    ("/saved?ids=x", not "http://papers.example.org/saved?ids=x")."""
 
     def __init__(self, app: ASGIApp, public_url: str = "") -> None:
         self.app = app

@@ -49,6 +49,13 @@ def cacheable(scope: Scope) -> bool:
             and "format" not in QueryParams(scope["query_string"]))
 
 
+def revalidated(if_none_match: str, etag: str) -> bool:
+    """Whether an If-None-Match header holds the page's ETag, compared weakly (W/"x" is "x"),
+    or `*`, any current page (RFC 9110)."""
+    tags = [tag.strip().removeprefix("W/") for tag in if_none_match.split(",")]
+    return etag in tags or "*" in tags
+
+
 class PageCache:
     def __init__(self, app: ASGIApp, settings: Settings, search: PaperSearch, lane: QuickLane,
                  size: int = PAGES) -> None:
@@ -79,7 +86,7 @@ class PageCache:
         # no-cache: browsers keep the page but ask each time, and get a 304 while it holds.
         validators = [(b"etag", etag.encode()), (b"cache-control", b"no-cache"),
                       (b"vary", b"Accept-Encoding")]
-        if etag in request_headers.get("if-none-match", ""):
+        if revalidated(request_headers.get("if-none-match", ""), etag):
             await _send(send, 304, validators, b"")
             return
         page = self._pages.get(key)

@@ -16,7 +16,7 @@
    and tests/search/test_pasted_text.py
    (test_an_overlong_query_is_echoed_only_as_far_as_it_is_read);
 8. the Host header: test_fuzz_and_headers.py (test_a_redirect_within_the_site_is_relative_
-   whatever_the_host, test_a_public_url_names_every_absolute_link_whatever_the_host);
+   whatever_the_host) and, since issue 43 refuses foreign hosts, test_hosts.py;
 9. slow queries starving health checks: test_slow_searches.py;
 10. protocol details: tests/web/test_compression.py (Allow on 405, q=0), test_fuzz_and_headers.py
     (414), tests/browser/test_flows.py (the API explorer offline, under the site's policy),
@@ -24,5 +24,22 @@
     FIFO);
 11. the reading-list import: tests/browser/test_saved.py (a numeric saved_at).
 
-`bench/hostile.py` replays them all against a served catalog.
+Issue 43's round (`bench/hostile.py` probes every route and input against a served
+catalog) and the test of each defect it found, in test_third_round.py:
+
+1. a file removed, or swapped for a folder or a FIFO, after the ingest listed it crashed the
+   whole ingest (test_a_file_gone_or_swapped_while_others_load_is_an_error_and_the_rest_loads);
+2. exclusions nested deep (`-(-(-model))`) and year ranges with exclusions ranked by stepping
+   through every paper (test_exclusions_and_year_ranges_are_ranked_without_stepping_through_
+   every_paper);
+3. bidi controls and zero-width characters in names and titles
+   (test_invisible_characters_make_no_other_author_and_turn_no_text_around);
+4. a download of the whole catalog in one request
+   (test_a_download_comes_in_parts_that_together_hold_the_whole_list);
+5. `If-None-Match: *` and weak tags sent the page again
+   (test_if_none_match_star_and_weak_tags_revalidate_a_page);
+6. downloads written beside searches held the interpreter lock from /healthz
+   (test_slow_searches.py, test_a_download_is_written_in_a_searching_slot);
+
+and the Host header, configured rather than taken from requests: test_hosts.py.
 """

@@ -15,7 +15,7 @@ from app.ingest.identity import source_digest
 from app.ingest.listfile import RawAbstract
 from app.main import create_app
 from app.schema import FIRST_REVISION, head_revision, upgrade
-from tests.conftest import SEEDS
+from tests.conftest import SEEDS, TEST_HOSTS
 from tests.postgres import BACKEND, cluster, sqlite_run
 
 # A catalog as the first release wrote it: one venue, two papers (one with an author).
@@ -74,7 +74,8 @@ def test_a_first_release_catalog_upgrades_to_head_without_loss(tmp_path: Path):
     assert len(state["catalog_id"]) == 32
 
     # The upgraded catalog serves: the index is built from it, and its papers are found.
-    settings = Settings(data_dir=tmp_path / "node", seeds_dir=SEEDS, database=url)
+    settings = Settings(data_dir=tmp_path / "node", seeds_dir=SEEDS, database=url,
+                        allowed_hosts=TEST_HOSTS)
     app = create_app(settings)
     client = TestClient(app)  # no lifespan: the keeper runs only when called below
     assert client.get("/healthz").status_code == 503

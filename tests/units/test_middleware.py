@@ -10,6 +10,7 @@ import pytest
 
 from app.web import middleware
 from app.web.middleware import (
+    AllowedHosts,
     DropNul,
     HeadAsGet,
     LongAddresses,
@@ -89,11 +90,41 @@ def test_security_headers_are_added_but_never_replace_the_apps_own():
     assert headers_of(run(SecurityHeaders(Inner()), http_scope()))["x-frame-options"] == "DENY"
 
 
-@pytest.mark.parametrize("wrapper", [SecurityHeaders, HeadAsGet, PublicAddress])
+@pytest.mark.parametrize("wrapper", [SecurityHeaders, HeadAsGet, PublicAddress,
+                                     lambda inner: AllowedHosts(inner, HOSTS)])
 def test_lifespan_passes_through_untouched(wrapper):
     inner = Inner()
     scope = {"type": "lifespan", "method": "HEAD"}
     assert run(wrapper(inner), scope) == [{"type": "lifespan.startup.complete"}]
+    assert inner.scope is scope and inner.received is RECEIVED
+
+
+HOSTS = frozenset({"cat.test", "localhost", "::1", "10.0.0.5"})
+
+
+@pytest.mark.parametrize(("named", "passed"), [
+    ([b"cat.test"], b"cat.test"), ([b"Cat.Test.:8080"], b"cat.test:8080"),
+    ([b"[::1]"], b"[::1]"), ([b"10.0.0.5:65535"], b"10.0.0.5:65535"),
+    ([b"localhost:65536"], None), ([b"localhost:"], None), ([b"localhost:8o"], None),
+    ([b"cat.test", b"cat.test"], None), ([b"evil.test"], None), ([b"cat.test.evil"], None),
+    ([b"cat.test@evil"], None), ([b"cat.test:80@evil"], None), ([b"cat.test/x"], None),
+    ([b"cat.test "], None), ([b""], None), ([b"::1"], None), ([b"c\xe0t.test"], None),
+])
+def test_only_allowed_hosts_pass_and_in_their_plain_form(named: list[bytes], passed):
+    inner = Inner()
+    sent = run(AllowedHosts(inner, HOSTS),
+               http_scope(headers=[(b"accept", b"*/*"), *((b"host", n) for n in named)]))
+    if passed is None:
+        assert inner.scope is None and sent[0]["status"] == 400
+        assert all(n not in body_of(sent) for n in named if n)
+    else:
+        assert inner.scope["headers"] == [(b"accept", b"*/*"), (b"host", passed)]
+
+
+def test_a_request_without_a_host_passes_as_it_came():
+    inner = Inner()
+    scope = http_scope(headers=[])
+    run(AllowedHosts(inner, HOSTS), scope)
     assert inner.scope is scope and inner.received is RECEIVED
 
 

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.main import create_app
 from app.web import discovery
-from tests.conftest import Catalog, make_catalog
+from tests.conftest import TEST_HOSTS, Catalog, make_catalog
 from tests.postgres import new_database_url
 
 OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
@@ -160,7 +160,7 @@ def test_sitemap_lists_every_paper_edition_series_and_topic(multi_client: TestCl
 
 def test_an_empty_catalog_still_answers_valid_files(tmp_path: Path):
     settings = Settings(data_dir=tmp_path / "data", seeds_dir=tmp_path,
-                        database=new_database_url())
+                        database=new_database_url(), allowed_hosts=TEST_HOSTS)
     with TestClient(create_app(settings)) as client:
         root = ET.fromstring(client.get("/sitemap.xml").content)
         assert root.tag == f"{SITEMAP}urlset" and len(root) >= 4

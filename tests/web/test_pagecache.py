@@ -1,5 +1,6 @@
 """Pages are rendered once per catalog version and index generation, never served stale."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -68,7 +69,8 @@ def counted_renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_two_gets_render_once_and_hosts_never_share_a_page(fresh: Catalog,
                                                            monkeypatch: pytest.MonkeyPatch):
     rendered = counted_renders(monkeypatch)
-    with TestClient(create_app(fresh.settings)) as client:
+    settings = replace(fresh.settings, allowed_hosts=("testserver", "mirror.example"))
+    with TestClient(create_app(settings)) as client:
         paper = client.get("/api/venues/icml-2026/papers").json()["papers"][0]
         first = client.get(f"/papers/{paper['id']}")
         again = client.get(f"/papers/{paper['id']}")
