@@ -75,3 +75,10 @@ def test_no_import_cycle():
 
 def test_the_cycle_check_finds_a_cycle():
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+
+
+def test_bench_imports_nothing_from_tests():
+    """Benchmarks run without the suite; what both need lives in bench/ (or app/)."""
+    graph = _imports(_modules("bench", "tests"))
+    assert [(name, sorted(graph[name])) for name in sorted(graph) if name.startswith("bench")
+            and any(target.startswith("tests") for target in graph[name])] == []
