@@ -13,9 +13,10 @@ run: install
 	$(BIN)/catalog ingest seeds
 	$(BIN)/catalog serve --host $(HOST) --port $(PORT)
 
-# The whole suite runs on SQLite and, at the same time on the other core, on PostgreSQL: the
-# tests start a throwaway cluster of Debian's postgresql under a temporary directory and stop
-# it at the end (tests/postgres.py). The PostgreSQL run's report follows the SQLite one's.
+# The whole suite runs on SQLite and, at the same time on the other core, the tests marked
+# `database` run on PostgreSQL (docs/testing.md): they start a throwaway cluster of Debian's
+# postgresql under a temporary directory and stop it at the end (bench/postgres.py). The
+# PostgreSQL run's report follows the SQLite one's.
 PG_LOG := $(VENV)/pytest-postgresql.log
 
 test: install browser postgres
@@ -23,7 +24,7 @@ test: install browser postgres
 	CATALOG_TEST_DATABASE=postgresql $(BIN)/pytest -p no:cacheprovider >$(PG_LOG) 2>&1 & pg=$$!; \
 	$(BIN)/pytest; sqlite=$$?; \
 	wait $$pg; postgresql=$$?; \
-	echo "=== the same suite on PostgreSQL (exit $$postgresql) ==="; cat $(PG_LOG); \
+	echo "=== the PostgreSQL run (exit $$postgresql) ==="; cat $(PG_LOG); \
 	test $$sqlite -eq 0 && test $$postgresql -eq 0
 
 # Real-browser tests need Debian's Chromium (Playwright's own browser downloads are not

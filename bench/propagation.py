@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 
 from bench.harness import BIN, RESULTS, free_port, start_server, timed_command, write_lists
-from tests.postgres import cluster
+from bench.postgres import cluster
 
 BATCHES = (1, 100, 1000, 5000)  # above 2,000 the update runs in a child process
 POLL_SECONDS = "2"  # the default

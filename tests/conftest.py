@@ -1,18 +1,23 @@
 """A real catalog for tests: seed list files → database → Whoosh index, all in tmp_path.
 
 The database is a SQLite file in the catalog's data directory, or, when the run sets
-CATALOG_TEST_DATABASE=postgresql (`make test` does, second), a new database of its own in a
-throwaway PostgreSQL cluster (tests/postgres.py).
+CATALOG_TEST_DATABASE=postgresql (`make test` does, beside the SQLite run), a new database of
+its own in a throwaway PostgreSQL cluster (tests/postgres.py). That run holds only the tests
+marked `database`: those whose outcome depends on the database (docs/testing.md).
 """
 
 from __future__ import annotations
 
+import atexit
+import copy
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -27,10 +32,31 @@ from app.main import create_app
 from app.search.index import build_index
 from tests import rising
 from tests.multiseries import write_corpus
-from tests.postgres import new_database_url
+from tests.postgres import BACKEND, new_database_url
 
 SEEDS = PROJECT_ROOT / "seeds"
 TEST_HOSTS = ("testserver",)  # the host httpx's TestClient names
+TESTS = Path(__file__).parent
+# Every test under these directories reads or writes the catalog through the app's queries
+# (ingest, pages, migrations, crashes), so it is marked `database`; a module elsewhere whose
+# outcome depends on the database says `pytestmark = pytest.mark.database`.
+DATABASE_DIRS = {"ingest", "web", "scaling", "hardening"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "database: run on PostgreSQL as well as on SQLite "
+                                       "(make test); every test under tests/"
+                                       f"{{{','.join(sorted(DATABASE_DIRS))}}}/ is")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.relative_to(TESTS).parts[0] in DATABASE_DIRS:
+            item.add_marker(pytest.mark.database)
+    if BACKEND == "postgresql":  # the others ran in the SQLite run
+        once = [item for item in items if item.get_closest_marker("database") is None]
+        config.hook.pytest_deselected(items=once)
+        items[:] = [item for item in items if item.get_closest_marker("database") is not None]
 
 
 @dataclass
@@ -58,14 +84,29 @@ class Catalog:
 
 
 def make_catalog(root: Path) -> Catalog:
+    """The seed catalog in `root`: a copy of the one the run built first (database, index and
+    seeds), as ingesting the seeds and building the index take seconds and a copy does not."""
+    template = seed_template()
     seeds = root / "seeds"
     shutil.copytree(SEEDS, seeds)
-    settings = Settings(data_dir=root / "data", seeds_dir=seeds, database=new_database_url(),
+    settings = Settings(data_dir=root / "data", seeds_dir=seeds,
+                        database=new_database_url(template.settings.database),
                         allowed_hosts=TEST_HOSTS)
-    settings.data_dir.mkdir(parents=True)
-    catalog = Catalog(settings, seeds, IngestReport())
-    catalog.report = catalog.ingest(seeds)
-    return catalog
+    shutil.copytree(template.settings.data_dir, settings.data_dir, symlinks=True)
+    return Catalog(settings, seeds, copy.deepcopy(template.report))
+
+
+@cache
+def seed_template() -> Catalog:
+    """The seeds ingested and indexed once per run, closed: what make_catalog copies."""
+    root = Path(tempfile.mkdtemp(prefix="catalog-seeds-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    settings = Settings(data_dir=root / "data", seeds_dir=SEEDS, database=new_database_url())
+    settings.data_dir.mkdir()
+    template = Catalog(settings, SEEDS, IngestReport())
+    template.report = template.ingest(SEEDS)
+    template.close()  # nothing may be connected to a PostgreSQL database that is copied
+    return template
 
 
 @pytest.fixture(scope="session")

@@ -1,93 +1,28 @@
-"""A throwaway PostgreSQL cluster for the tests: initdb under a temporary directory, a free
-loopback port, stopped and deleted when the test run ends. No mocks of the database.
+"""The database of a test run: SQLite, or with CATALOG_TEST_DATABASE=postgresql a throwaway
+PostgreSQL cluster (bench/postgres.py), a new database of its own per catalog.
 
-`make test` runs the suite a second time with CATALOG_TEST_DATABASE=postgresql.
+`make test` runs the suite on SQLite and, at the same time, the tests marked `database` again
+on PostgreSQL (docs/testing.md).
 """
 
 from __future__ import annotations
 
-import atexit
 import os
-import shutil
-import subprocess
-import tempfile
-import uuid
-from pathlib import Path
 
-import psycopg
 import pytest
 
-from tests.servers import free_port
+from bench.postgres import cluster
 
 BACKEND = os.environ.get("CATALOG_TEST_DATABASE", "sqlite")
-# For tests whose database does not depend on the run: `make test` runs them once, in the run
-# of their database, rather than twice.
+# A test marked `database` (tests/conftest.py) runs in both runs of `make test`; these keep one
+# to the run of its database: a node beside a shared database, an upgrade of the SQLite
+# catalogs of old, or work that is the same on both databases and too slow to do twice.
 postgresql_run = pytest.mark.skipif(BACKEND != "postgresql",
                                     reason="runs in the PostgreSQL run of `make test`")
 sqlite_run = pytest.mark.skipif(BACKEND != "sqlite", reason="runs in the SQLite run")
 
 
-def server_binaries() -> Path | None:
-    """Debian's PostgreSQL server programs (package postgresql), newest version first."""
-    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"),
-                   key=lambda path: int(path.parts[-3]), reverse=True)
-    return found[0].parent if found else None
-
-
-class Cluster:
-    def __init__(self) -> None:
-        binaries = server_binaries()
-        if binaries is None:
-            raise RuntimeError("PostgreSQL is not installed: `make test` installs Debian's "
-                               "postgresql package; or run `apt-get install postgresql`")
-        self.root = Path(tempfile.mkdtemp(prefix="catalog-pg-"))
-        self.port = free_port()
-        # initdb refuses to run as root: as root, the cluster belongs to the postgres user.
-        self._as_owner = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        if self._as_owner:
-            shutil.chown(self.root, "postgres")
-        self._pg_ctl = str(binaries / "pg_ctl")
-        data = str(self.root / "data")
-        self._run(str(binaries / "initdb"), "-D", data, "-U", "postgres", "--auth=trust",
-                  "--encoding=UTF8", "--locale=C.UTF-8")
-        # Durability off: the cluster is thrown away, and fsync would dominate test time.
-        options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
-                   "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-                   "-c max_connections=400")
-        self._run(self._pg_ctl, "-D", data, "-l", str(self.root / "log"), "-w", "-o", options,
-                  "start")
-        self.url = f"postgresql+psycopg://postgres@127.0.0.1:{self.port}"
-
-    def _run(self, *command: str) -> None:
-        subprocess.run([*self._as_owner, *command], check=True, capture_output=True)
-
-    def new_database(self) -> str:
-        """The URL of a new, empty database of its own."""
-        name = f"catalog_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres",
-                             autocommit=True) as connection:
-            connection.execute(f'CREATE DATABASE "{name}"')
-        return f"{self.url}/{name}"
-
-    def stop(self) -> None:
-        subprocess.run([*self._as_owner, self._pg_ctl, "-D", str(self.root / "data"), "-m",
-                        "immediate", "stop"], capture_output=True)
-        shutil.rmtree(self.root, ignore_errors=True)
-
-
-_cluster: Cluster | None = None
-
-
-def cluster() -> Cluster:
-    """The test run's cluster, started on first use."""
-    global _cluster
-    if _cluster is None:
-        _cluster = Cluster()
-        atexit.register(_cluster.stop)
-    return _cluster
-
-
-def new_database_url() -> str:
-    """A new database for one test catalog: PostgreSQL in the PostgreSQL run, else "" (the
-    SQLite file in the catalog's data directory)."""
-    return cluster().new_database() if BACKEND == "postgresql" else ""
+def new_database_url(template: str = "") -> str:
+    """A new database for one test catalog: PostgreSQL in the PostgreSQL run (a copy of
+    `template`'s when given), else "" (the SQLite file in the catalog's data directory)."""
+    return cluster().new_database(template) if BACKEND == "postgresql" else ""

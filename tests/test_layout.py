@@ -96,3 +96,10 @@ def test_word_lists_live_in_one_base_module():
     lists = {name: _word_lists(path) for name, path in modules.items()}
     assert {name for name, found in lists.items() if found} == {"app.words"}
     assert _imports(modules)["app.words"] == set()
+
+
+def test_bench_imports_nothing_from_tests():
+    """Benchmarks run without the suite; what both need lives in bench/ (or app/)."""
+    graph = _imports(_modules("bench", "tests"))
+    assert [(name, sorted(graph[name])) for name in sorted(graph) if name.startswith("bench")
+            and any(target.startswith("tests") for target in graph[name])] == []

@@ -4,11 +4,9 @@ import pytest
 
 from bench.harness import CORPUS
 from bench.run import print_report, run
-from tests.postgres import sqlite_run
 
 
 @pytest.mark.skipif(not (CORPUS / "make_lists.py").exists(), reason="../shared/corpus is absent")
-@sqlite_run  # the harness measures the default, SQLite, whatever the run
 def test_harness_runs_on_500_abstracts(capsys):
     report = run("smoke", page_seconds=1)
     ingest = report["ingest"]

@@ -5,11 +5,6 @@ import re
 import pytest
 
 from tests.browser.conftest import AXE, screenshot, serious_violations
-from tests.postgres import sqlite_run
-
-# Once per `make test`: these check what the browser does with the pages; the pages
-# themselves are checked on both databases by tests/web.
-pytestmark = sqlite_run
 
 
 def heading_count(page) -> int:

@@ -4,9 +4,7 @@ hover, a click opens the paper, a dragged box lists papers, and the image withou
 import re
 
 from tests.browser.conftest import screenshot
-from tests.postgres import sqlite_run
 
-pytestmark = sqlite_run
 EDITION = "/venues/icml-2026"
 
 

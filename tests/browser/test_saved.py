@@ -7,9 +7,7 @@ import bibtexparser
 import pytest
 
 from tests.browser.conftest import AXE, fits_the_screen, screenshot, serious_violations
-from tests.postgres import sqlite_run
 
-pytestmark = sqlite_run
 SAVE = re.compile(r"^Save")
 LISTED = "ol.papers:not(.recommended) > li"
 

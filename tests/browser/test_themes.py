@@ -6,9 +6,6 @@ import pytest
 
 from tests.browser.conftest import AXE, screenshot, serious_violations
 from tests.browser.test_flows import PAGE_TYPES
-from tests.postgres import sqlite_run
-
-pytestmark = sqlite_run
 
 BACKGROUND = "getComputedStyle(document.documentElement).backgroundColor"
 

@@ -7,9 +7,7 @@ import re
 import pytest
 
 from tests.browser.conftest import AXE, screenshot, serious_violations
-from tests.postgres import sqlite_run
 
-pytestmark = sqlite_run
 BIG = "/venues/big-2026"  # 120 papers: three pages
 ITEMS = "[data-paper]"
 

@@ -12,11 +12,11 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import select
 
-from app.ingest import unpack
+from app.ingest import load, unpack
 from app.main import create_app
 from app.models import Paper
+from bench.tiny import write_tiny
 from tests.conftest import Catalog
-from tests.postgres import sqlite_run
 
 BAD = Path(__file__).parents[1] / "data" / "bad"
 REJECTED = {
@@ -118,18 +118,17 @@ def test_all_bad_files_at_once_leave_the_good_ones_loaded(fresh: Catalog):
     assert report.added == sum(STORED.values())
 
 
-@sqlite_run  # the same ingest code on both databases: at 2-3 minutes, once per `make test`
-def test_a_hundred_thousand_tiny_abstracts_load(fresh: Catalog, tmp_path: Path):
-    path = tmp_path / "tiny.txt"
-    path.write_text("TINY 2026 Papers\n\n" + "\n\n".join(
-        f"Tiny abstract number {i}." for i in range(100_000)) + "\n")
-    report = fresh.ingest(path)
-    assert report.errors == [] and report.added == 100_000
+def test_thousands_of_tiny_abstracts_load(fresh: Catalog, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch):
+    """In chunks, as a file of any size is stored; 100,000 of them are `python -m bench.tiny`."""
+    monkeypatch.setattr(load, "STORE_CHUNK", 500)
+    report = fresh.ingest(write_tiny(tmp_path / "tiny.txt", 2_000))
+    assert report.errors == [] and report.added == 2_000
     with TestClient(create_app(fresh.settings)) as client:
-        assert client.get("/api/venues/tiny-2026/papers?page=2000").json()["papers"][-1][
-            "abstract"] == "Tiny abstract number 99999."
+        assert client.get("/api/venues/tiny-2026/papers?page=40").json()["papers"][-1][
+            "abstract"] == "Tiny abstract number 1999."
         found = client.get("/api/search", params={"q": "tiny", "venue": "tiny-2026"}).json()
-        assert found["total"] == 100_000
+        assert found["total"] == 2_000
 
 
 @pytest.mark.parametrize("hostile", [

@@ -21,6 +21,8 @@ from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from tests.conftest import Catalog, write_list
 
+pytestmark = pytest.mark.database  # the index follows the change log kept in the database
+
 
 def _hits(catalog: Catalog, query: str) -> list[str]:
     search = PaperSearch(catalog.settings.index_path, check_interval=0, result_cache=0)

@@ -17,6 +17,8 @@ from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from tests.conftest import Catalog, write_list
 
+pytestmark = pytest.mark.database  # the keeper reads the database's catalog version and log
+
 
 def ingest_without_indexing(catalog: Catalog, path: Path) -> None:
     with Session(get_engine(catalog.settings.database_url)) as session:

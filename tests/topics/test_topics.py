@@ -16,6 +16,8 @@ from app.search.searcher import PaperSearch
 from app.topics import OTHER, TopicScorer, load_taxonomy
 from tests.conftest import Catalog, write_list
 
+pytestmark = pytest.mark.database  # counts by topic and venue are the database's queries
+
 LABELS = json.loads((Path(__file__).parents[1] / "data" / "topic_labels.json").read_text())
 # Measured with the first topic definitions, before any tuning (see docs/topics.md).
 TOP1_FLOOR = 0.83

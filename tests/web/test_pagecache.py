@@ -66,10 +66,10 @@ def counted_renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return rendered
 
 
-def test_two_gets_render_once_and_hosts_never_share_a_page(fresh: Catalog,
+def test_two_gets_render_once_and_hosts_never_share_a_page(seeded: Catalog,
                                                            monkeypatch: pytest.MonkeyPatch):
     rendered = counted_renders(monkeypatch)
-    settings = replace(fresh.settings, allowed_hosts=("testserver", "mirror.example"))
+    settings = replace(seeded.settings, allowed_hosts=("testserver", "mirror.example"))
     with TestClient(create_app(settings)) as client:
         paper = client.get("/api/venues/icml-2026/papers").json()["papers"][0]
         first = client.get(f"/papers/{paper['id']}")
@@ -101,13 +101,13 @@ def test_security_headers_are_on_every_response_304s_too(client: TestClient):
 
 
 def test_a_failing_dependency_is_a_500_without_a_trace_but_with_the_headers(
-        fresh: Catalog, monkeypatch: pytest.MonkeyPatch):
+        seeded: Catalog, monkeypatch: pytest.MonkeyPatch):
     def broken(*args: object) -> object:
         raise RuntimeError("connection to /srv/secret/catalog.db lost")
 
     monkeypatch.setattr(catalog_module, "list_venues", broken)
     monkeypatch.setattr(catalog_module, "venues_by_slug", broken)
-    with TestClient(create_app(fresh.settings), raise_server_exceptions=False) as client:
+    with TestClient(create_app(seeded.settings), raise_server_exceptions=False) as client:
         for url in ("/api/venues", "/search?q=diffusion"):
             response = client.get(url)
             assert response.status_code == 500, url
