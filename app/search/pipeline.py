@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -159,12 +159,15 @@ class Search:
                                           parsed.concepts, len(allowed))
         return Resolved(result, parsed, query, docs, allowed)
 
-    def _part_matches(self, parts: QueryParts, as_words: bool = False) -> PartMatches:
-        """Which papers hold each part; with `as_words` (a question's concepts), a phrase
-        weighs no more than the papers saying it in words make it weigh."""
+    def _part_matches(self, parts: QueryParts, as_words: bool = False,
+                      family: list[Query] | None = None) -> PartMatches:
+        """Which papers hold each part (or only words of its `family`); with `as_words` (a
+        question's concepts), a phrase weighs no more than the papers saying it in words
+        make it weigh."""
         return PartMatches.of(parts.words, lambda query: as_array(self._matching(query)),
                               self.searcher.doc_count_all(),
-                              partial(said_as_words, self.searcher) if as_words else None)
+                              partial(said_as_words, self.searcher) if as_words else None,
+                              family)
 
     def _required(self, parts: QueryParts, total: int) -> np.ndarray:
         """Which documents pass the parts' inline filters and are not excluded."""
@@ -180,9 +183,9 @@ class Search:
         holding at least `bag_share` of the weight that the best papers hold (all of it when
         some hold every word), all listed and counted."""
         family = self.current.vocabulary.family
-        parts = replace(parts, words=[(label, with_family(query, label, family))
-                                      for label, query in parts.words])
-        bag = self._part_matches(parts, as_words=parsed.reading is Reading.QUESTION)
+        related = [with_family(query, label, family) for label, query in parts.words]
+        bag = self._part_matches(parts, as_words=parsed.reading is Reading.QUESTION,
+                                 family=related)
         required = self._required(parts, len(bag.complete))
         share = np.where(required, bag.share, 0.0)
         listed = (share > 0) & (share >= ranking.WEIGHTS.bag_share * share.max(initial=0.0))
@@ -191,8 +194,7 @@ class Search:
         complete = self._filtered(set(np.flatnonzero(bag.complete & required).tolist()))
         result.reading = QueryReading(parsed.reading.value, parsed.dropped, bag.labels,
                                       len(complete))
-        return Resolved(result, parsed, Or([query for _, query in parts.words]), docs,
-                        allowed, bag)
+        return Resolved(result, parsed, Or(related), docs, allowed, bag)
 
     def _own_order(self, resolved: Resolved, limit: int) -> list[tuple[int, float]]:
         """The best `limit` of a pasted text's or a question's papers, in their own order."""

@@ -16,6 +16,14 @@ from app.search import ranking
 from app.search.matches import positions_in
 
 RERANKED = 50
+REVERSED = 1  # what the other order adds to two words' distance
+
+
+def _apart(gap: np.ndarray) -> np.ndarray:
+    """How far apart two words are, `gap` positions from the first to the second: the words
+    in the query's order count as written; in the other order one farther ("gradient
+    descent with double-pass" is not about double descent)."""
+    return np.where(gap > 0, gap, np.abs(gap) + REVERSED)
 
 
 def closeness(searcher: Searcher, words: list[str], doc: int) -> float:
@@ -29,7 +37,7 @@ def closeness(searcher: Searcher, words: list[str], doc: int) -> float:
         at = np.searchsorted(b, a)  # b is sorted: the nearest is at `at` or just before
         right = b[np.minimum(at, len(b) - 1)]
         left = b[np.maximum(at - 1, 0)]
-        nearest = int(np.minimum(np.abs(right - a), np.abs(left - a)).min())
+        nearest = int(np.minimum(_apart(right - a), _apart(left - a)).min())
         total += 1.0 / max(1, nearest)
     return total / (len(words) - 1)
 

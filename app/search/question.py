@@ -33,6 +33,7 @@ import numpy as np
 from whoosh.query import Phrase, Query, Term
 from whoosh.searching import Searcher
 
+from app.search import ranking
 from app.search.analysis import analyze
 from app.words import AUXILIARIES, INTERROGATIVES, QUESTION_FUNCTION_WORDS, REQUEST_LEADS
 
@@ -99,24 +100,35 @@ class PartMatches:
     derived from `has` is computed once: a page asks it of every hit."""
 
     labels: list[str]  # the parts as typed
-    has: np.ndarray  # bool, parts × documents
+    held: np.ndarray  # float, parts × documents: 1 for the part itself, less for its family
     weights: np.ndarray  # per part
 
     @classmethod
     def of(cls, parts: list[tuple[str, Query]], matching: Callable[[Query], np.ndarray],
-           total: int, words_held: Callable[[Query], int] | None = None) -> PartMatches:
+           total: int, words_held: Callable[[Query], int] | None = None,
+           family: list[Query] | None = None) -> PartMatches:
         """`words_held`: about how many papers speak of a part in words (its commonest form,
         a phrase counted by its rarest word). A phrase ("small language models") weighs no
         more than that: few papers write the phrase, many more say the same thing in other
-        words, so its own IDF would outweigh the concepts beside it."""
-        has = np.zeros((len(parts), total), dtype=bool)
+        words, so its own IDF would outweigh the concepts beside it. `family`: per part, the
+        part or'ed with the words of its family (`expand.with_family`); a paper with only
+        those ("transform" for "transformer") holds `ranking.WEIGHTS.family` of the part, and
+        lacks the part itself."""
+        held = np.zeros((len(parts), total), dtype=np.float32)
         for row, (_, query) in enumerate(parts):
-            has[row, matching(query)] = True
-        held = has.sum(axis=1)
+            if family is not None and family[row] is not query:
+                held[row, matching(family[row])] = ranking.WEIGHTS.family
+            held[row, matching(query)] = 1.0
+        papers = (held == 1.0).sum(axis=1)
         if words_held is not None:
-            held = np.maximum(held, [words_held(query) for _, query in parts])
-        weights = np.array([math.log((total + 1) / (n + 0.5)) for n in held])
-        return cls([label for label, _ in parts], has, weights)
+            papers = np.maximum(papers, [words_held(query) for _, query in parts])
+        weights = np.array([math.log((total + 1) / (n + 0.5)) for n in papers])
+        return cls([label for label, _ in parts], held, weights)
+
+    @cached_property
+    def has(self) -> np.ndarray:
+        """Which papers hold each part itself (bool, parts × documents)."""
+        return self.held == 1.0
 
     @cached_property
     def count(self) -> np.ndarray:
@@ -131,7 +143,7 @@ class PartMatches:
     @cached_property
     def share(self) -> np.ndarray:
         """The share of the parts' weight each paper holds."""
-        return self.weights @ self.has / (self.weights.sum() or 1.0)
+        return self.weights @ self.held / (self.weights.sum() or 1.0)
 
     def missing(self, doc: int) -> list[str]:
         return [label for row, label in enumerate(self.labels) if not self.has[row, doc]]

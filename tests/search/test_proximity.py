@@ -19,3 +19,16 @@ def test_adjacent_words_outrank_the_same_words_scattered(fresh: Catalog, tmp_pat
     with TestClient(create_app(fresh.settings)) as client:
         hits = client.get("/api/search", params={"q": "quokka foraging"}).json()["hits"]
     assert [hit["abstract"] for hit in hits] == [adjacent, scattered]
+
+
+def test_words_in_the_querys_order_outrank_the_same_words_reversed(fresh: Catalog,
+                                                                   tmp_path: Path):
+    """"double descent" is not "descent with double-pass": the same two words, one apart
+    once stop words are dropped, but in the other order."""
+    reversed_ = f"Quokka foraging {FILLER}: a wombat descent with double steps."
+    in_order = f"Quokka foraging {FILLER}: a wombat double descent in steps."
+    fresh.ingest(write_list(tmp_path / "order.txt", "ORDER 2025 Papers", reversed_, in_order))
+    with TestClient(create_app(fresh.settings)) as client:
+        hits = client.get("/api/search", params={"q": "double descent"}).json()["hits"]
+    ours = [hit["abstract"] for hit in hits if "wombat" in hit["abstract"]]
+    assert ours == [in_order, reversed_]

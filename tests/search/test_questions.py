@@ -127,8 +127,12 @@ def test_the_total_counts_what_is_listed_and_the_page_says_so(weighed_client: Te
 
 def test_a_question_finds_papers_that_write_a_derivation_of_its_words(
         weighed_client: TestClient):
+    """...found, but not counted as holding the word: "regularizers" is not
+    "regularization" (nor "transform" "transformer"), so it ranks as a partial match."""
     body = _search(weighed_client, "why does explicit regularization of pangolins help")
     assert body["hits"][0]["abstract"].startswith("Explicit regularizers of pangolin")
+    assert body["hits"][0]["missing"] == ["regularization"]
+    assert body["reading"]["complete"] == 0
     assert _search(weighed_client, "regularization pangolin")["total"] == 0  # keywords
 
 
