@@ -154,28 +154,35 @@ def _xml(text: str) -> str:
     return xml_escape(_XML_INVALID.sub("", text), {'"': "&quot;"})
 
 
+def _atom_time(added: datetime) -> str:
+    if added.tzinfo:  # naive from SQLite, which stores UTC
+        added = added.astimezone(UTC)
+    return added.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def stream_atom(rows: PaperRows, url_for: UrlFor, title: str, self_url: str,
                 alternate_url: str) -> Iterator[str]:
-    """An Atom 1.0 feed; entries are identified by their permalink, so readers dedupe."""
-    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """An Atom 1.0 feed; entries are identified by their permalink, so readers dedupe. The
+    feed was last updated when its newest entry was added (the epoch when it has none), not
+    when it was asked for: the same catalog gives the same feed."""
+    entries = list(rows)  # a feed holds at most a few dozen papers
+    updated = max((_atom_time(paper.added_at) for paper, _ in entries),
+                  default="1970-01-01T00:00:00Z")
     yield ('<?xml version="1.0" encoding="utf-8"?>\n'
            '<feed xmlns="http://www.w3.org/2005/Atom">\n'
            f"  <title>{_xml(title)}</title>\n"
            f"  <id>{_xml(self_url)}</id>\n"
            f'  <link rel="self" href="{_xml(self_url)}"/>\n'
            f'  <link rel="alternate" type="text/html" href="{_xml(alternate_url)}"/>\n'
-           f"  <updated>{now}</updated>\n"
+           f"  <updated>{updated}</updated>\n"
            "  <author><name>ML Paper Catalog</name></author>\n")
-    for paper, venue in rows:
+    for paper, venue in entries:
         url = url_for(paper)
-        added = paper.added_at  # naive from SQLite, which stores UTC
-        if added.tzinfo:
-            added = added.astimezone(UTC)
         yield ("  <entry>\n"
                f"    <title>{_xml(paper_title(paper))}</title>\n"
                f"    <id>{_xml(url)}</id>\n"
                f'    <link href="{_xml(url)}"/>\n'
-               f"    <updated>{added.strftime('%Y-%m-%dT%H:%M:%SZ')}</updated>\n"
+               f"    <updated>{_atom_time(paper.added_at)}</updated>\n"
                f'    <category term="{_xml(venue.slug)}" label="{_xml(venue.label)}"/>\n'
                f"    <summary>{_xml(paper.plain)}</summary>\n"
                "  </entry>\n")

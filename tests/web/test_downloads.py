@@ -161,6 +161,9 @@ def test_feeds_hold_the_newest_fifty_newest_first(fresh: Catalog, tmp_path: Path
             assert all(s.startswith("Older") for s in summaries[40:])
             updated = [e.find(f"{ATOM}updated").text for e in entries]
             assert updated == sorted(updated, reverse=True)
+            # Updated when its newest entry was added, not when asked: the same feed twice.
+            assert root.find(f"{ATOM}updated").text == updated[0]
+            assert client.get(url).content == client.get(url).content
 
 
 def test_csv_cells_that_a_spreadsheet_would_run_are_written_as_text(fresh: Catalog,
