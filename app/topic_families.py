@@ -31,8 +31,9 @@ from pathlib import Path
 import numpy as np
 
 from app.ids import series_slug
-from app.ingest.normalize import normalize_abstract, title_text
+from app.ingest.normalize import normalize_abstract
 from app.search.analysis import analyze
+from app.tex import title_text
 
 FAMILIES_FILE = Path(__file__).with_name("topic_families.json")
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
