@@ -115,12 +115,12 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# Below, words that name no research concept: what "what's new" (whats_new.py, through
-# concepts.py) never lists a term for, though their counts rise; the counts themselves
-# (edition_terms.py) keep every word, since a count is what a search for the word finds. Given
-# as the analyzer keeps them (lemmas: "enhance" for enhanced and enhancing) or as papers write
-# them ("existing", "based"), and a term is checked under both. The rules that go with them are
-# in concepts.py.
+# Below, words that name no research concept: what "what's new" (whats_new/rising.py,
+# through whats_new/concepts.py) never lists a term for, though their counts rise; the counts
+# themselves (whats_new/edition_terms.py) keep every word, since a count is what a search for
+# the word finds. Given as the analyzer keeps them (lemmas: "enhance" for enhanced and
+# enhancing) or as papers write them ("existing", "based"), and a term is checked under both.
+# The rules that go with them are in whats_new/concepts.py.
 
 
 # Never part of a listed term: a phrase that holds one is prose, not a concept ("enhance
