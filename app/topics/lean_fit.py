@@ -1,10 +1,10 @@
-"""Fitting the topic lean of app/topic_lean.py from the corpus: the papers whose phrase
+"""Fitting the topic lean of lean.py from the corpus: the papers whose phrase
 topic is confident label themselves, and a softmax regression learns those topics from the
 whole text.
 
-    .venv/bin/python -m app.topic_lean_fit [--corpus DIR]
+    .venv/bin/python -m app.topics.lean_fit [--corpus DIR]
 
-rewrites app/topic_lean.json (about a minute, deterministic). AAAI and IJCAI, whose areas
+rewrites app/topics/lean.json (about a minute, deterministic). AAAI and IJCAI, whose areas
 measure the assignment (bench/topics.py), are never read.
 """
 
@@ -17,7 +17,8 @@ from pathlib import Path
 
 from app.ids import series_slug
 from app.search.analysis import analyze
-from app.topic_families import (
+from app.topics import OTHER, TopicScorer
+from app.topics.families import (
     corpus_papers,
     features,
     fit,
@@ -26,8 +27,7 @@ from app.topic_families import (
     refit_command,
     written_terms,
 )
-from app.topic_lean import LEAN_FILE, topic_lean
-from app.topics import OTHER, TopicScorer
+from app.topics.lean import LEAN_FILE, topic_lean
 
 PAPERS_PER_VENUE = 4000  # ICRA and IROS alone have 36,000
 PAPERS_PER_TOPIC = 3000
@@ -67,9 +67,10 @@ def confident_papers(corpus: Path) -> tuple[list[str], list[tuple[int, set[str]]
 
 def train(corpus: Path, path: Path = LEAN_FILE) -> None:
     data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {
-        "about": "A topic lean learned from confident phrase matches (app/topic_lean.py). A "
-                 "topic whose probability passes `threshold` adds up to `boost` to its phrase "
-                 "score. Refit with `python -m app.topic_lean_fit` after editing topics.json.",
+        "about": "A topic lean learned from confident phrase matches (app/topics/lean.py). "
+                 "A topic whose probability passes `threshold` adds up to `boost` to its "
+                 "phrase score. Refit with `python -m app.topics.lean_fit` after editing "
+                 "topics.json.",
         "boost": 3.0, "threshold": 0.3}
     topics, papers = confident_papers(corpus)
     terms, idf, weights, _ = fit(papers, len(topics), MIN_PAPERS)

@@ -8,9 +8,9 @@ name is a label that costs nothing. A linear model over a paper's words and word
 trained on papers of those series, says how much a paper reads like each kind, and
 `TopicScorer` adds a boost to the kind's topic when it is the likely one.
 
-    .venv/bin/python -m app.topic_families [--corpus DIR]
+    .venv/bin/python -m app.topics.families [--corpus DIR]
 
-retrains it from the corpus into app/topic_families.json. Only papers of the series named in
+retrains it from the corpus into app/topics/families.json. Only papers of the series named in
 that file are read: AAAI and IJCAI, whose areas measure the assignment (bench/topics.py), are
 in no family and are refused by name.
 """
@@ -30,13 +30,14 @@ from pathlib import Path
 
 import numpy as np
 
+from app.config import PROJECT_ROOT
 from app.ids import series_slug
 from app.ingest.normalize import normalize_abstract
 from app.search.analysis import analyze
 from app.tex import title_text
 
-FAMILIES_FILE = Path(__file__).with_name("topic_families.json")
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+FAMILIES_FILE = Path(__file__).with_name("families.json")
+CORPUS = PROJECT_ROOT.parent / "shared" / "corpus"
 # Their areas are the yardstick of bench/topics.py: a model that read them would be fitted
 # to its own test.
 EVALUATION_VENUES = frozenset({"AAAI", "IJCAI"})
@@ -69,7 +70,7 @@ class Family:
 
 class SoftmaxRegression:
     """Softmax regression over IDF-weighted term presence (unit length): the families here,
-    the topic lean of app/topic_lean.py."""
+    the topic lean of lean.py."""
 
     def __init__(self, terms: dict[str, int], idf: np.ndarray, weights: np.ndarray,
                  bias: np.ndarray) -> None:
