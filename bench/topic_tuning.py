@@ -28,7 +28,7 @@ from app.ingest.listfile import parse_list_bytes
 from app.ingest.normalize import normalize_abstract
 from app.tex import title_text
 from app.topics import TopicScorer
-from app.topics.families import paper_text
+from app.topics.fit import paper_text
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"

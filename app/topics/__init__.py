@@ -11,7 +11,7 @@ when it reaches `min_score`, otherwise the paper goes to "other"; up to two more
 `secondary_share` of the best become secondary topics.
 
 The package: this module assigns; families.py and lean.py are the two learned models it
-reads, refit from the corpus by `python -m app.topics.families` and `python -m app.topics.lean_fit`.
+reads, and fit.py refits them from the corpus (`python -m app.topics.fit families|lean`).
 """
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ whole text, and `TopicScorer` adds up to `boost` to a topic whose probability pa
 papers (robotics, from ICRA and IROS) is no prior for a paper of unknown venue, and with it
 the lean took papers from rare topics.
 
-    .venv/bin/python -m app.topics.lean_fit [--corpus DIR]
+    .venv/bin/python -m app.topics.fit lean [--corpus DIR]
 
-refits it into app/topics/lean.json (about a minute, deterministic; lean_fit.py).
+refits it into app/topics/lean.json (about a minute, deterministic; fit.py).
 Run it after editing the phrases in topics.json, then `catalog retopic`. AAAI and IJCAI, whose
 areas measure the assignment (bench/topics.py), are never read.
 """
