@@ -118,7 +118,7 @@ def update_index() -> None:
 def retopic(keyphrases: bool = typer.Option(
         False, "--keyphrases", help="Also recompute the word statistics and every keyphrase."),
 ) -> None:
-    """Recompute every paper's topics, e.g. after editing app/topics.json; the index updates
+    """Recompute every paper's topics, e.g. after editing app/topics/topics.json; the index updates
     the papers whose primary topic moved."""
     settings = get_settings()
     with session_scope(settings.database_url) as session:

@@ -28,7 +28,7 @@ class SettingsError(ValueError):
 class Settings:
     data_dir: Path
     seeds_dir: Path
-    topics_file: Path = PROJECT_ROOT / "app" / "topics.json"
+    topics_file: Path = PROJECT_ROOT / "app" / "topics" / "topics.json"
     # A minimal endpoint (/bench/hello) beside the real ones: the HTTP baseline of bench/.
     bench_endpoint: bool = False
     # Any SQLAlchemy URL (e.g. postgresql+psycopg://...); empty: the SQLite file in data_dir.

@@ -1,4 +1,4 @@
-"""What is derived from an abstract when it is stored: its topics (app/topics.json), its
+"""What is derived from an abstract when it is stored: its topics (app/topics/topics.json), its
 keyphrases (TF-IDF against the catalog's word statistics) and its part in those statistics.
 Ingest enriches the papers it adds; `catalog retopic` recomputes every paper's topics (and,
 when asked, keyphrases).

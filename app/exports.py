@@ -16,9 +16,9 @@ from urllib.parse import urlencode
 from xml.sax.saxutils import escape as xml_escape
 
 from app.ids import slugify
-from app.ingest.normalize import title_text
 from app.models import Edition, Paper
 from app.outputs import PaperOut
+from app.tex import title_text
 from app.words import CITATION_KEY_SKIPPED
 
 PaperRows = Iterable[tuple[Paper, Edition]]

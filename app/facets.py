@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from enum import Enum
 
 from app.ids import name_slug, slugify
-from app.ingest.people import clean_name
 from app.models import Edition, Paper
+from app.words import clean_name
 
 
 class Kind(Enum):

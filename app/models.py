@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from sqlmodel import Field, Index, SQLModel
 
-from app.ingest.normalize import is_safe_url
+from app.words import is_safe_url
 
 
 class Edition(SQLModel, table=True):

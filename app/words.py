@@ -1,6 +1,9 @@
 """The catalog's word lists, by purpose, in one place: which words the index drops, which
 end a phrase in titles, keyphrases and edition terms, which a question is made of besides its
 concepts, and which name no research concept (what's new, the reasons of related papers).
+Beside them, the rules of names and addresses: how a name is stored (`clean_name`), which
+characters no reader sees (`drop_invisible`) and which links are safe (`is_safe_url`). A
+title as plain text is app/tex.py's `title_text`.
 
 A base module: it imports nothing of the catalog's, so ingest, search, features and exports
 can all read it. The lists differ on purpose (the index keeps "in" and "to", which phrases
@@ -8,6 +11,9 @@ need; a question drops "best" and "way"); each says what it is for.
 """
 
 from __future__ import annotations
+
+import re
+import unicodedata
 
 # The index's stop list (analysis.py): dropped from documents and queries alike. Short, as
 # every word dropped is a phrase or a count the catalog cannot give.
@@ -109,12 +115,12 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# Below, words that name no research concept: what "what's new" (whats_new.py, through
-# concepts.py) never lists a term for, though their counts rise; the counts themselves
-# (edition_terms.py) keep every word, since a count is what a search for the word finds. Given
-# as the analyzer keeps them (lemmas: "enhance" for enhanced and enhancing) or as papers write
-# them ("existing", "based"), and a term is checked under both. The rules that go with them are
-# in concepts.py.
+# Below, words that name no research concept: what "what's new" (whats_new/rising.py,
+# through whats_new/concepts.py) never lists a term for, though their counts rise; the counts
+# themselves (whats_new/edition_terms.py) keep every word, since a count is what a search for
+# the word finds. Given as the analyzer keeps them (lemmas: "enhance" for enhanced and
+# enhancing) or as papers write them ("existing", "based"), and a term is checked under both.
+# The rules that go with them are in whats_new/concepts.py.
 
 
 # Never part of a listed term: a phrase that holds one is prose, not a concept ("enhance
@@ -203,3 +209,34 @@ winner workshop
 # The first halves of hyphenated words: not listed alone, but they make a concept of a generic
 # word after them ("pre-training", "multi-task").
 PREFIXES = _words("self end non pre post multi semi co sub anti inter intra cross")
+
+
+# --- names and addresses ------------------------------------------------------------------------
+
+MAX_NAME_CHARS = 200  # an author, institution or country
+_STRAY = " ,;:|/*·•†‡"  # separators and footnote marks left at a name's ends by list exports
+# Formatting no reader sees: bidi embeddings, overrides, isolates and marks turn the text
+# after them around (a title that reverses its authors' names beside it); zero-width spaces,
+# word joiners, byte-order marks and soft hyphens make one name two author pages. Joiners
+# (ZWNJ, ZWJ) are kept between two letters of a script that needs them (Persian, Hindi).
+_LETTER = r"[^\W\d_\x00-\x7f]"
+_INVISIBLE = re.compile("[\u00ad\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
+                        f"\u2066-\u2069\ufeff]|(?<!{_LETTER})[\u200c\u200d]"
+                        f"|[\u200c\u200d](?!{_LETTER})")
+
+
+def drop_invisible(text: str) -> str:
+    """The text without formatting characters no reader sees (bidi controls, zero-width
+    spaces, soft hyphens, ...)."""
+    return _INVISIBLE.sub("", text)
+
+
+def clean_name(text: str, limit: int = MAX_NAME_CHARS) -> str:
+    """A name as stored: NFC, without invisible formatting, single spaces, no stray
+    separators at its ends, cut to `limit`."""
+    name = " ".join(unicodedata.normalize("NFC", drop_invisible(text)).split()).strip(_STRAY)
+    return name[:limit].rstrip(_STRAY)
+
+
+def is_safe_url(url: str) -> bool:
+    return bool(re.match(r"https?://[^\s/]", url, re.I))

@@ -25,9 +25,10 @@ from pathlib import Path
 
 from app.ids import paper_id, series_slug, venue_slug
 from app.ingest.listfile import parse_list_bytes
-from app.ingest.normalize import normalize_abstract, title_text
-from app.topic_families import paper_text
+from app.ingest.normalize import normalize_abstract
+from app.tex import title_text
 from app.topics import TopicScorer
+from app.topics.fit import paper_text
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"

@@ -18,7 +18,8 @@ from collections import Counter
 from pathlib import Path
 
 from app.ids import series_slug
-from app.ingest.normalize import normalize_abstract, title_text
+from app.ingest.normalize import normalize_abstract
+from app.tex import title_text
 from app.topics import default_scorer
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "more-abstracts.jsonl.gz"

@@ -2,7 +2,7 @@
 catalog against its previous three years), how many keep a higher share of papers in Y+1 and
 in Y+2 than in Y−1. Shares are taken over the conferences compared in Y, so that a year with
 more robotics conferences does not count as "robot" rising. Printed per year and overall for
-the weighted log-odds of app/whats_new.py at a few prior weights, and for ranking by the
+the weighted log-odds of app/whats_new/rising.py at a few prior weights, and for ranking by the
 plain ratio of shares (where rare terms dominate).
 
     CATALOG_DATA_DIR=... .venv/bin/python -m bench.whats_new [--first 2012 --last 2022]
@@ -23,13 +23,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from app.concepts import ConceptNames
 from app.config import get_settings
-from app.search.edition_terms import EditionTerms
 from app.search.opened import OpenIndex
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
-from app.whats_new import (
+from app.whats_new.concepts import ConceptNames
+from app.whats_new.edition_terms import EditionTerms
+from app.whats_new.rising import (
     BEFORE,
     LIMIT,
     MIN_PAPERS,

@@ -1,6 +1,6 @@
 """A generated series whose 2023 edition brings a new phrase ("quantum widgets", in 12 of its
 20 papers and in none before), and a series held in 2023 only: what's new has a known answer
-(tests/search/test_edition_terms.py, tests/web/test_whats_new.py). With the phrase rise words
+(tests/whats_new/test_edition_terms.py, tests/web/test_whats_new.py). With the phrase rise words
 that name no concept (a filler word, adverbs and a verb, a two-letter fragment, an acronym
 nobody defines) and an acronym that its papers define ("diffusion models (DMs)")."""
 

@@ -1,9 +1,11 @@
 """The code keeps the shape docs/architecture.md promises (issue 25): modules of at most 400
-lines and functions of at most 50 in app/ and bench/, and no import cycle anywhere."""
+lines and functions of at most 50 in app/ and bench/, no import cycle anywhere, and app/'s
+layers in order (issue 41): base → ingest → search → features → web → cli."""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 from app.config import PROJECT_ROOT
@@ -75,6 +77,65 @@ def test_no_import_cycle():
 
 def test_the_cycle_check_finds_a_cycle():
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+
+
+# app/'s layers, lowest first: a module imports only from its own layer or those below it.
+LAYERS = ("base", "ingest", "search", "features", "web", "cli")
+# A package's modules share its layer; the modules at the top of app/ are placed one by one,
+# so that a new one is given its layer here.
+PACKAGE_LAYERS = {"app.ingest": "ingest", "app.search": "search", "app.topics": "features",
+                  "app.whats_new": "features", "app.web": "web", "app.migrations": "cli"}
+MODULE_LAYERS = {
+    **dict.fromkeys(["app", "app.cache", "app.config", "app.db", "app.faults", "app.ids",
+                     "app.models", "app.paging", "app.schema", "app.tex", "app.words"], "base"),
+    # The facet table and keyphrase extraction are read by the engine (columns, reasons).
+    # A feature's part of the index is in the search layer, in its feature's folder: an index
+    # generation writes and opens it (search/generation.HELD).
+    **dict.fromkeys(["app.facets", "app.keyphrases", "app.whats_new.edition_terms"], "search"),
+    **dict.fromkeys(["app.catalog", "app.enrich", "app.exports", "app.outputs",
+                     "app.paper_map", "app.people", "app.rankings", "app.series"], "features"),
+    **dict.fromkeys(["app.cli", "app.main", "app.serving"], "cli"),
+}
+# Imports that still go up a layer, each with its reason; issue 41 aims at none.
+UPWARD_IMPORTS = {
+    # The loader stores each paper with its topics and keyphrases, which the topic model and
+    # the analyzer compute (app/enrich.py), in the ingest's one transaction.
+    ("app.ingest.load", "app.enrich"),
+    ("app.ingest.load", "app.keyphrases"),
+    ("app.ingest.load", "app.topics"),
+}
+
+
+def _layer(name: str) -> str | None:
+    if name in MODULE_LAYERS:
+        return MODULE_LAYERS[name]
+    return next((layer for package, layer in PACKAGE_LAYERS.items()
+                 if name == package or name.startswith(package + ".")), None)
+
+
+def _upward(graph: dict[str, set[str]], layer_of: Callable[[str], str | None]
+            ) -> set[tuple[str, str]]:
+    """The imports of a module from a layer above its own."""
+    rank = {name: LAYERS.index(layer) for name in graph if (layer := layer_of(name))}
+    return {(name, target) for name, targets in graph.items() for target in targets
+            if rank[target] > rank[name]}
+
+
+def test_every_app_module_has_a_layer():
+    assert [name for name in sorted(_modules("app")) if _layer(name) is None] == []
+
+
+def test_a_module_imports_only_from_its_layer_and_those_below():
+    upward = _upward(_imports(_modules("app")), _layer)
+    assert sorted(upward - UPWARD_IMPORTS) == []
+    assert sorted(UPWARD_IMPORTS - upward) == []  # an import that no longer goes up leaves the list
+
+
+def test_the_layer_check_finds_an_import_from_above():
+    layers = {"app.words": "base", "app.search.analysis": "search", "app.web.pages": "web"}
+    graph = {"app.words": {"app.search.analysis"}, "app.search.analysis": {"app.words"},
+             "app.web.pages": {"app.search.analysis"}}
+    assert _upward(graph, layers.get) == {("app.words", "app.search.analysis")}
 
 
 def _word_lists(path: Path) -> list[str]:

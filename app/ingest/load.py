@@ -27,16 +27,16 @@ from app.faults import pause_point
 from app.ids import name_slug, venue_slug
 from app.ingest import identity, unpack
 from app.ingest.listfile import InputError, ParsedList, RawAbstract, stream_list
-from app.ingest.normalize import normalize_abstract, title_text
+from app.ingest.normalize import normalize_abstract
 from app.ingest.people import origin_rows
 from app.ingest.tabular import stream_csv, stream_jsonl
 from app.ingest.unpack import read_input
 from app.keyphrases import KeyphraseExtractor, document_frequencies
 from app.models import Edition, Paper, PaperAuthor, PaperOrigin, SourceFile
+from app.tex import title_text
 from app.topics import default_scorer
 
-PARSERS = {".txt": stream_list, ".jsonl": stream_jsonl, ".ndjson": stream_jsonl,
-           ".csv": stream_csv}
+PARSERS = {".txt": stream_list, ".jsonl": stream_jsonl, ".ndjson": stream_jsonl, ".csv": stream_csv}
 INPUTS_HINT = "no .txt, .jsonl or .csv files (nor .gz of them)"
 
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from html import escape
 
 from app.ingest.mathml import tex_to_mathml
-from app.ingest.tex import tex_to_text
+from app.tex import split_math, tex_to_text
+from app.words import drop_invisible, is_safe_url
 
 HEADLINE_CHARS = 120
 # URLs end before whitespace and markup; trailing sentence punctuation is trimmed separately.
@@ -22,14 +23,6 @@ _URL_BODY = r"https?://[^\s<>\"'`{}\[\]\\|^]+"
 _URL_TRAILING = ".,;:!?'\")]}*_"
 _DASHES = {"--": "–", "---": "—"}
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# Formatting no reader sees: bidi embeddings, overrides, isolates and marks turn the text
-# after them around (a title that reverses its authors' names beside it); zero-width spaces,
-# word joiners, byte-order marks and soft hyphens make one name two author pages. Joiners
-# (ZWNJ, ZWJ) are kept between two letters of a script that needs them (Persian, Hindi).
-_LETTER = r"[^\W\d_\x00-\x7f]"
-_INVISIBLE = re.compile("[\u00ad\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
-                        f"\u2066-\u2069\ufeff]|(?<!{_LETTER})[\u200c\u200d]"
-                        f"|[\u200c\u200d](?!{_LETTER})")
 
 
 @dataclass(frozen=True)
@@ -38,12 +31,6 @@ class NormalizedText:
     html: str
     headline: str
     code_urls: list[str]
-
-
-def drop_invisible(text: str) -> str:
-    """The text without formatting characters no reader sees (bidi controls, zero-width
-    spaces, soft hyphens, ...)."""
-    return _INVISIBLE.sub("", text)
 
 
 def normalize_abstract(raw: str) -> NormalizedText:
@@ -58,54 +45,11 @@ def normalize_abstract(raw: str) -> NormalizedText:
                           code_urls=extract_code_urls(raw))
 
 
-def title_text(title: str) -> str:
-    """A title as plain text: its TeX math as readable Unicode ("Gradient ℓ1 Regularization"),
-    for the headline, <title>, feeds and exports."""
-    return " ".join("".join(tex_to_text(s.text) if s.is_math else s.text
-                            for s in split_math(title)).split())
-
-
 def title_html(title: str) -> str:
     """A title as HTML: its math as MathML, like an abstract's; the rest escaped as written,
     since titles use * and _ as characters, not markdown (Q*, snake_case)."""
     return "".join(_math_html(s.text, s.delimiters) if s.is_math else escape(s.text)
                    for s in split_math(" ".join(title.split())))
-
-
-# --- math segments -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Segment:
-    text: str
-    is_math: bool = False
-    delimiters: tuple[str, str] = ("", "")
-
-
-_MATH = re.compile(
-    r"\$\$(?P<display>.+?)\$\$"
-    r"|(?<!\\)\$(?P<inline>[^$]+?)(?<!\\)\$"
-    r"|\\\((?P<paren>.+?)\\\)"
-    r"|\\\[(?P<bracket>.+?)\\\]",
-    re.S,
-)
-_DELIMITERS = {"display": ("$$", "$$"), "inline": ("$", "$"), "paren": ("\\(", "\\)"),
-               "bracket": ("\\[", "\\]")}
-
-
-def split_math(raw: str) -> list[Segment]:
-    """Cut an abstract into prose and math segments; an unmatched `$` stays prose."""
-    segments: list[Segment] = []
-    position = 0
-    for match in _MATH.finditer(raw):
-        if match.start() > position:
-            segments.append(Segment(raw[position : match.start()]))
-        kind = match.lastgroup or "inline"
-        segments.append(Segment(match[kind], is_math=True, delimiters=_DELIMITERS[kind]))
-        position = match.end()
-    if position < len(raw):
-        segments.append(Segment(raw[position:]))
-    return segments
 
 
 def _math_html(tex: str, delimiters: tuple[str, str]) -> str:
@@ -173,10 +117,6 @@ def split_url(candidate: str) -> tuple[str, str]:
             break
         url = url[:-1]
     return url, candidate[len(url) :]
-
-
-def is_safe_url(url: str) -> bool:
-    return bool(re.match(r"https?://[^\s/]", url, re.I))
 
 
 def _plain_node(match: re.Match[str], inner: Callable[[str], str]) -> str:

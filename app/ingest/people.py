@@ -15,21 +15,18 @@ is reported with the row's line.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from app.ids import name_slug
-from app.ingest.normalize import drop_invisible, is_safe_url
+from app.words import clean_name, drop_invisible, is_safe_url
 
 MAX_AUTHORS = 200  # of one paper: a 500-author consortium paper keeps its first 200
-MAX_NAME_CHARS = 200  # an author, institution or country
 MAX_AFFILIATION_CHARS = 300  # one author's affiliation as written
 MAX_PLACES = 100  # institutions, or countries, of one paper
 MAX_TLDR_CHARS = 1_000
 MAX_URL_CHARS = 2_000
-_STRAY = " ,;:|/*·•†‡"  # separators and footnote marks left at a name's ends by list exports
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -56,13 +53,6 @@ def storable(name: str, text: str) -> str:
     # Terminal escapes, bells and backspaces mean nothing in a title or a name, and would
     # reach pages, CSV and JSON as they are.
     return _CONTROL.sub("", text)
-
-
-def clean_name(text: str, limit: int = MAX_NAME_CHARS) -> str:
-    """A name as stored: NFC, without invisible formatting, single spaces, no stray
-    separators at its ends, cut to `limit`."""
-    name = " ".join(unicodedata.normalize("NFC", drop_invisible(text)).split()).strip(_STRAY)
-    return name[:limit].rstrip(_STRAY)
 
 
 def items(row: dict[str, Any], name: str) -> list[str]:

@@ -26,8 +26,8 @@ from app.ingest.listfile import (
     check_year,
     text_lines,
 )
-from app.ingest.normalize import drop_invisible, is_safe_url
 from app.ingest.people import MAX_URL_CHARS, items, read_people, storable
+from app.words import drop_invisible, is_safe_url
 
 REQUIRED = ("venue", "year", "abstract")
 # A row holds one abstract (at most MAX_ABSTRACT_CHARS) and its people, links and keywords.

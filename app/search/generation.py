@@ -30,10 +30,10 @@ from app.search.completions import (
     CompletionCounts,
     Completions,
 )
-from app.search.edition_terms import TERMS_FILE, count_edition_terms, read_edition_terms
 from app.search.layout import MAP_FILE, read_layout, write_layout
 from app.search.vectors import MODEL_FILE, VECTORS_FILE, read_vectors, write_vectors
 from app.search.vocabulary import VOCABULARY_FILE, Vocabulary, WordCounts
+from app.whats_new.edition_terms import TERMS_FILE, count_edition_terms, read_edition_terms
 
 Document = dict[str, object]
 

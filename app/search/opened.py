@@ -22,13 +22,13 @@ from app.search import ranking
 from app.search.acronyms import Meaning
 from app.search.columns import FacetColumn, read_facet_columns
 from app.search.completions import Completions
-from app.search.edition_terms import EditionTerms
 from app.search.expand import Synonyms
 from app.search.generation import open_held
 from app.search.index import VERSION_FILE
 from app.search.vectors import Model, read_model
 from app.search.vocabulary import Vocabulary
 from app.search.whoosh_adapter import open_index
+from app.whats_new.edition_terms import EditionTerms
 
 T = TypeVar("T")
 

@@ -47,7 +47,6 @@ from app.outputs import (
 from app.search.query import MAX_QUERY_CHARS
 from app.search.results import PER_PAGE
 from app.series import get_series
-from app.trends import compute_trends
 from app.web.deps import (
     ListFilterDep,
     PageDep,
@@ -63,8 +62,9 @@ from app.web.deps import (
 from app.web.results import run_search
 from app.web.urls import paper_url_for, profile_path, search_path, trends_path
 from app.web.views import edition_view, paper_view, topic_view, topics_view
-from app.whats_new import LIMIT as WHATS_NEW
-from app.whats_new import NewTerm, WhatsNew, whats_new
+from app.whats_new.rising import LIMIT as WHATS_NEW
+from app.whats_new.rising import NewTerm, WhatsNew, whats_new
+from app.whats_new.trends import compute_trends
 
 MAX_WHATS_NEW = 50
 

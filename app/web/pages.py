@@ -16,7 +16,6 @@ from app.search.results import SearchResult
 from app.search.searcher import PaperSearch
 from app.search.synonyms import SYNONYM_GROUPS
 from app.topics import load_taxonomy
-from app.trends import MAX_TERMS, compute_trends
 from app.web import charts, downloads, sidebar
 from app.web.deps import (
     AuthorDep,
@@ -38,7 +37,8 @@ from app.web.render import compile_templates, render, topic_name
 from app.web.results import run_search
 from app.web.urls import profile_path, search_query_string, topic_path, venue_path
 from app.web.views import edition_view, paper_view, topic_view, topics_view
-from app.whats_new import whats_new
+from app.whats_new.rising import whats_new
+from app.whats_new.trends import MAX_TERMS, compute_trends
 
 router = APIRouter(default_response_class=HTMLResponse)
 

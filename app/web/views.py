@@ -18,7 +18,7 @@ from app.topics import Topic, load_taxonomy
 from app.web.deps import topic_named
 from app.web.results import related_papers
 from app.web.urls import paper_url_for
-from app.whats_new import WhatsNew, whats_new
+from app.whats_new.rising import WhatsNew, whats_new
 
 EDITION_TERMS = 12  # rising terms on an edition's page
 

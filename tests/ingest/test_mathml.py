@@ -3,7 +3,8 @@ import re
 import pytest
 
 from app.ingest.mathml import tex_to_mathml
-from app.ingest.normalize import normalize_abstract, split_math
+from app.ingest.normalize import normalize_abstract
+from app.tex import split_math
 from tests.conftest import SEEDS, parse_list_file
 
 

@@ -2,7 +2,7 @@ import pytest
 
 from app.ids import paper_id, venue_slug
 from app.ingest.normalize import make_headline, normalize_abstract, split_url
-from app.ingest.tex import tex_to_text
+from app.tex import tex_to_text
 
 
 @pytest.mark.parametrize(

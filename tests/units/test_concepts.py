@@ -1,12 +1,13 @@
-"""Which counted terms name research concepts (app/concepts.py), judged on a small vocabulary:
-prose, pieces and venue boilerplate are left out, the concepts that look like them are not."""
+"""Which counted terms name research concepts (app/whats_new/concepts.py), judged on a small
+vocabulary: prose, pieces and venue boilerplate are left out, the concepts that look like them
+are not."""
 
 import pytest
 
-from app.concepts import ConceptNames
 from app.search.acronyms import Meaning
-from app.search.edition_terms import NO_TERMS
 from app.search.vocabulary import PrefixTable, Vocabulary
+from app.whats_new.concepts import ConceptNames
+from app.whats_new.edition_terms import NO_TERMS
 
 WRITTEN = {  # words as papers write them, and how many papers do
     "best": 9, "paper": 9, "papers": 5, "conference": 9, "conferences": 4, "sister": 3,

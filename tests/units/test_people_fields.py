@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from app.ingest import people
-from app.ingest.people import People, clean_name, items, origin_rows, read_people, storable
+from app.ingest.people import People, items, origin_rows, read_people, storable
+from app.words import clean_name
 
 
 @pytest.mark.parametrize(("text", "name"), [

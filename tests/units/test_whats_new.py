@@ -1,9 +1,9 @@
-"""The weighted log-odds of app/whats_new.py (Monroe et al., 2008): a rise counts by its
+"""The weighted log-odds of app/whats_new/rising.py (Monroe et al., 2008): a rise counts by its
 evidence, not its ratio alone."""
 
 import numpy as np
 
-from app.whats_new import log_odds_z
+from app.whats_new.rising import log_odds_z
 
 # Four terms over two groups of 1,000 papers' worth of counts.
 BEFORE = np.array([1, 100, 50, 849])

@@ -8,7 +8,7 @@ Revision ID: 0005
 import sqlalchemy as sa
 from alembic import op
 
-from app.ingest.normalize import title_text
+from app.tex import title_text
 
 revision = "0005"
 down_revision = "0004"

@@ -8,7 +8,7 @@ catalog's frequencies, and the log-odds difference is divided by its standard de
 a term in 3 papers of 400 does not outrank one in 300 of 10,000 on its ratio alone (the
 backtest in bench/whats_new.py compares it with the plain ratio of shares).
 
-Counts are papers that hold the term (search/edition_terms.py): the numbers a search for the
+Counts are papers that hold the term (edition_terms.py): the numbers a search for the
 term, or the quoted phrase, in that edition gives. Only terms that name research concepts are
 listed (concepts.py: not "enhance" or "best paper", an acronym with its meaning); in a year,
 only terms whose rise is not one conference's alone (IJCAI's area keywords, "ML", "GTEP").
@@ -22,10 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.cache import ComputedOnce
-from app.concepts import ConceptNames
-from app.search.edition_terms import EditionTerms
 from app.search.opened import OpenIndex
 from app.search.searcher import PaperSearch
+from app.whats_new.concepts import ConceptNames
+from app.whats_new.edition_terms import EditionTerms
 
 BEFORE = 3  # editions of the series, or years of the catalog, compared with
 MIN_PAPERS = 3  # a rising or new term is in at least this many papers now

@@ -2,7 +2,7 @@
 
 Phrases fire on a few words; most of a paper's words say nothing to them. Papers whose
 phrase-based primary topic is confident (score ≥ MIN_TOP and ≥ MARGIN × the second, with the
-venue-kind lean of app/topic_families.py and the paper's series, as ingest scores it) label
+venue-kind lean of families.py and the paper's series, as ingest scores it) label
 themselves; a softmax regression over the same features as the family model (IDF-weighted
 presence of analyzed words and word pairs, unit length) learns to predict that topic from the
 whole text, and `TopicScorer` adds up to `boost` to a topic whose probability passes
@@ -10,9 +10,9 @@ whole text, and `TopicScorer` adds up to `boost` to a topic whose probability pa
 papers (robotics, from ICRA and IROS) is no prior for a paper of unknown venue, and with it
 the lean took papers from rare topics.
 
-    .venv/bin/python -m app.topic_lean_fit [--corpus DIR]
+    .venv/bin/python -m app.topics.fit lean [--corpus DIR]
 
-refits it into app/topic_lean.json (about a minute, deterministic; app/topic_lean_fit.py).
+refits it into app/topics/lean.json (about a minute, deterministic; fit.py).
 Run it after editing the phrases in topics.json, then `catalog retopic`. AAAI and IJCAI, whose
 areas measure the assignment (bench/topics.py), are never read.
 """
@@ -25,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from app.topic_families import SoftmaxRegression, read_terms
+from app.topics.families import SoftmaxRegression, read_terms
 
-LEAN_FILE = Path(__file__).with_name("topic_lean.json")
+LEAN_FILE = Path(__file__).with_name("lean.json")
 
 
 class TopicLean(SoftmaxRegression):

@@ -5,10 +5,13 @@ it (inflections folded, British→American spelling), so "optimisation" and "opt
 hit the phrase "optimization"; "optimizer" does not. A topic scores the sum over its phrases
 of weight × (1 + ln count), the headline (the title, or the first sentence where there is
 none) counting twice, plus a boost to the topic of the kind of venue the paper comes from or
-reads like (vision and language papers lean to applications, app/topic_families.py) and a
-lean learned from the phrases' confident calls (app/topic_lean.py). The best topic is primary
+reads like (vision and language papers lean to applications, families.py) and a
+lean learned from the phrases' confident calls (lean.py). The best topic is primary
 when it reaches `min_score`, otherwise the paper goes to "other"; up to two more topics within
 `secondary_share` of the best become secondary topics.
+
+The package: this module assigns; families.py and lean.py are the two learned models it
+reads, and fit.py refits them from the corpus (`python -m app.topics.fit families|lean`).
 """
 
 from __future__ import annotations
@@ -22,8 +25,8 @@ from pathlib import Path
 
 from app.config import Settings
 from app.search.analysis import analyze
-from app.topic_families import family_model, features
-from app.topic_lean import topic_lean
+from app.topics.families import family_model, features
+from app.topics.lean import topic_lean
 
 OTHER = "other"
 MAX_PHRASE_TOKENS = 6
@@ -63,7 +66,7 @@ def use_taxonomy(path: Path) -> None:
 
 
 def load_taxonomy() -> Taxonomy:
-    """The taxonomy in use (app/topics.json unless the settings name another file)."""
+    """The taxonomy in use (app/topics/topics.json unless the settings name another file)."""
     return _read_taxonomy(_taxonomy_file)
 
 
@@ -82,7 +85,7 @@ def _read_taxonomy(path: Path) -> Taxonomy:
 class TopicScorer:
     def __init__(self, taxonomy: Taxonomy | None = None, lean: bool = True) -> None:
         self.taxonomy = taxonomy or load_taxonomy()
-        self.lean = lean  # the self-trained lean (app/topic_lean.py); off while it is refit
+        self.lean = lean  # the self-trained lean (lean.py); off while it is refit
         # analyzed phrase → [(topic slug, weight)]; the first tokens gate the n-gram scan
         self.phrases: dict[tuple[str, ...], list[tuple[str, float]]] = {}
         for topic in self.taxonomy.topics:

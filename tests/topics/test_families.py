@@ -4,8 +4,8 @@ from sqlmodel import col, select
 from app.enrich import retopic_all
 from app.models import Paper
 from app.search.analysis import analyze
-from app.topic_families import family_model, features
 from app.topics import TopicScorer
+from app.topics.families import family_model, features
 from tests.conftest import Catalog, write_list
 
 OBVIOUS = {

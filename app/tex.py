@@ -1,4 +1,6 @@
-"""TeX math to readable Unicode text, for the index, snippets and headlines.
+"""TeX math to readable Unicode text, for the index, snippets and headlines; where the math
+is in a text (`split_math`), and a title as plain text (`title_text`). A base module: ingest
+reads it as it normalizes, exports and topics read titles with it.
 
 Not a TeX engine: it knows the commands abstracts use (Greek letters, relations, fonts,
 `\\frac`, `\\sqrt`, sub- and superscripts) and degrades everything else to the command's name,
@@ -8,6 +10,7 @@ so any input gives some readable text and never an error.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 SYMBOLS = {
     # Greek
@@ -51,6 +54,46 @@ def tex_to_text(tex: str) -> str:
     except RecursionError:  # pathologically nested braces: keep the source, minus markup
         text = re.sub(r"[\\{}]", " ", tex)
     return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class Segment:
+    text: str
+    is_math: bool = False
+    delimiters: tuple[str, str] = ("", "")
+
+
+_MATH = re.compile(
+    r"\$\$(?P<display>.+?)\$\$"
+    r"|(?<!\\)\$(?P<inline>[^$]+?)(?<!\\)\$"
+    r"|\\\((?P<paren>.+?)\\\)"
+    r"|\\\[(?P<bracket>.+?)\\\]",
+    re.S,
+)
+_DELIMITERS = {"display": ("$$", "$$"), "inline": ("$", "$"), "paren": ("\\(", "\\)"),
+               "bracket": ("\\[", "\\]")}
+
+
+def split_math(raw: str) -> list[Segment]:
+    """Cut an abstract into prose and math segments; an unmatched `$` stays prose."""
+    segments: list[Segment] = []
+    position = 0
+    for match in _MATH.finditer(raw):
+        if match.start() > position:
+            segments.append(Segment(raw[position : match.start()]))
+        kind = match.lastgroup or "inline"
+        segments.append(Segment(match[kind], is_math=True, delimiters=_DELIMITERS[kind]))
+        position = match.end()
+    if position < len(raw):
+        segments.append(Segment(raw[position:]))
+    return segments
+
+
+def title_text(title: str) -> str:
+    """A title as plain text: its TeX math as readable Unicode ("Gradient ℓ1 Regularization"),
+    for the headline, <title>, feeds and exports."""
+    return " ".join("".join(tex_to_text(s.text) if s.is_math else s.text
+                            for s in split_math(title)).split())
 
 
 def _read_group(tex: str, i: int) -> tuple[str, int]:

@@ -1,5 +1,5 @@
 """How many papers of each edition hold each word and each two-word phrase: what "what's new"
-(app/whats_new.py) compares across editions and years.
+(rising.py) compares across editions and years.
 
 Counted from the index's own posting arrays when a generation is written (a build or an
 update), so that a count is exactly what a search for the word, or the quoted phrase, finds

@@ -1,5 +1,5 @@
-"""Which counted terms (search/edition_terms.py) name research concepts, and how to write
-them: what "what's new" (whats_new.py) lists, as papers write it.
+"""Which counted terms (edition_terms.py) name research concepts, and how to write
+them: what "what's new" (rising.py) lists, as papers write it.
 
 A term is left out when it is prose rather than a concept (app/words.py, and a word
 that LemmInflect knows only as a verb, or alone only as an adverb: "outperforms", "thereby"), a
@@ -26,10 +26,10 @@ import numpy as np
 from app.search.acronyms import Meaning
 from app.search.analysis import acronym_marker, acronym_term, analyze, lemmas
 from app.search.completions import Completions
-from app.search.edition_terms import EditionTerms
 from app.search.opened import OpenIndex
 from app.search.synonyms import SYNONYM_GROUPS
 from app.search.vocabulary import PrefixTable, Vocabulary
+from app.whats_new.edition_terms import EditionTerms
 from app.words import FILLER_WORDS, GENERIC_WORDS, PREFIXES, VENUE_WORDS
 
 ACRONYM_SHARE = 0.5  # of a word's papers that write it in capitals: an acronym

@@ -1,18 +1,13 @@
-"""Which kind of venue a paper reads like: vision, language, robotics, learning theory or
-general machine learning, learned from the series that publish each kind.
+"""Fitting the two learned models of topic assignment from the corpus, deterministically:
 
-Phrases alone miss that a detection or parsing paper at a general venue is an application
-paper: its text names a method (contrastive, transformer, domain adaptation) more often than
-its domain. A CVPR paper, whatever its method, is an application to vision; so the series
-name is a label that costs nothing. A linear model over a paper's words and word pairs,
-trained on papers of those series, says how much a paper reads like each kind, and
-`TopicScorer` adds a boost to the kind's topic when it is the likely one.
+    .venv/bin/python -m app.topics.fit families [--corpus DIR]
+    .venv/bin/python -m app.topics.fit lean [--corpus DIR]
 
-    .venv/bin/python -m app.topic_families [--corpus DIR]
-
-retrains it from the corpus into app/topic_families.json. Only papers of the series named in
-that file are read: AAAI and IJCAI, whose areas measure the assignment (bench/topics.py), are
-in no family and are refused by name.
+`families` refits which kind of venue a paper reads like (families.py) from the papers of the
+series each family names, into families.json; `lean` refits the topic lean (lean.py) from the
+papers whose phrase topic is confident, into lean.json (about a minute). Both are a softmax
+regression over the same features (`fit`). AAAI and IJCAI, whose areas measure the assignment
+(bench/topics.py), are never read.
 """
 
 from __future__ import annotations
@@ -23,23 +18,26 @@ import json
 import math
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
+from app.config import PROJECT_ROOT
 from app.ids import series_slug
-from app.ingest.normalize import normalize_abstract, title_text
+from app.ingest.normalize import normalize_abstract
 from app.search.analysis import analyze
+from app.tex import title_text
+from app.topics import OTHER, TopicScorer
+from app.topics.families import FAMILIES_FILE, Family, family_model, features
+from app.topics.lean import LEAN_FILE, topic_lean
 
-FAMILIES_FILE = Path(__file__).with_name("topic_families.json")
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = PROJECT_ROOT.parent / "shared" / "corpus"
 # Their areas are the yardstick of bench/topics.py: a model that read them would be fitted
 # to its own test.
 EVALUATION_VENUES = frozenset({"AAAI", "IJCAI"})
-# Enough papers per family that rare families are not drowned by ICRA and IROS (36,000).
+# The family model: enough papers per family that rare families are not drowned by ICRA and
+# IROS (36,000).
 PAPERS_PER_FAMILY = 8000
 # Words and pairs in fewer training papers are noise; 50 keeps ~10,000 and loses nothing
 # against 5 on held-out papers of the families.
@@ -48,93 +46,12 @@ EPOCHS = 5
 LEARNING_RATE = 0.5
 L2 = 1e-6
 BATCH = 512
-
-
-def features(headline: Sequence[str], text: Sequence[str]) -> set[str]:
-    """A paper's analyzed words and adjacent word pairs, present or not: counting them cost
-    a Counter per paper, a third of the model's time."""
-    terms = set(headline).union(text)
-    for tokens in (headline, text):
-        terms.update(map(" ".join, zip(tokens, tokens[1:], strict=False)))
-    return terms
-
-
-@dataclass(frozen=True)
-class Family:
-    name: str
-    series: tuple[str, ...]
-    topic: str | None  # the topic a paper reading like this family leans to; None: no lean
-
-
-class SoftmaxRegression:
-    """Softmax regression over IDF-weighted term presence (unit length): the families here,
-    the topic lean of app/topic_lean.py."""
-
-    def __init__(self, terms: dict[str, int], idf: np.ndarray, weights: np.ndarray,
-                 bias: np.ndarray) -> None:
-        self.terms, self.idf, self.weights, self.bias = terms, idf, weights, bias
-        self.vocabulary = frozenset(terms)
-
-    def probabilities(self, terms: set[str]) -> np.ndarray:
-        """The probability of each class for a paper of these `features`."""
-        # Most of a paper's terms are unknown to the model: a set intersection drops them
-        # at C speed.
-        ids = list(map(self.terms.__getitem__, self.vocabulary.intersection(terms)))
-        logits = self.bias.copy()
-        if ids:
-            x = self.idf[ids]
-            logits += (x / np.sqrt(x @ x)) @ self.weights[ids]
-        odds = np.exp(logits - logits.max())
-        return odds / odds.sum()
-
-
-class FamilyModel(SoftmaxRegression):
-    """Which family's series a paper reads like, and the topic boosts that follow."""
-
-    def __init__(self, families: list[Family], terms: dict[str, int], idf: np.ndarray,
-                 weights: np.ndarray, bias: np.ndarray, boost: float, threshold: float) -> None:
-        super().__init__(terms, idf, weights, bias)
-        self.families = families
-        self.boost, self.threshold = boost, threshold
-        self.family_of_series = {series_slug(s): i for i, f in enumerate(families)
-                                 for s in f.series}
-
-    def leaning_topic(self, series: str | None) -> str | None:
-        """The topic a paper of this series leans to for certain (its family's), if any: then
-        `boosts` reads no text."""
-        family = self.family_of_series.get(series or "")
-        return None if family is None else self.families[family].topic
-
-    def boosts(self, headline: Sequence[str], text: Sequence[str],
-               series: str | None = None, terms: set[str] | None = None
-               ) -> list[tuple[str, float]]:
-        """Topic boosts: `boost` for a family that is certain, nothing below `threshold`,
-        linear between (a paper equally like two families leans to neither). A paper of a
-        family's series (by slug: "cvpr") is certain of it: the text model only guesses the
-        series; a general series (NeurIPS) says nothing, so its papers are read. `terms`: the
-        paper's `features` when the caller has them."""
-        leaning = self.leaning_topic(series)
-        if leaning:
-            return [(leaning, self.boost)]
-        p = self.probabilities(terms if terms is not None else features(headline, text))
-        return [(family.topic,
-                 float(self.boost * (p[i] - self.threshold) / (1 - self.threshold)))
-                for i, family in enumerate(self.families)
-                if family.topic and p[i] > self.threshold]
-
-
-@lru_cache(maxsize=1)
-def family_model() -> FamilyModel:
-    data = json.loads(FAMILIES_FILE.read_text(encoding="utf-8"))
-    families = [Family(f["name"], tuple(f["series"]), f.get("topic")) for f in data["families"]]
-    return FamilyModel(families, *read_terms(data["terms"]), np.array(data["bias"]),
-                       float(data["boost"]), float(data["threshold"]))
-
-
-def read_terms(rows: dict[str, list[float]]) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
-    """A model file's terms: each term's number, the IDF and the weights (a row per term)."""
-    table = np.array(list(rows.values()), dtype=np.float64).reshape(len(rows), -1)
-    return {t: i for i, t in enumerate(rows)}, table[:, 0], table[:, 1:]
+# The topic lean.
+PAPERS_PER_VENUE = 4000  # ICRA and IROS alone have 36,000
+PAPERS_PER_TOPIC = 3000
+MIN_TOP = 6.0
+MARGIN = 2.0
+LEAN_MIN_PAPERS = 50
 
 
 def written_terms(terms: dict[str, int], idf: np.ndarray,
@@ -223,8 +140,8 @@ def fit(papers: list[tuple[int, set[str]]], classes: int, min_papers: int = MIN_
     return terms, idf, weights, bias
 
 
-def train(corpus: Path, path: Path = FAMILIES_FILE) -> None:
-    """Refit the model on the corpus and write it into `path`, keeping the families."""
+def train_families(corpus: Path, path: Path = FAMILIES_FILE) -> None:
+    """Refit the family model on the corpus and write it into `path`, keeping the families."""
     data = json.loads(path.read_text(encoding="utf-8"))
     families = [Family(f["name"], tuple(f["series"]), f.get("topic")) for f in data["families"]]
     terms, idf, weights, bias = fit(training_papers(corpus, families), len(families))
@@ -246,15 +163,60 @@ def readable_json(data: dict[str, object]) -> str:
     return "{\n" + ",\n".join(f" {json.dumps(k)}: {items(v)}" for k, v in data.items()) + "\n}\n"
 
 
-def refit_command(train: Callable[[Path], None], doc: str) -> None:
-    """`python -m` of a model's module: refit it on the corpus (or `--corpus DIR`)."""
-    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
-    parser.add_argument("--corpus", type=Path, default=CORPUS)
-    train(parser.parse_args().corpus)
+def confident_papers(corpus: Path) -> tuple[list[str], list[tuple[int, set[str]]]]:
+    """Topics, and (topic, features) of the papers whose phrase topic is confident: up to
+    PAPERS_PER_VENUE per venue and PAPERS_PER_TOPIC per topic, by CRC of the abstract."""
+    scorer = TopicScorer(lean=False)
+    topics = [t.slug for t in scorer.taxonomy.topics if t.slug != OTHER]
+    by_venue: dict[str, list[tuple[int, str, str]]] = {}
+    for venue, crc, title, abstract in corpus_papers(corpus):
+        by_venue.setdefault(venue, []).append((crc, title, abstract))
+    picked: list[tuple[int, int, set[str]]] = []
+    for venue, papers in sorted(by_venue.items()):
+        for crc, title, abstract in sorted(papers)[:PAPERS_PER_VENUE]:
+            headline, plain = paper_text(title, abstract)
+            ranked = scorer.scores(headline, plain, series_slug(venue))
+            if not ranked or ranked[0][0] not in topics:
+                continue
+            top, second = ranked[0][1], ranked[1][1] if len(ranked) > 1 else 0.0
+            if top >= MIN_TOP and top >= MARGIN * second:
+                picked.append((zlib.crc32(f"lean{crc}".encode()), topics.index(ranked[0][0]),
+                               features(analyze(headline), analyze(plain))))
+    picked.sort(key=lambda p: p[0])
+    taken: Counter[int] = Counter()
+    papers = []
+    for _, topic, terms in picked:
+        if taken[topic] < PAPERS_PER_TOPIC:
+            taken[topic] += 1
+            papers.append((topic, terms))
+    return topics, papers
+
+
+def train_lean(corpus: Path, path: Path = LEAN_FILE) -> None:
+    """Refit the topic lean on the papers whose phrase topic is confident, into `path`."""
+    data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {
+        "about": "A topic lean learned from confident phrase matches (app/topics/lean.py). "
+                 "A topic whose probability passes `threshold` adds up to `boost` to its "
+                 "phrase score. Refit with `python -m app.topics.fit lean` after editing "
+                 "topics.json.",
+        "boost": 3.0, "threshold": 0.3}
+    topics, papers = confident_papers(corpus)
+    terms, idf, weights, _ = fit(papers, len(topics), LEAN_MIN_PAPERS)
+    data["topics"] = topics
+    data["terms"] = written_terms(terms, idf, weights)
+    path.write_text(readable_json(data), encoding="utf-8")
+    topic_lean.cache_clear()
+
+
+TRAINERS = {"families": train_families, "lean": train_lean}
 
 
 def main() -> None:
-    refit_command(train, __doc__)
+    parser = argparse.ArgumentParser(description="Refit a learned model of topic assignment.")
+    parser.add_argument("model", choices=sorted(TRAINERS))
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    arguments = parser.parse_args()
+    TRAINERS[arguments.model](arguments.corpus)
 
 
 if __name__ == "__main__":

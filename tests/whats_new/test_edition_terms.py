@@ -10,15 +10,16 @@ import pytest
 from fastapi.testclient import TestClient
 from whoosh import index as whoosh_index
 
-from app.concepts import ConceptNames
 from app.ingest.load import ingest_paths
 from app.main import create_app
-from app.search import arrays, edition_terms
+from app.search import arrays
 from app.search.arrays import deleted_docs
-from app.search.edition_terms import TERMS_FILE, count_edition_terms, read_edition_terms
 from app.search.index import SyncKind, sync_index
 from app.search.searcher import PaperSearch
-from app.whats_new import edition_whats_new, names_of, year_whats_new
+from app.whats_new import edition_terms
+from app.whats_new.concepts import ConceptNames
+from app.whats_new.edition_terms import TERMS_FILE, count_edition_terms, read_edition_terms
+from app.whats_new.rising import edition_whats_new, names_of, year_whats_new
 from tests.conftest import Catalog, make_catalog, write_list
 from tests.rising import corpus, more
 

@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 
 from app.search.analysis import analyze
-from app.topic_families import features
-from app.topic_lean import topic_lean
-from app.topic_lean_fit import confident_papers
 from app.topics import OTHER, TopicScorer, load_taxonomy
+from app.topics.families import features
+from app.topics.fit import confident_papers
+from app.topics.lean import topic_lean
 
 OBVIOUS = {
     "probabilistic-methods": ("Scalable variational inference for Gaussian process regression",
