@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from app.search import ranking, similar
+from app.search import similar, weights
 from app.search.analysis import analyze
 from app.search.opened import OpenIndex
 from app.search.results import SearchRequest
@@ -101,14 +101,14 @@ def precision(recommender: Recommender, lists: list[tuple[list[str], set[str]]],
 
 
 def lexical_related(search: PaperSearch, paper_id: str, texts: Callable) -> list[str]:
-    """Related papers without the vectors' part (ranking.WEIGHTS.related_vectors 0)."""
-    kept = ranking.WEIGHTS
-    ranking.WEIGHTS = replace(kept, related_vectors=0.0)
+    """Related papers without the vectors' part (weights.WEIGHTS.related_vectors 0)."""
+    kept = weights.WEIGHTS
+    weights.WEIGHTS = replace(kept, related_vectors=0.0)
     try:
         plain = texts([paper_id])[paper_id]
         return [r.id for r in search.related(paper_id, plain, texts, limit=TOP)]
     finally:
-        ranking.WEIGHTS = kept
+        weights.WEIGHTS = kept
 
 
 def pasted_like(search: PaperSearch, paper_id: str, plain: str) -> list[str]:

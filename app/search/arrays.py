@@ -41,7 +41,7 @@ from app.search.postings import (
     TermPostings,
     as_numpy,
 )
-from app.search.whoosh_adapter import decode_positions, decode_postings, open_index
+from app.search.whoosh_adapter.reading import decode_positions, decode_postings, open_index
 
 ARRAYS_DIR = "arrays"
 FIELDS = ("headline", "text")  # the fields words are searched in

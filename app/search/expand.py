@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from whoosh.query import Or, Phrase, Query, Term
 
-from app.search import ranking
+from app.search import weights
 from app.search.acronyms import Meaning, learned_groups
 from app.search.analysis import acronym_form, acronym_term, analyze
 from app.search.synonyms import SYNONYM_GROUPS
@@ -40,11 +40,11 @@ def _group_table(groups: Iterable[Iterable[str]]) -> SynonymTable:
 
 def with_family(query: Query, typed: str, family: Callable[[str], list[str]]) -> Query:
     """A question's word (`query`, as `typed`) with the words of its `family` (derivations:
-    regularizer for regularization, structured for structure) at `ranking.WEIGHTS.family`:
+    regularizer for regularization, structured for structure) at `weights.WEIGHTS.family`:
     a question or a description says what a paper is about in its own words, not the
     paper's. A phrase or a synonym group stays as it is."""
     texts = {text for name, text in query.iter_all_terms(phrases=True) if name == "text"}
-    weight = ranking.WEIGHTS.family
+    weight = weights.WEIGHTS.family
     if len(texts) != 1 or weight == 0 or any(
             isinstance(leaf, Phrase) for leaf in [query, *query.leaves()]):
         return query
@@ -57,9 +57,9 @@ def with_family(query: Query, typed: str, family: Callable[[str], list[str]]) ->
 def text_query(tokens: tuple[str, ...], weight: float = 1.0) -> Query:
     """Match analyzed tokens in headline or abstract: a term, or a phrase for several."""
     if len(tokens) == 1:
-        return Or([Term("headline", tokens[0], boost=ranking.WEIGHTS.headline_match * weight),
+        return Or([Term("headline", tokens[0], boost=weights.WEIGHTS.headline_match * weight),
                    Term("text", tokens[0], boost=weight)])
-    return Or([Phrase("headline", list(tokens), boost=ranking.WEIGHTS.headline_match * weight),
+    return Or([Phrase("headline", list(tokens), boost=weights.WEIGHTS.headline_match * weight),
                Phrase("text", list(tokens), boost=weight)])
 
 
@@ -109,7 +109,7 @@ class Synonyms:
         key = self.key(typed, tokens)
         if key is None:
             return text_query(tokens)
-        return Or([text_query(form, 1.0 if form == key else ranking.WEIGHTS.other_form)
+        return Or([text_query(form, 1.0 if form == key else weights.WEIGHTS.other_form)
                    for form in self.table[key]])
 
     def learned_meanings(self, typed: str, tokens: tuple[str, ...]) -> list[str] | None:

@@ -34,7 +34,7 @@ from app.db import batched, catalog_id, catalog_version, full_rebuild_version
 from app.facets import FACETS, Facet, Kind
 from app.faults import pause_point
 from app.models import CatalogChange, Edition, Paper
-from app.search import ranking
+from app.search import weights
 from app.search.analysis import (
     AnalyzedPositions,
     CachedAnalyzer,
@@ -80,7 +80,7 @@ def build_schema() -> Schema:
         id=ID(stored=True, unique=True, sortable=True),  # a column too: hits' IDs by lookup
         **{facet.name: _facet_field(facet) for facet in FACETS},
         venue_name=TEXT(analyzer=word_analyzer(), phrase=False),  # "icml", "neurips"
-        headline=_positional(analyzer, field_boost=ranking.WEIGHTS.headline_field),
+        headline=_positional(analyzer, field_boost=weights.WEIGHTS.headline_field),
         text=_positional(analyzer),
         author=_positional(word_analyzer()),  # author names, for `author:`
         # First ingested, epoch seconds: only sorted by (feeds), so a column and no terms.

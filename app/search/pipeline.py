@@ -16,7 +16,7 @@ from whoosh.query import Every, Or, Query, Term
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
 from app.facets import NAMES as FACET_NAMES
-from app.search import proximity, ranking, similar
+from app.search import proximity, similar, weights
 from app.search.analysis import analyze
 from app.search.columns import FacetFilter, as_array, as_mask
 from app.search.expand import text_query, with_family
@@ -188,7 +188,7 @@ class Search:
                                  family=related)
         required = self._required(parts, len(bag.complete))
         share = np.where(required, bag.share, 0.0)
-        listed = (share > 0) & (share >= ranking.WEIGHTS.bag_share * share.max(initial=0.0))
+        listed = (share > 0) & (share >= weights.WEIGHTS.bag_share * share.max(initial=0.0))
         docs = set(np.flatnonzero(listed).tolist())
         allowed = self._filtered(docs)
         complete = self._filtered(set(np.flatnonzero(bag.complete & required).tolist()))
@@ -211,7 +211,7 @@ class Search:
         docs = as_array(resolved.allowed)
         scores = match_scores(self.searcher, query, resolved.allowed, self.phrases)
         score = (scores[docs] if scores is not None else np.zeros(len(docs))) * (
-            bag.share[docs] ** ranking.WEIGHTS.coverage)
+            bag.share[docs] ** weights.WEIGHTS.coverage)
         complete = bag.complete[docs]
         order = np.lexsort((docs, -score, ~complete))[:max(limit, proximity.RERANKED)]
         best = [(int(docs[i]), float(score[i])) for i in order]
@@ -304,7 +304,7 @@ class Search:
         matches = self._part_matches(parts)
         total = len(matches.complete)
         wanted = matches.count >= max(1, math.ceil(
-            ranking.WEIGHTS.partial_share * len(parts.words)))
+            weights.WEIGHTS.partial_share * len(parts.words)))
         wanted[as_array(exact)] = False
         wanted &= self._required(parts, total)
         candidates = self._filtered(set(np.flatnonzero(wanted).tolist()))

@@ -3,7 +3,7 @@ where the same words lie scattered (a phrase is the closest case).
 
 The best matches by BM25F are re-ranked: each score grows by W × the mean, over each pair
 of consecutive query words, of 1 / (the least distance between them in the text), so
-adjacent words add W, words three apart a third of it (W: `ranking.WEIGHTS.proximity`).
+adjacent words add W, words three apart a third of it (W: `weights.WEIGHTS.proximity`).
 Only the first RERANKED matches move; the positions come from the index's arrays.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from whoosh.searching import Searcher
 
-from app.search import ranking
+from app.search import weights
 from app.search.matches import positions_in
 
 RERANKED = 50
@@ -45,9 +45,9 @@ def closeness(searcher: Searcher, words: list[str], doc: int) -> float:
 def rerank(searcher: Searcher, words: list[str],
            best: list[tuple[int, float]]) -> list[tuple[int, float]]:
     """The best matches with the first RERANKED re-scored for closeness, in the new order."""
-    if len(words) < 2 or ranking.WEIGHTS.proximity == 0:
+    if len(words) < 2 or weights.WEIGHTS.proximity == 0:
         return best
-    head = [(doc, score * (1 + ranking.WEIGHTS.proximity * closeness(searcher, words, doc)))
+    head = [(doc, score * (1 + weights.WEIGHTS.proximity * closeness(searcher, words, doc)))
             for doc, score in best[:RERANKED]]
     head.sort(key=lambda item: (-item[1], item[0]))
     return head + best[RERANKED:]

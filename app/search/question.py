@@ -11,7 +11,7 @@ and as a **description** when it has `MANY_WORDS` content words or more. Then:
 - the function words of questions and requests (`QUESTION_FUNCTION_WORDS`) are left out:
   never required, never shown as missing, never scored. Inside a quoted phrase they count;
 - the papers listed are those with every content word, then those holding at least
-  `ranking.WEIGHTS.bag_share` of the query's weight, each part (a word, a phrase, a synonym
+  `weights.WEIGHTS.bag_share` of the query's weight, each part (a word, a phrase, a synonym
   group) weighing its IDF; they are ranked by BM25F over the parts they share times the share
   of the weight they hold (`PartMatches`), so lacking a rare concept costs more than lacking a
   common word.
@@ -33,7 +33,7 @@ import numpy as np
 from whoosh.query import Phrase, Query, Term
 from whoosh.searching import Searcher
 
-from app.search import ranking
+from app.search import weights
 from app.search.analysis import analyze
 from app.words import AUXILIARIES, INTERROGATIVES, QUESTION_FUNCTION_WORDS, REQUEST_LEADS
 
@@ -112,18 +112,18 @@ class PartMatches:
         more than that: few papers write the phrase, many more say the same thing in other
         words, so its own IDF would outweigh the concepts beside it. `family`: per part, the
         part or'ed with the words of its family (`expand.with_family`); a paper with only
-        those ("transform" for "transformer") holds `ranking.WEIGHTS.family` of the part, and
+        those ("transform" for "transformer") holds `weights.WEIGHTS.family` of the part, and
         lacks the part itself."""
         held = np.zeros((len(parts), total), dtype=np.float32)
         for row, (_, query) in enumerate(parts):
             if family is not None and family[row] is not query:
-                held[row, matching(family[row])] = ranking.WEIGHTS.family
+                held[row, matching(family[row])] = weights.WEIGHTS.family
             held[row, matching(query)] = 1.0
         papers = (held == 1.0).sum(axis=1)
         if words_held is not None:
             papers = np.maximum(papers, [words_held(query) for _, query in parts])
-        weights = np.array([math.log((total + 1) / (n + 0.5)) for n in papers])
-        return cls([label for label, _ in parts], held, weights)
+        idf = np.array([math.log((total + 1) / (n + 0.5)) for n in papers])
+        return cls([label for label, _ in parts], held, idf)
 
     @cached_property
     def has(self) -> np.ndarray:

@@ -1,5 +1,5 @@
-"""How search ranks, in one place: every weight (`WEIGHTS`), and BM25F over whole posting
-lists, the scores of both scoring paths.
+"""How search ranks: BM25F over whole posting lists, the scores of both scoring paths,
+with the weights of `app/search/weights.py`.
 
 Most queries are scored here with numpy, a posting list at a time (Whoosh's matchers step one
 document at a time in Python: orders of magnitude slower for a related-papers query,
@@ -10,58 +10,18 @@ k1 and b, so a paper scores alike on either path.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from whoosh.query import And, AndNot, Every, Or, Phrase, Query, Term
 from whoosh.query.ranges import NumericRange
 from whoosh.scoring import BM25F
 from whoosh.searching import Searcher
 
+from app.search import weights
 from app.search.arrays import deleted_docs, term_postings
 from app.search.columns import as_mask
 from app.search.matches import Phrases, matching_docs
 from app.search.whoosh_adapter import SegmentLengthBM25F, segment_lengths
 
-
-@dataclass(frozen=True)
-class Weights:
-    """What each part of a match is worth. Measured with bench/relevance (ICLR keywords,
-    the seed judgments): docs/search.md gives the runs behind each value."""
-
-    k1: float = 1.2  # BM25F: how fast a term's repeats stop counting (Whoosh's default)
-    b: float = 0.75  # BM25F: how much a long field is discounted (Whoosh's default)
-    headline_field: float = 1.5  # the headline field's boost in the index (a change re-indexes)
-    # How much more a match in the headline (the title, when there is one) counts than the
-    # same match in the abstract, on top of the headline field's own boost.
-    headline_match: float = 0.5
-    # A match of another form of the typed word's group, beside one of the form typed: "RNN"
-    # finds the papers that write "recurrent neural network" too, after those that write RNN.
-    other_form: float = 0.5
-    proximity: float = 0.6  # the re-rank's gain for query words close together
-    partial_share: float = 0.5  # the share of a query's parts a partial match holds at least
-    # A question or a description lists the papers holding at least this share of its
-    # concepts' weight that the best papers hold (all of it when some hold every concept;
-    # each part weighs its IDF: question.py)...
-    bag_share: float = 0.5
-    # ...and ranks a paper lacking some by BM25F × (the share of the weight it holds) ** this.
-    coverage: float = 1.0
-    # A question's word also finds the words of its family (derivations) at this weight.
-    family: float = 0.25
-    same_topic: float = 1.3  # a related paper of the same primary topic
-    # The share of the score of a paper like a paper (related papers) or like a pasted text
-    # that is the cosine of their vectors (vectors.py), the rest its lexical score over the
-    # best; for a reading list, the cosine with the mean of its papers' vectors.
-    related_vectors: float = 0.5
-    list_vectors: float = 0.4
-    # The weight of the words of a phrase that listed papers share, where the phrase stands,
-    # over the mean of the list's terms (similar.py; all three: docs/search.md).
-    list_phrases: float = 2.0
-
-
-# Read at each use (`ranking.WEIGHTS.proximity`), so a benchmark may try others by replacing
-# it: bench/relevance/keywords.py.
-WEIGHTS = Weights()
 # Parts that weigh no word, so they order nothing: a year range (year:2010-2020), and the
 # everything a query of exclusions alone starts from (-model). Ranked by Whoosh's matchers
 # instead, they stepped through every paper: over a second at L for -(-(-model)) nested.
@@ -70,7 +30,7 @@ CONSTANT = (Every, NumericRange)
 
 def weighting() -> BM25F:
     """The weighting of Whoosh's searcher: BM25F with these weights."""
-    return SegmentLengthBM25F(B=WEIGHTS.b, K1=WEIGHTS.k1)
+    return SegmentLengthBM25F(B=weights.WEIGHTS.b, K1=weights.WEIGHTS.k1)
 
 
 # A scored term: field, text, boost, and the documents where it counts (None: wherever it
@@ -146,7 +106,7 @@ def bm25_sums(searcher: Searcher, leaves: list[Leaf],
               docs: set[int] | None) -> tuple[np.ndarray, np.ndarray]:
     """The documents (of `docs`, or any) where a term counts, and every document's sum of
     BM25F over the terms that count in it, computed a posting list at a time."""
-    b, k1 = WEIGHTS.b, WEIGHTS.k1
+    b, k1 = weights.WEIGHTS.b, weights.WEIGHTS.k1
     total = searcher.doc_count_all()
     scores = np.zeros(total, dtype=np.float64)
     touched = np.zeros(total, dtype=bool)
@@ -161,15 +121,15 @@ def bm25_sums(searcher: Searcher, leaves: list[Leaf],
             average = searcher.avg_field_length(fieldname) or 1
             idf = searcher.idf(fieldname, text) * boost
             found = term_postings(reader, fieldname, text)
-            local, weights = found.ids.astype(np.int64), found.weights
+            local, frequencies = found.ids.astype(np.int64), found.weights
             deleted = deleted_docs(reader)
             keep = counted[local + offset] if counted is not None else None
             if deleted:
                 live = ~np.isin(local, np.fromiter(deleted, dtype=np.int64))
                 keep = live if keep is None else keep & live
             if keep is not None:
-                local, weights = local[keep], weights[keep]
-            tf = weights.astype(np.float64)
+                local, frequencies = local[keep], frequencies[keep]
+            tf = frequencies.astype(np.float64)
             length = (np.frombuffer(lengths, dtype=np.uint32)[local] if lengths is not None
                       else 1)
             norm = k1 * (1 - b + b * length / average)

@@ -18,7 +18,7 @@ import numpy as np
 from whoosh.query import Phrase
 from whoosh.searching import Searcher
 
-from app.search import ranking, reasons
+from app.search import reasons, weights
 from app.search.analysis import analyze
 from app.search.columns import FacetColumn, FacetFilter
 from app.search.matches import matching_docs
@@ -104,7 +104,7 @@ def like_text(searcher: Searcher, key_terms: list[tuple[str, float]], text: str,
     like = model.project(analyze(text)) if vectors is not None and model is not None else None
     leaves: list[Leaf] = [("text", term, weight, None) for term, weight in key_terms]
     return best_scores(_scores(searcher, leaves, None, vectors, like,
-                               ranking.WEIGHTS.related_vectors), limit)
+                               weights.WEIGHTS.related_vectors), limit)
 
 
 def related_papers(searcher: Searcher, ids: list[str], topics: np.ndarray | None,
@@ -120,10 +120,10 @@ def related_papers(searcher: Searcher, ids: list[str], topics: np.ndarray | None
     if not key_terms:
         return []
     boost = (None if topics is None  # papers of the same primary topic rise: a similar area
-             else np.where(topics == topics[docnum], ranking.WEIGHTS.same_topic, 1.0))
+             else np.where(topics == topics[docnum], weights.WEIGHTS.same_topic, 1.0))
     like = vectors.rows[docnum] if vectors is not None else None
     docs, scores = _scores(searcher, [("text", term, w, None) for term, w in key_terms],
-                           boost, vectors, like, ranking.WEIGHTS.related_vectors)
+                           boost, vectors, like, weights.WEIGHTS.related_vectors)
     found = [ids[doc] for doc, _ in best_scores((_without(docs, [docnum]), scores), limit)]
     other_texts = texts(found)
     ordered = reasons.concepts(searcher, [plain], {term for term, _ in key_terms})
@@ -161,9 +161,9 @@ def _list_leaves(searcher: Searcher, profile: list[tuple[str, float, int]],
     mean = sum(weight for _, weight, _ in profile) / len(profile)
     phrases = [c.terms for c in ordered if len(c.terms) > 1 and c.users > 1][:LIST_PHRASES]
     leaves: list[Leaf] = []
-    for field, boost in (("text", 1.0), ("headline", ranking.WEIGHTS.headline_match)):
+    for field, boost in (("text", 1.0), ("headline", weights.WEIGHTS.headline_match)):
         leaves += [(field, term, weight * boost, None) for term, weight, _ in profile]
-        weight = ranking.WEIGHTS.list_phrases * mean * boost
+        weight = weights.WEIGHTS.list_phrases * mean * boost
         for terms in phrases:
             where = matching_docs(searcher, Phrase(field, list(terms)))
             leaves += [(field, term, weight, where) for term in terms]
@@ -193,7 +193,7 @@ def recommendations(searcher: Searcher, ids: list[str], columns: dict[str, Facet
         mean = vectors.rows[listed_docs].mean(axis=0)
         like = mean / (np.linalg.norm(mean) or 1)
     docs, scores = _scores(searcher, _list_leaves(searcher, profile, ordered), None, vectors,
-                           like, ranking.WEIGHTS.list_vectors)
+                           like, weights.WEIGHTS.list_vectors)
     docs = _without(docs, listed_docs)
     chosen = {name: value for name, value in filters.items() if value not in ("", None)}
     if chosen:

@@ -37,7 +37,7 @@ from sqlmodel import Session
 from app.config import Settings
 from app.db import get_engine
 from app.ingest.load import ingest_paths
-from app.search import ranking
+from app.search import weights
 from app.search.index import build_index
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
@@ -157,7 +157,7 @@ def run_fts5(fts: sqlite3.Connection, title_of: dict[str, str],
 def run_catalog(settings: Settings, title_of: dict[str, str], queries: Sequence[Judged],
                 boost: float, weight: float) -> list[Scores]:
     """Per-query scores of the catalog's search at this headline boost and proximity weight."""
-    ranking.WEIGHTS = replace(ranking.WEIGHTS, headline_match=boost, proximity=weight)
+    weights.WEIGHTS = replace(weights.WEIGHTS, headline_match=boost, proximity=weight)
     search = PaperSearch(settings.index_path, result_cache=0)
     try:
         return [scores(catalog_ranked(search, title_of, q.keyword, q.series), q.relevant)
@@ -209,8 +209,8 @@ def title_map(settings: Settings) -> dict[str, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=150)
-    parser.add_argument("--headline-boosts", default=str(ranking.WEIGHTS.headline_match))
-    parser.add_argument("--proximity-weights", default=str(ranking.WEIGHTS.proximity))
+    parser.add_argument("--headline-boosts", default=str(weights.WEIGHTS.headline_match))
+    parser.add_argument("--proximity-weights", default=str(weights.WEIGHTS.proximity))
     parser.add_argument("--losses", type=int, default=10,
                         help="queries to list where the catalog loses most to FTS5")
     parser.add_argument("--merge-variants", action="store_true",

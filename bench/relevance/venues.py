@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 from app.ids import series_slug
-from app.search import ranking
+from app.search import weights
 from bench.fts5 import build_fts5
 from bench.relevance.keywords import (
     FTS5_ALL,
@@ -98,13 +98,13 @@ def main() -> None:
         results = run_fts5(fts, title_of, queries)
         fts.close()
         results[CATALOG] = run_catalog(settings, title_of, queries,
-                                       ranking.WEIGHTS.headline_match, ranking.WEIGHTS.proximity)
+                                       weights.WEIGHTS.headline_match, weights.WEIGHTS.proximity)
     sizes = [len(q.relevant) for q in queries]
     print(f"{len(rows)} papers of {', '.join(VENUES)} with author keywords, {len(queries)} "
           f"keyword queries ({min(sizes)}-{max(sizes)} relevant papers each"
           f"{', spellings merged' if args.merge_variants else ''}), each searched "
-          f"within its series; catalog at headline {ranking.WEIGHTS.headline_match:g}, "
-          f"proximity {ranking.WEIGHTS.proximity:g}\n")
+          f"within its series; catalog at headline {weights.WEIGHTS.headline_match:g}, "
+          f"proximity {weights.WEIGHTS.proximity:g}\n")
     print(results_table(results))
     print()
     print(per_series_table(queries, results, rows))

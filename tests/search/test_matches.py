@@ -10,7 +10,7 @@ from whoosh import index as whoosh_index
 from whoosh.query import And, AndNot, Every, Not, NullQuery, NumericRange, Or, Phrase, Term
 
 from app.ingest.load import ingest_paths
-from app.search import arrays, ranking
+from app.search import arrays, ranking, weights
 from app.search.arrays import ARRAYS_DIR
 from app.search.index import SyncKind, sync_index
 from app.search.matches import matching_docs, matching_query
@@ -172,7 +172,7 @@ def test_a_typed_year_ranks_as_the_year_facet_does(client, words: str):
 
 def test_both_scoring_paths_read_the_one_set_of_weights(seeded: Catalog,
                                                          monkeypatch: pytest.MonkeyPatch):
-    """Issue 25: BM25F's k1 and b live in ranking.WEIGHTS, and the arrays' scores and Whoosh's
+    """Issue 25: BM25F's k1 and b live in weights.WEIGHTS, and the arrays' scores and Whoosh's
     searcher (sorting by venue, queries the arrays cannot score) follow them alike."""
     query = Or([Term("text", "learn"), Term("text", "graph"), Term("headline", "model")])
     directory = str(seeded.settings.index_path.resolve())
@@ -185,7 +185,7 @@ def test_both_scoring_paths_read_the_one_set_of_weights(seeded: Catalog,
             return got, [(hit.docnum, hit.score) for hit in s.search(query, limit=10)]
 
     default_arrays, default_whoosh = both()
-    monkeypatch.setattr(ranking, "WEIGHTS", replace(ranking.WEIGHTS, k1=3.0, b=0.1))
+    monkeypatch.setattr(weights, "WEIGHTS", replace(weights.WEIGHTS, k1=3.0, b=0.1))
     arrays_now, whoosh_now = both()
     for got, expected in ((default_arrays, default_whoosh), (arrays_now, whoosh_now)):
         assert [doc for doc, _ in got] == [doc for doc, _ in expected]

@@ -21,6 +21,7 @@ from app.search.whoosh_adapter.reading import (
     SegmentLengthBM25F,
     decode_positions,
     decode_postings,
+    open_index,
     segment_lengths,
     use_decoded_lengths,
 )
@@ -30,12 +31,6 @@ __all__ = [
     "BulkSegmentWriter", "FrequencyCorrector", "SegmentLengthBM25F",
     "create_index", "decode_positions", "decode_postings", "open_index", "segment_lengths",
 ]
-
-
-def open_index(directory: Path | str) -> whoosh_index.Index:
-    """The index in `directory`, its searchers and writers reading the decoded lengths."""
-    use_decoded_lengths()
-    return whoosh_index.open_dir(str(directory))
 
 
 def create_index(directory: Path | str, schema: Schema) -> whoosh_index.Index:

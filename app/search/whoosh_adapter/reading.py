@@ -8,9 +8,11 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from itertools import accumulate
+from pathlib import Path
 from pickle import loads
 
 import numpy as np
+from whoosh import index as whoosh_index
 from whoosh.codec.whoosh3 import (
     LENGTHS_COLUMN,
     W3LeafMatcher,
@@ -174,3 +176,9 @@ class SegmentLengthBM25F(BM25F):
         if isinstance(scorer, BM25FScorer) and lengths is not None:
             scorer.dfl = lengths.__getitem__
         return scorer
+
+
+def open_index(directory: Path | str) -> whoosh_index.Index:
+    """The index in `directory`, its searchers and writers reading the decoded lengths."""
+    use_decoded_lengths()
+    return whoosh_index.open_dir(str(directory))

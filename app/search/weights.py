@@ -1,0 +1,46 @@
+"""What each part of a match is worth, in one table that the ranking, the query's
+expansion, questions, proximity and related papers read at each use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Weights:
+    """What each part of a match is worth. Measured with bench/relevance (ICLR keywords,
+    the seed judgments): docs/search.md gives the runs behind each value."""
+
+    k1: float = 1.2  # BM25F: how fast a term's repeats stop counting (Whoosh's default)
+    b: float = 0.75  # BM25F: how much a long field is discounted (Whoosh's default)
+    headline_field: float = 1.5  # the headline field's boost in the index (a change re-indexes)
+    # How much more a match in the headline (the title, when there is one) counts than the
+    # same match in the abstract, on top of the headline field's own boost.
+    headline_match: float = 0.5
+    # A match of another form of the typed word's group, beside one of the form typed: "RNN"
+    # finds the papers that write "recurrent neural network" too, after those that write RNN.
+    other_form: float = 0.5
+    proximity: float = 0.6  # the re-rank's gain for query words close together
+    partial_share: float = 0.5  # the share of a query's parts a partial match holds at least
+    # A question or a description lists the papers holding at least this share of its
+    # concepts' weight that the best papers hold (all of it when some hold every concept;
+    # each part weighs its IDF: question.py)...
+    bag_share: float = 0.5
+    # ...and ranks a paper lacking some by BM25F × (the share of the weight it holds) ** this.
+    coverage: float = 1.0
+    # A question's word also finds the words of its family (derivations) at this weight.
+    family: float = 0.25
+    same_topic: float = 1.3  # a related paper of the same primary topic
+    # The share of the score of a paper like a paper (related papers) or like a pasted text
+    # that is the cosine of their vectors (vectors.py), the rest its lexical score over the
+    # best; for a reading list, the cosine with the mean of its papers' vectors.
+    related_vectors: float = 0.5
+    list_vectors: float = 0.4
+    # The weight of the words of a phrase that listed papers share, where the phrase stands,
+    # over the mean of the list's terms (similar.py; all three: docs/search.md).
+    list_phrases: float = 2.0
+
+
+# Read at each use (`weights.WEIGHTS.proximity`), so a benchmark may try others by replacing
+# it: bench/relevance/keywords.py.
+WEIGHTS = Weights()
