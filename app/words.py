@@ -87,6 +87,8 @@ REQUEST_LEADS = (
     ("best", "methods"), ("best", "approaches"), ("find",), ("show", "me"), ("list",),
     ("looking", "for"), ("i",), ("i'm",), ("im",), ("tell", "me"), ("explain",), ("any",),
     ("recent", "work"), ("recent", "papers"), ("state", "of", "the", "art", "for"),
+    ("help",), ("recent", "advances"), ("advances", "in"), ("overview",), ("compare",),
+    ("difference", "between"), ("differences", "between"),
 )
 # What questions and requests are made of besides their concepts. Left out of a question's
 # or a description's required and scored words, never out of a quoted phrase.
@@ -108,6 +110,7 @@ QUESTION_FUNCTION_WORDS = INTERROGATIVES | AUXILIARIES | STOP_WORDS | frozenset(
     affect affects exactly instead rather
     effective effectively important main common commonly popular easy easily nice proper
     properly useful interesting famous up down out off away back
+    difference differences compare compared comparing necessary advances overview
     """.split())
 
 

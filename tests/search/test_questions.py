@@ -174,3 +174,19 @@ def test_a_question_of_one_phrase_that_no_paper_writes_lists_papers_with_its_wor
     assert all("pangolin" in hit["abstract"].lower() for hit in body["hits"][:2])
     page = weighed_client.get("/search", params={"q": q})
     assert "0 results" not in page.text and "Read as a question" in page.text
+
+
+@pytest.mark.parametrize(("q", "asks"), [
+    ("help me find papers on pangolin genomes", ["help", "me", "find", "papers"]),
+    ("what's the difference between pangolin genomes and armour", ["difference", "between"]),
+    ("recent advances in pangolin genomes", ["recent", "advances"]),
+    ("is armour necessary for pangolin genomes?", ["necessary"])])
+def test_requests_and_comparisons_are_read_for_their_concepts(weighed_client: TestClient,
+                                                               q: str, asks: list[str]):
+    """A request ("help me find...") or a comparison ("the difference between...") is not
+    a paper's words: none is required, none is struck out, and papers are found."""
+    body = _search(weighed_client, q)
+    assert body["reading"]["kind"] == "question"
+    assert set(asks) <= set(body["reading"]["not_required"])
+    assert body["hits"] and body["hits"][0]["missing"] in ([], ["armour"])
+    assert not any(set(hit["missing"]) & set(asks) for hit in body["hits"])
