@@ -78,7 +78,8 @@ INTERROGATIVES = frozenset(
 AUXILIARIES = frozenset(
     "is are was were do does did can could should would will shall may might must has have "
     "had".split())
-# Requests as researchers start them: "papers about", "methods for", "looking for".
+# Requests as researchers start them: "papers about", "methods for", "looking for". What a
+# lead asks for ("limitations of", "alternatives to") stays a concept, weighed as any other.
 REQUEST_LEADS = (
     ("papers",), ("paper", "on"), ("paper", "about"), ("articles",), ("work", "on"),
     ("works", "on"), ("research", "on"), ("studies", "on"), ("literature", "on"),
@@ -88,7 +89,10 @@ REQUEST_LEADS = (
     ("looking", "for"), ("i",), ("i'm",), ("im",), ("tell", "me"), ("explain",), ("any",),
     ("recent", "work"), ("recent", "papers"), ("state", "of", "the", "art", "for"),
     ("help",), ("recent", "advances"), ("advances", "in"), ("overview",), ("compare",),
-    ("difference", "between"), ("differences", "between"),
+    ("difference", "between"), ("differences", "between"), ("pros", "and", "cons"),
+    ("definition",), ("examples", "of"), ("applications", "of"), ("limitations", "of"),
+    ("alternatives", "to"), ("problems", "with"), ("good",), ("seminal",), ("classic",),
+    ("influential",), ("introduction", "to"),
 )
 # What questions and requests are made of besides their concepts. Left out of a question's
 # or a description's required and scored words, never out of a quoted phrase.
@@ -111,6 +115,7 @@ QUESTION_FUNCTION_WORDS = INTERROGATIVES | AUXILIARIES | STOP_WORDS | frozenset(
     effective effectively important main common commonly popular easy easily nice proper
     properly useful interesting famous up down out off away back
     difference differences compare compared comparing necessary advances overview
+    pros cons seminal classic influential introduction well
     """.split())
 
 
