@@ -11,7 +11,9 @@ import csv
 import io
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import NamedTuple
 from urllib.parse import urlencode
 from xml.sax.saxutils import escape as xml_escape
 
@@ -22,13 +24,6 @@ from app.tex import title_text
 from app.words import CITATION_KEY_SKIPPED
 
 PaperRows = Iterable[tuple[Paper, Edition]]
-MEDIA_TYPES = {
-    "csv": "text/csv; charset=utf-8",
-    "json": "application/json",
-    "bib": "application/x-bibtex; charset=utf-8",
-    "atom": "application/atom+xml; charset=utf-8",
-    "ris": "application/x-research-info-systems; charset=utf-8",
-}
 CSV_FIELDS = ["id", "venue", "venue_slug", "year", "status", "title", "headline", "authors",
               "topic", "keyphrases", "code_urls", "source_file", "source_line", "url",
               "abstract"]
@@ -143,9 +138,6 @@ def stream_ris(rows: PaperRows, url_for: UrlFor) -> Iterator[str]:
         yield ris_record(paper, venue, url_for(paper)) + "\r\n"
 
 
-STREAMERS = {"csv": stream_csv, "json": stream_json, "bib": stream_bibtex, "ris": stream_ris}
-
-
 _XML_INVALID = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
@@ -160,8 +152,7 @@ def _atom_time(added: datetime) -> str:
     return added.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def stream_atom(rows: PaperRows, url_for: UrlFor, title: str, self_url: str,
-                alternate_url: str) -> Iterator[str]:
+def stream_atom(rows: PaperRows, url_for: UrlFor, feed: Feed) -> Iterator[str]:
     """An Atom 1.0 feed; entries are identified by their permalink, so readers dedupe. The
     feed was last updated when its newest entry was added (the epoch when it has none), not
     when it was asked for: the same catalog gives the same feed."""
@@ -170,10 +161,10 @@ def stream_atom(rows: PaperRows, url_for: UrlFor, title: str, self_url: str,
                   default="1970-01-01T00:00:00Z")
     yield ('<?xml version="1.0" encoding="utf-8"?>\n'
            '<feed xmlns="http://www.w3.org/2005/Atom">\n'
-           f"  <title>{_xml(title)}</title>\n"
-           f"  <id>{_xml(self_url)}</id>\n"
-           f'  <link rel="self" href="{_xml(self_url)}"/>\n'
-           f'  <link rel="alternate" type="text/html" href="{_xml(alternate_url)}"/>\n'
+           f"  <title>{_xml(feed.title)}</title>\n"
+           f"  <id>{_xml(feed.self_url)}</id>\n"
+           f'  <link rel="self" href="{_xml(feed.self_url)}"/>\n'
+           f'  <link rel="alternate" type="text/html" href="{_xml(feed.page_url)}"/>\n'
            f"  <updated>{updated}</updated>\n"
            "  <author><name>ML Paper Catalog</name></author>\n")
     for paper, venue in entries:
@@ -187,3 +178,36 @@ def stream_atom(rows: PaperRows, url_for: UrlFor, title: str, self_url: str,
                f"    <summary>{_xml(paper.plain)}</summary>\n"
                "  </entry>\n")
     yield "</feed>\n"
+
+
+class Feed(NamedTuple):
+    """What a list says of itself: its title, its own address and its page's (a feed's
+    header; the other formats are the rows alone)."""
+
+    title: str
+    self_url: str
+    page_url: str
+
+
+@dataclass(frozen=True)
+class Writer:
+    """A download format: its media type, and how it writes a list of papers."""
+
+    media_type: str
+    write: Callable[[PaperRows, UrlFor, Feed], Iterator[str]]
+
+
+def _rows_only(stream: Callable[[PaperRows, UrlFor], Iterator[str]]
+               ) -> Callable[[PaperRows, UrlFor, Feed], Iterator[str]]:
+    return lambda rows, url_for, _: stream(rows, url_for)
+
+
+# Every download format, in one table: the lists' downloads, the reading list's and one
+# paper's citation (BibTeX, RIS) take their media type and writer from it.
+WRITERS = {
+    "csv": Writer("text/csv; charset=utf-8", _rows_only(stream_csv)),
+    "json": Writer("application/json", _rows_only(stream_json)),
+    "bib": Writer("application/x-bibtex; charset=utf-8", _rows_only(stream_bibtex)),
+    "ris": Writer("application/x-research-info-systems; charset=utf-8", _rows_only(stream_ris)),
+    "atom": Writer("application/atom+xml; charset=utf-8", stream_atom),
+}

@@ -22,7 +22,7 @@ from app.db import get_engine
 from app.search.keeper import IndexKeeper
 from app.search.searcher import PaperSearch
 from app.topics import use_taxonomy
-from app.web import api, discovery, downloads, health, maps, pages, people_api, saved
+from app.web import api, discovery, health, maps, pages, people_api, saved
 from app.web.assets import STATIC_DIR, SWAGGER_UI_DIR, SWAGGER_UI_URL, Assets
 from app.web.lanes import QuickLane
 from app.web.middleware import (
@@ -126,7 +126,6 @@ def _add_middlewares(app: FastAPI, settings: Settings, search: PaperSearch) -> N
 def _add_routes(app: FastAPI, settings: Settings) -> None:
     app.mount(SWAGGER_UI_URL, Assets(directory=SWAGGER_UI_DIR), name="swagger-ui")
     app.mount("/static", Assets(directory=STATIC_DIR), name="static")
-    app.include_router(downloads.router)  # first: /venues/x.csv before /venues/{slug}
     for module in (pages, api, people_api, saved, maps, discovery, health):
         app.include_router(module.router)
     if settings.bench_endpoint:

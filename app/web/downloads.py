@@ -1,6 +1,8 @@
-"""Downloads: any list of papers as CSV, JSON or BibTeX, Atom feeds, and one paper's BibTeX.
+"""Downloads: any list of papers as CSV, JSON, BibTeX or RIS, Atom feeds, and one paper's
+BibTeX or RIS, each format written as `exports.WRITERS` says.
 
-Each list has dotted twins (`/venues/icml-2026.csv`) and answers `?format=` on its page.
+A page's route answers its downloads, by suffix (`/venues/icml-2026.csv`, a second path of
+the same route) or `?format=`; the functions here build them.
 Rows stream from their own database session, a batch at a time. A long list comes in parts
 of DOWNLOAD_PAPERS (`?part=2`), each naming the next in a `Link: <...>; rel="next"` header.
 """
@@ -12,41 +14,23 @@ from collections.abc import Callable, Iterator
 from itertools import islice
 from typing import Any, Literal
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import HTTPException, Request
 from fastapi.responses import Response, StreamingResponse
 from sqlmodel import Session, col
 
 from app import catalog, people
 from app.catalog import PaperRows
 from app.db import get_engine
-from app.exports import (
-    MEDIA_TYPES,
-    STREAMERS,
-    bibtex_entry,
-    ris_record,
-    stream_atom,
-)
+from app.exports import WRITERS, Feed, bibtex_entry, ris_record
 from app.models import Edition, Paper
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from app.topics import Topic
-from app.web.deps import (
-    AuthorDep,
-    CountryDep,
-    InstitutionDep,
-    ListFilterDep,
-    PaperDep,
-    SearchDep,
-    SearchRequestDep,
-    SessionDep,
-    TopicDep,
-    VenueDep,
-    topic_named,
-)
+from app.web.deps import topic_named
 from app.web.urls import paper_url_for, profile_path, search_query_string
 
-router = APIRouter(tags=["downloads"])
 ListFormat = Literal["csv", "json", "bib", "ris", "atom"]
+CitationFormat = Literal["bib", "ris"]
 FEED_ENTRIES = 50
 # Papers in one download: the whole catalog's 88,000 in one took 17 s of a CPU and 50 MB for
 # a request of 20 bytes; 5,000 took 1.0 s as JSON (bench/hostile.py). 2,000 hold the largest
@@ -77,18 +61,16 @@ def download_part(request: Request) -> int:
 def list_response(request: Request, rows: PaperRows, fmt: str, name: str, title: str,
                   page_url: str, more: bool = False) -> StreamingResponse:
     """The rows as a download; `more`: a further part of the list follows this one."""
-    url_for = paper_url_for(request)
-    if fmt == "atom":
-        body = stream_atom(rows, url_for, title, str(request.url), page_url)
-    else:
-        body = STREAMERS[fmt](rows, url_for)
-    body = _in_turns(body, request.app.state.search)
+    writer = WRITERS[fmt]
+    body = _in_turns(writer.write(rows, paper_url_for(request), Feed(title, str(request.url),
+                                                                       page_url)),
+                     request.app.state.search)
     disposition = "inline" if fmt in ("json", "atom") else "attachment"
     headers = {"Content-Disposition": f'{disposition}; filename="{name}.{fmt}"'}
     if more:
         following = request.url.include_query_params(part=download_part(request) + 1)
         headers["Link"] = f'<{following.path}?{following.query}>; rel="next"'
-    return StreamingResponse(body, media_type=MEDIA_TYPES[fmt], headers=headers)
+    return StreamingResponse(body, media_type=writer.media_type, headers=headers)
 
 
 def _in_turns(body: Iterator[str], search: PaperSearch) -> Iterator[str]:
@@ -157,44 +139,10 @@ def search_download(request: Request, search: PaperSearch, query: SearchRequest,
                          fmt, "search", title, page_url, more=len(ranked) > end)
 
 
-@router.get("/papers/{paper_id}.{fmt}", name="paper_citation")
-def paper_citation(request: Request, paper: PaperDep, fmt: Literal["bib", "ris"],
-                   session: SessionDep) -> Response:
+def paper_citation(request: Request, session: Session, paper: Paper,
+                   fmt: CitationFormat) -> Response:
     """One paper's BibTeX entry or RIS record."""
     venue = catalog.paper_venue(session, paper)
     cite = bibtex_entry if fmt == "bib" else ris_record
-    return Response(cite(paper, venue, paper_url_for(request)(paper)), media_type=MEDIA_TYPES[fmt])
-
-
-@router.get("/venues/{slug}.{fmt}", name="venue_download")
-def venue_twin(request: Request, venue: VenueDep, fmt: ListFormat,
-               topic: str = "") -> StreamingResponse:
-    return venue_download(request, venue, fmt, topic)
-
-
-@router.get("/topics/{slug}.{fmt}", name="topic_download")
-def topic_twin(request: Request, topic: TopicDep, fmt: ListFormat,
-               where: ListFilterDep) -> StreamingResponse:
-    return topic_download(request, topic, fmt, where)
-
-
-@router.get("/authors/{slug}.{fmt}", name="author_download")
-def author_twin(request: Request, found: AuthorDep, fmt: ListFormat) -> StreamingResponse:
-    return profile_download(request, found, fmt)
-
-
-@router.get("/institutions/{slug}.{fmt}", name="institution_download")
-def institution_twin(request: Request, found: InstitutionDep,
-                     fmt: ListFormat) -> StreamingResponse:
-    return profile_download(request, found, fmt)
-
-
-@router.get("/countries/{slug}.{fmt}", name="country_download")
-def country_twin(request: Request, found: CountryDep, fmt: ListFormat) -> StreamingResponse:
-    return profile_download(request, found, fmt)
-
-
-@router.get("/search.{fmt}", name="search_download")
-def search_twin(request: Request, fmt: ListFormat, search: SearchDep,
-                query: SearchRequestDep) -> StreamingResponse:
-    return search_download(request, search, query, fmt)
+    return Response(cite(paper, venue, paper_url_for(request)(paper)),
+                    media_type=WRITERS[fmt].media_type)

@@ -32,7 +32,7 @@ from app.web.deps import (
     TopicDep,
     YearRangeDep,
 )
-from app.web.downloads import ListFormat
+from app.web.downloads import CitationFormat, ListFormat
 from app.web.render import compile_templates, render, topic_name
 from app.web.results import run_search
 from app.web.urls import profile_path, search_query_string, topic_path, venue_path
@@ -79,7 +79,10 @@ def venues(request: Request, session: SessionDep) -> HTMLResponse:
                   all_series=all_series)
 
 
+# A page's downloads are a second path of its route, by suffix, registered first:
+# /venues/x.csv before /venues/{slug}.
 @router.get("/venues/{slug}")
+@router.get("/venues/{slug}.{format}", name="venue_download", tags=["downloads"])
 def venue(
     request: Request, found: EditionOrSeriesDep, session: SessionDep, search: SearchDep,
     page: PageDep = 1, topic: str = "", format: ListFormat | None = None,
@@ -131,18 +134,21 @@ def authors(request: Request, session: SessionDep, search: SearchDep,
 
 
 @router.get("/authors/{slug}")
+@router.get("/authors/{slug}.{format}", name="author_download", tags=["downloads"])
 def author(request: Request, found: AuthorDep, session: SessionDep,
            format: ListFormat | None = None) -> Response:
     return _profile_page(request, session, found, format)
 
 
 @router.get("/institutions/{slug}")
+@router.get("/institutions/{slug}.{format}", name="institution_download", tags=["downloads"])
 def institution(request: Request, found: InstitutionDep, session: SessionDep,
                 format: ListFormat | None = None) -> Response:
     return _profile_page(request, session, found, format)
 
 
 @router.get("/countries/{slug}")
+@router.get("/countries/{slug}.{format}", name="country_download", tags=["downloads"])
 def country(request: Request, found: CountryDep, session: SessionDep,
             format: ListFormat | None = None) -> Response:
     return _profile_page(request, session, found, format)
@@ -188,6 +194,7 @@ def topics(request: Request, session: SessionDep, years: YearRangeDep) -> HTMLRe
 
 
 @router.get("/topics/{slug}")
+@router.get("/topics/{slug}.{format}", name="topic_download", tags=["downloads"])
 def topic(
     request: Request, found: TopicDep, session: SessionDep, where: ListFilterDep,
     page: PageDep = 1, format: ListFormat | None = None,
@@ -208,8 +215,11 @@ def topic(
 
 
 @router.get("/papers/{paper_id}")
-def paper(request: Request, found: PaperDep, session: SessionDep,
-          search: SearchDep) -> HTMLResponse:
+@router.get("/papers/{paper_id}.{format}", name="paper_citation", tags=["downloads"])
+def paper(request: Request, found: PaperDep, session: SessionDep, search: SearchDep,
+          format: CitationFormat | None = None) -> Response:
+    if format:
+        return downloads.paper_citation(request, session, found, format)
     view = paper_view(request, session, search, found)
     return render(request, "paper.html", paper=found, venue=view.venue, related=view.related,
                   venues=view.venues, page_url=view.url, bibtex=view.bibtex)
@@ -224,6 +234,7 @@ _PEOPLE_NAMES: dict[str, Callable[[Session, list[str]], dict[str, str]]] = {
 
 
 @router.get("/search")
+@router.get("/search.{format}", name="search_download", tags=["downloads"])
 def search(
     request: Request, session: SessionDep, search: SearchDep, query: SearchRequestDep,
     format: ListFormat | None = None,

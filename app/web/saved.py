@@ -54,9 +54,15 @@ def _parsed(session: Session, ids: str) -> SavedList:
 
 
 @router.get("/saved", response_class=HTMLResponse)
+@router.get("/saved.{format}", name="saved_download", tags=["downloads"])
 def saved_page(request: Request, session: SessionDep, search: SearchDep, ids: IdsParam = "",
                series_slug: Annotated[str, Query(alias="series")] = "",
-               year: Annotated[int | None, Query(ge=1900, le=2100)] = None) -> HTMLResponse:
+               year: Annotated[int | None, Query(ge=1900, le=2100)] = None,
+               format: SavedFormat | None = None) -> Response:
+    if format:
+        return list_response(request, rows_from_ids(request, _parsed(session, ids).ids),
+                             format, "reading-list", "Reading list",
+                             str(request.url_for("saved_page")))
     try:
         listed = saved_list(session, ids)
     except ValueError as error:
@@ -73,14 +79,6 @@ def saved_page(request: Request, session: SessionDep, search: SearchDep, ids: Id
         bibtex="\n".join(bibtex_entry(p, venues[p.venue_slug], url_for(p))
                          for p in listed.papers),
     )
-
-
-@router.get("/saved.{fmt}", name="saved_download")
-def saved_download(request: Request, fmt: SavedFormat, session: SessionDep,
-                   ids: IdsParam = "") -> Response:
-    listed = _parsed(session, ids)
-    return list_response(request, rows_from_ids(request, listed.ids), fmt, "reading-list",
-                         "Reading list", str(request.url_for("saved_page")))
 
 
 @router.get("/api/recommendations", name="api_recommendations", tags=["api"],

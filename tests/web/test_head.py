@@ -14,11 +14,11 @@ def sample_path(path: str, paper_id: str) -> str:
     slug = ("icml" if path.startswith(("/api/series", "/sitemaps")) else
             "optimization" if "/topics/" in path else
             "nobody" if "/authors/" in path else "icml-2026")
-    values = {"slug": slug, "paper_id": paper_id, "fmt": "csv", "name": "icml"}
-    if path.startswith("/papers/{paper_id}.{fmt}"):
-        values["fmt"] = "bib"
-    if path.startswith("/saved.{fmt}"):
-        values["fmt"] = "ris"
+    values = {"slug": slug, "paper_id": paper_id, "format": "csv", "name": "icml"}
+    if path.startswith("/papers/{paper_id}.{format}"):
+        values["format"] = "bib"
+    if path.startswith("/saved.{format}"):
+        values["format"] = "ris"
     return re.sub(r"\{(\w+)\}", lambda m: values[m[1]], path)
 
 
