@@ -71,6 +71,8 @@ MAX_WHATS_NEW = 50
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorOut, "description": "A parameter is malformed or out of range"},
     404: {"model": ErrorOut, "description": "Nothing has this identifier"},
+    # Answered before any parameter is read (middleware.LongAddresses).
+    414: {"model": ErrorOut, "description": "The address is longer than any request needs"},
 }
 router = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)
 SUGGESTIONS = 8
