@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
 from sqlmodel import Session
 
@@ -46,8 +46,8 @@ from app.outputs import (
 )
 from app.search.query import MAX_QUERY_CHARS
 from app.search.results import PER_PAGE
-from app.series import get_series
 from app.web.deps import (
+    ChosenSeriesDep,
     ListFilterDep,
     PageDep,
     PaperDep,
@@ -270,21 +270,24 @@ def search(
         hits=hits)
 
 
-@router.get("/whats-new", name="api_whats_new")
-def whats_new_api(
-    request: Request, session: SessionDep, search: SearchDep,
-    series: Annotated[str, Query(description="A series slug, e.g. neurips")] = "",
+def _whats_new_found(
+    search: SearchDep, chosen: ChosenSeriesDep,
     year: Annotated[int | None, Query(ge=1000, le=9999, description="e.g. 2018")] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_WHATS_NEW)] = WHATS_NEW,
-) -> WhatsNewOut:
+) -> WhatsNew:
+    """What is new where a request asks; a 404 where there are no papers."""
+    found = whats_new(search, series=chosen.slug if chosen else "", year=year, limit=limit)
+    if found is None:
+        raise HTTPException(404, "No papers there, or the search index is not built yet.")
+    return found
+
+
+@router.get("/whats-new", name="api_whats_new")
+def whats_new_api(request: Request,
+                  found: Annotated[WhatsNew, Depends(_whats_new_found)]) -> WhatsNewOut:
     """Terms whose share of papers rose most against the previous three editions of a series
     (`series` and `year`: one edition; `series` alone: its latest) or years of the catalog
     (`year` alone; neither: the latest year), and terms seen there for the first time."""
-    if series and get_series(session, series) is None:
-        raise HTTPException(404, f"No series “{series}”; /api/series lists them.")
-    found = whats_new(search, series=series, year=year, limit=limit)
-    if found is None:
-        raise HTTPException(404, "No papers there, or the search index is not built yet.")
     return whats_new_out(request, found)
 
 

@@ -107,6 +107,12 @@ def _series(slug: str, session: SessionDep) -> Series:
     return found
 
 
+def _chosen_series(session: SessionDep, series: Annotated[
+        str, Query(description="A series slug, e.g. neurips")] = "") -> Series | None:
+    """The series a request narrows to, if any; a 404 for one the catalog lacks."""
+    return _series(series, session) if series else None
+
+
 def _ranking_scope(session: SessionDep, years: YearRangeDep, series: Annotated[
         str, Query(description="Series slug, e.g. neurips (all series when empty)")] = "",
                    ) -> rankings.Scope:
@@ -163,3 +169,4 @@ SearchRequestDep = Annotated[SearchRequest, Depends(search_request)]
 YearRangeDep = Annotated[tuple[int | None, int | None], Depends(year_range)]
 PageDep = Annotated[int, Query(ge=1, le=100_000, description="1-based page number")]
 RankingScopeDep = Annotated[rankings.Scope, Depends(_ranking_scope)]
+ChosenSeriesDep = Annotated[Series | None, Depends(_chosen_series)]

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Annotated
 from xml.sax.saxutils import escape
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 from sqlmodel import Session
 
@@ -131,12 +131,9 @@ def sitemap(request: Request, session: SessionDep) -> StreamingResponse:
                       "</sitemapindex>\n"]))
 
 
-@router.get("/sitemaps/{name}.xml", name="sitemap_part")
-def sitemap_part(request: Request, name: str, session: SessionDep,
-                 part: Annotated[int, Query(ge=1, le=1000)] = 1) -> StreamingResponse:
-    """The site's own pages (`_site`), the people pages (`_authors`, `_institutions`,
-    `_countries`), or a series' pages (its editions and papers)."""
-    base = str(request.base_url).rstrip("/")
+def _sitemap_chunk(name: str, session: SessionDep,
+                   part: Annotated[int, Query(ge=1, le=1000)] = 1) -> list[PageUrl]:
+    """The pages of one sitemap file; a 404 for a sitemap or a part that does not exist."""
     if name == "_site":  # never a series: slugs are letters, digits and dashes
         pages = _site_pages()
     elif name in PEOPLE_FILES:
@@ -149,4 +146,12 @@ def sitemap_part(request: Request, name: str, session: SessionDep,
     chunk = pages[(part - 1) * SITEMAP_URLS : part * SITEMAP_URLS]
     if not chunk:
         raise HTTPException(404, f"The sitemap of “{name}” has no part {part}.")
-    return _xml(_urlset(base, chunk))
+    return chunk
+
+
+@router.get("/sitemaps/{name}.xml", name="sitemap_part")
+def sitemap_part(request: Request,
+                 chunk: Annotated[list[PageUrl], Depends(_sitemap_chunk)]) -> StreamingResponse:
+    """The site's own pages (`_site`), the people pages (`_authors`, `_institutions`,
+    `_countries`), or a series' pages (its editions and papers), in parts (`part`)."""
+    return _xml(_urlset(str(request.base_url).rstrip("/"), chunk))

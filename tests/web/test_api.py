@@ -75,3 +75,9 @@ def test_healthz_counts_papers_and_says_which_catalog_version_it_searches(client
 def test_openapi_docs(client: TestClient):
     assert client.get("/docs").status_code == 200
     assert "/api/search" in client.get("/openapi.json").json()["paths"]
+
+
+def test_whats_new_of_a_series_the_catalog_lacks_is_a_404_naming_it(client: TestClient):
+    response = client.get("/api/whats-new", params={"series": "no-such-series"})
+    assert response.status_code == 404
+    assert response.json()["error"] == "There is no series called “no-such-series”."
