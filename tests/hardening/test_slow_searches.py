@@ -13,8 +13,10 @@ from pathlib import Path
 
 import httpx
 from fastapi.testclient import TestClient
+from sqlmodel import select
 
 from app.main import create_app
+from app.models import Paper
 from tests.conftest import Catalog
 from tests.servers import CATALOG, free_port, wait_until_ready
 
@@ -76,6 +78,21 @@ def test_a_download_is_written_in_a_searching_slot(fresh: Catalog, tmp_path: Pat
         download = asked(f"{base}/venues/icml-2026.csv")
         wait_for(marker)
         assert download.is_alive()  # its rows wait in the slot
+        assert httpx.get(f"{base}/healthz", timeout=5).status_code == 200
+
+
+def test_the_maps_points_and_image_are_made_in_a_searching_slot(fresh: Catalog, tmp_path: Path):
+    """A reading list's points and the field's image were made in request threads of their
+    own, beside the searching slots: six maps at once held the interpreter lock from /healthz
+    (p95 213 ms at L, bench/hostile.py)."""
+    with fresh.session() as session:
+        listed = session.exec(select(Paper.id)).first()
+    marker = tmp_path / "search.reached"
+    with paused_server(fresh, marker) as base:
+        drawn = [asked(f"{base}/api/map?ids={listed}"), asked(f"{base}/map.png?field=1")]
+        wait_for(marker)
+        time.sleep(0.5)  # the other one takes the other slot
+        assert all(thread.is_alive() for thread in drawn)  # made in the slots
         assert httpx.get(f"{base}/healthz", timeout=5).status_code == 200
 
 
