@@ -63,16 +63,17 @@ class BoundedCache(Generic[K, V]):
 
 
 class ComputedOnce(Generic[K, V]):
-    """The most recently used computed values, each computed once even when many requests
-    ask for it at the same moment: the others wait for the first one's result, and when that
-    computation fails, one of them computes it in turn (nothing failed is kept).
+    """The most recently used computed values (`capacity` of them, or of their total `size`),
+    each computed once even when many requests ask for it at the same moment: the others wait
+    for the first one's result, and when that computation fails, one of them computes it in
+    turn (nothing failed is kept).
 
     Without the wait, 16 clients opening the same new paper page each computed the same
     related papers, and the page stopped answering.
     """
 
-    def __init__(self, capacity: int) -> None:
-        self._values: BoundedCache[K, V] = BoundedCache(capacity)
+    def __init__(self, capacity: int, size: Callable[[V], int] = lambda _: 1) -> None:
+        self._values: BoundedCache[K, V] = BoundedCache(capacity, size=size)
         self._pending: dict[K, threading.Event] = {}
         self._lock = threading.Lock()
 

@@ -50,6 +50,7 @@ def chosen_points(current: OpenIndex, ids: list[str]) -> MapPoints | None:
         return None
     number = current.document_numbers
     docs = np.array([number[pid] for pid in ids if pid in number], dtype=np.int64)
+    docs = docs[current.live[docs]]  # a paper removed since the layout has no place
     column = current.columns["topic"]
     order = {topic.slug: i for i, topic in enumerate(load_taxonomy().topics)}
     colours = np.array([order.get(str(slug), len(order)) for slug in column.values],

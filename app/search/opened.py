@@ -5,6 +5,7 @@ one guard, `with_index`, which answers as asked while no index has been built ye
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Callable
@@ -129,6 +130,7 @@ class LiveIndex:
                     ids = list(searcher.reader().column_reader("id"))
                 held = open_held(Path(identity[0]), len(ids))
                 self._open = OpenIndex(index, identity, columns, ids, **held)  # type: ignore[arg-type]
+                _kept_out_of_collections()
             return self._open
 
     def close(self) -> None:
@@ -152,3 +154,13 @@ class LiveIndex:
         except IndexUnavailable:
             return unavailable
         return work(current)
+
+
+def _kept_out_of_collections() -> None:
+    """Move what the process holds now (its modules, the index just opened) out of the cyclic
+    collector's passes. A full pass walked it all, about 0.2 s at L holding the interpreter
+    lock, and requests that allocate much (the map's points, downloads) set one off every few
+    seconds: /healthz waited behind them (docs/performance.md). None of it is cyclic garbage
+    when a newer generation replaces it: reference counting frees it."""
+    gc.collect()  # what is garbage already is freed, not kept for good
+    gc.freeze()

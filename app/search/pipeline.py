@@ -125,7 +125,7 @@ class Search:
             ranked = self._own_order(resolved, limit or len(allowed))
             return [self.current.ids[doc] for doc, _ in ranked]
         results = self.searcher.search(query, limit=limit, filter=allowed, sortedby=sortedby)
-        return [hit["id"] for hit in results]
+        return [self.current.ids[hit.docnum] for hit in results]
 
     def _resolve(self) -> Resolved:
         request = self.request

@@ -7,7 +7,8 @@ import os
 from fastapi import APIRouter, Request, Response
 from sqlmodel import Session
 
-from app.db import catalog_version, get_engine, paper_total
+from app.catalog import memoized, version_key
+from app.db import get_engine, paper_total
 from app.outputs import HealthOut
 from app.search.index import read_index_version
 
@@ -29,9 +30,11 @@ async def healthz(request: Request, response: Response) -> HealthOut:
 def _status(request: Request) -> HealthOut:
     keeper, settings = request.app.state.keeper, request.app.state.settings
     with Session(get_engine(settings.database_url)) as session:
-        status = HealthOut(status="ok", catalog_version=catalog_version(session),
+        status = HealthOut(status="ok", catalog_version=version_key(session)[1],
                            index_version=read_index_version(settings.index_path),
                            index=keeper.state, worker=os.getpid())
         if not keeper.ready(session):
             return status.model_copy(update={"status": "starting"})
-        return status.model_copy(update={"papers": paper_total(session)})
+        # Counted once per catalog version: counting 88,000 rows took 2-5 ms of every check.
+        papers = memoized(session, ("papers",), lambda: paper_total(session))
+        return status.model_copy(update={"papers": papers})

@@ -4,20 +4,24 @@ request's (`q` and facet filters: `venue=`, `series=`, `topic=`, ...) or a readi
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Annotated
 
+import numpy as np
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 from sqlmodel import Session, col
 
 from app import catalog
-from app.cache import BoundedCache
+from app.cache import ComputedOnce
 from app.ids import ID_LIST, MAX_LISTED, parse_paper_ids
 from app.models import Paper
 from app.outputs import PhraseCount
 from app.paper_map import MAX_POINTS, MapPoints, chosen_points, palette, render
 from app.search.opened import OpenIndex
+from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from app.web.api import ERRORS
 from app.web.deps import SearchDep, SearchRequestDep, SessionDep
@@ -56,64 +60,84 @@ class MapBoxOut(BaseModel):
 
 BOX_PAPERS, BOX_TERMS = 20, 12
 TERMS_FROM = 2_000  # the box's keyphrases are counted over its first papers
-# An image is the same for every reader until the index changes, and took 0.2-0.5 s to draw
-# at L: kept per generation (an image is 35-55 KB).
-_images: BoundedCache[tuple[object, ...], bytes] = BoundedCache(8 * 1024 * 1024, size=len)
+# An image and the points are the same for every reader until the index changes: each is made
+# once per generation and request, in a searching slot as a search is (the points of 20,000
+# papers cost 0.5-0.9 s of CPU at L, and six at once held the interpreter lock from /healthz),
+# and kept as bytes: an image is 35-55 KB, the points of 20,000 papers 2.3 MB.
+_drawn: ComputedOnce[tuple[object, ...], bytes] = ComputedOnce(16 * 1024 * 1024, size=len)
+POINTS_PER_CALL = 2_000  # json.dumps holds the interpreter lock: 80 ms for 20,000 points
+COMPACT = (",", ":")  # JSON without spaces, as FastAPI writes it
 IdsParam = Annotated[str, Query(description=f"A reading list: comma-separated paper IDs, at "
                                              f"most {MAX_LISTED}", pattern=f"^$|{ID_LIST}",
                                  max_length=MAX_LISTED * 17 - 1)]
 Coordinate = Annotated[float, Query(ge=-1, le=2)]
+Papers = tuple[SearchRequest, str] | None  # the papers in question: a request and a list
 
 
-def _ids(search: PaperSearch, request: object, ids: str) -> list[str]:
+def _ids(search: PaperSearch, request: SearchRequest, ids: str) -> list[str]:
     if ids:
         try:
             return parse_paper_ids(ids)
         except ValueError as error:
             raise HTTPException(400, str(error)) from error
-    return search.ranked_ids(request, limit=MAX_POINTS)  # type: ignore[arg-type]
+    return search.ranked_ids(request, limit=MAX_POINTS)
 
 
 def _points(search: PaperSearch, ids: list[str]) -> tuple[MapPoints | None, OpenIndex | None]:
     return search.with_index(lambda current: (chosen_points(current, ids), current), (None, None))
 
 
+def _drawn_once(search: PaperSearch, kind: str, papers: Papers,
+                draw: Callable[[OpenIndex, list[str]], bytes]) -> bytes:
+    """What `draw` makes of the live index and the IDs of the papers in question, made in a
+    searching slot once per generation."""
+    current = search.with_index(lambda current: current, None)
+    if current is None or current.positions is None:
+        raise HTTPException(404, "The map is not drawn yet: it is computed with the index.")
+
+    def made() -> bytes:
+        found = [] if papers is None else _ids(search, *papers)  # ranked in a slot of its own
+        return search.gated(lambda: draw(current, found))
+
+    return _drawn.get((kind, current.identity, papers), made)
+
+
 @router.get("/map.png", include_in_schema=False)
 def map_image(search: SearchDep, request: SearchRequestDep, ids: IdsParam = "",
               field: bool = False) -> Response:
     """The map as a PNG: the field alone (`field=1`), or with the papers in question."""
-    identity = search.with_index(
-        lambda current: current.identity if current.positions is not None else None, None)
-    if identity is None:
-        raise HTTPException(404, "The map is not drawn yet: it is computed with the index.")
-    key = (identity, None if field else (request, ids))
-    image = _images.get(key)
-    if image is None:
-        chosen, current = _points(search, [] if field else _ids(search, request, ids))
-        if current is None or current.positions is None:  # replaced since: draw it next time
-            raise HTTPException(503, "The index is being replaced; try again in a moment.")
-        image = render(current.positions[current.live], None if field else chosen)
-        _images.put(key, image)
+    image = _drawn_once(search, "png", None if field else (request, ids), lambda current, found: (
+        render(current.positions[current.live], chosen_points(current, found))))
     return Response(image, media_type="image/png",
                     headers={"cache-control": "public, max-age=300"})
 
 
-@router.get("/api/map", name="api_map", tags=["api"], responses=ERRORS)
-def map_points(search: SearchDep, request: SearchRequestDep, ids: IdsParam = "") -> MapOut:
+@router.get("/api/map", name="api_map", tags=["api"], responses=ERRORS, response_model=MapOut)
+def map_points(search: SearchDep, request: SearchRequestDep, ids: IdsParam = "") -> Response:
     """Where the papers in question sit on the map of the whole catalog (x and y in [0, 1]),
     at most 20,000 of them, with their topic, year and status."""
-    found = _ids(search, request, ids)
-    chosen, current = _points(search, found)
-    if chosen is None or current is None:
-        raise HTTPException(404, "The map is not drawn yet: it is computed with the index.")
-    columns = current.columns
-    return MapOut(total=len(found), palette=palette(), papers=[
-        MapPointOut(id=current.ids[doc], x=round(float(x), 4), y=round(float(y), 4),
-                    topic=str(columns["topic"].values[columns["topic"].codes[doc]]),
-                    year=int(columns["year"].values[columns["year"].codes[doc]]),
-                    status=str(columns["status"].values[columns["status"].codes[doc]]),
-                    colour=int(colour))
-        for doc, (x, y), colour in zip(chosen.docs, chosen.xy, chosen.topics, strict=True)])
+    return Response(_drawn_once(search, "points", (request, ids), _points_json),
+                    media_type="application/json")
+
+
+def _points_json(current: OpenIndex, found: list[str]) -> bytes:
+    """MapOut's JSON, its points written a few thousand at a time."""
+    chosen = chosen_points(current, found)
+    assert chosen is not None  # the map is drawn: _drawn_once checked
+
+    def of(name: str) -> list[object]:
+        column = current.columns[name]
+        return np.asarray(column.values, dtype=object)[column.codes[chosen.docs]].tolist()
+
+    papers = [{"id": current.ids[doc], "x": round(x, 4), "y": round(y, 4), "topic": str(topic),
+               "year": int(year), "status": str(status), "colour": colour}
+              for doc, (x, y), topic, year, status, colour in zip(
+                  chosen.docs.tolist(), chosen.xy.tolist(), of("topic"), of("year"), of("status"),
+                  chosen.topics.tolist(), strict=True)]
+    lists = [json.dumps(papers[start:start + POINTS_PER_CALL], separators=COMPACT)[1:-1]
+             for start in range(0, len(papers), POINTS_PER_CALL)]
+    head = json.dumps({"total": len(found), "palette": palette()}, separators=COMPACT)[:-1]
+    return f'{head},"papers":[{",".join(lists)}]}}'.encode()
 
 
 @router.get("/api/map/box", name="api_map_box", tags=["api"], responses=ERRORS)

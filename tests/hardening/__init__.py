@@ -40,6 +40,12 @@ catalog) and the test of each defect it found, in test_third_round.py:
    (test_if_none_match_star_and_weak_tags_revalidate_a_page);
 6. downloads written beside searches held the interpreter lock from /healthz
    (test_slow_searches.py, test_a_download_is_written_in_a_searching_slot);
+7. the map's points and image were made beside the searching slots, anew for each request
+   (test_slow_searches.py, test_the_maps_points_and_image_are_made_in_a_searching_slot;
+   tests/web/test_map.py, test_points_are_made_once_per_index_as_the_api_declares_them);
+8. each full pass of the cyclic collector walked all that a server holds for good, holding
+   the interpreter lock from /healthz (test_slow_searches.py, test_what_a_server_holds_for_
+   good_is_left_out_of_the_collectors_passes);
 
 and the Host header, configured rather than taken from requests: test_hosts.py.
 """

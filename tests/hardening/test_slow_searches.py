@@ -1,6 +1,8 @@
 """Slow searches holding every request thread: health checks and cached pages still answer
-at once (issue 29, item 9); downloads are written in the same few searching slots (issue 43)."""
+at once (issue 29, item 9); downloads are written in the same few searching slots, and what
+a server holds for good is left out of the cyclic collector's passes (issue 43)."""
 
+import gc
 import signal
 import subprocess
 import threading
@@ -10,7 +12,11 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import httpx
+from fastapi.testclient import TestClient
+from sqlmodel import select
 
+from app.main import create_app
+from app.models import Paper
 from tests.conftest import Catalog
 from tests.servers import CATALOG, free_port, wait_until_ready
 
@@ -73,6 +79,32 @@ def test_a_download_is_written_in_a_searching_slot(fresh: Catalog, tmp_path: Pat
         wait_for(marker)
         assert download.is_alive()  # its rows wait in the slot
         assert httpx.get(f"{base}/healthz", timeout=5).status_code == 200
+
+
+def test_the_maps_points_and_image_are_made_in_a_searching_slot(fresh: Catalog, tmp_path: Path):
+    """A reading list's points and the field's image were made in request threads of their
+    own, beside the searching slots: six maps at once held the interpreter lock from /healthz
+    (p95 213 ms at L, bench/hostile.py)."""
+    with fresh.session() as session:
+        listed = session.exec(select(Paper.id)).first()
+    marker = tmp_path / "search.reached"
+    with paused_server(fresh, marker) as base:
+        drawn = [asked(f"{base}/api/map?ids={listed}"), asked(f"{base}/map.png?field=1")]
+        wait_for(marker)
+        time.sleep(0.5)  # the other one takes the other slot
+        assert all(thread.is_alive() for thread in drawn)  # made in the slots
+        assert httpx.get(f"{base}/healthz", timeout=5).status_code == 200
+
+
+def test_what_a_server_holds_for_good_is_left_out_of_the_collectors_passes(seeded: Catalog):
+    """Each full pass of the cyclic collector walked every object the server held (its
+    modules, the open index: 0.2 s at L, holding the interpreter lock), and requests that
+    allocate much set one off every few seconds: /healthz waited behind them (p95 209 ms
+    under fire at L, bench/hostile.py)."""
+    with TestClient(create_app(seeded.settings)) as client:
+        held = client.app.state.search.with_index(lambda current: current.ids, None)
+        assert held  # opened before the first request
+        assert not any(tracked is held for tracked in gc.get_objects())
 
 
 def _ask(url: str) -> None:

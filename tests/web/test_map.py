@@ -12,6 +12,7 @@ from app.ingest.load import ingest_paths
 from app.main import create_app
 from app.search.index import SyncKind, sync_index
 from app.search.layout import MAP_FILE
+from app.web.maps import MapOut
 from tests.conftest import Catalog, make_catalog
 from tests.rising import corpus, more
 
@@ -109,3 +110,32 @@ def test_an_image_is_drawn_once_per_index(client: TestClient, monkeypatch):
     first = client.get("/map.png", params={"topic": "learning-theory"}).content
     assert client.get("/map.png", params={"topic": "learning-theory"}).content == first
     assert len(drawn) == 1
+
+
+def test_points_are_made_once_per_index_as_the_api_declares_them(client: TestClient,
+                                                                  monkeypatch):
+    """The points of 20,000 papers cost 0.5-0.9 s of CPU at L, made anew for every request."""
+    from app.web import maps  # noqa: PLC0415 - the module whose points are counted
+    made = []
+    choose = maps.chosen_points
+    monkeypatch.setattr(maps, "chosen_points", lambda *args: made.append(1) or choose(*args))
+    first = client.get("/api/map", params={"topic": "learning-theory"})
+    assert client.get("/api/map", params={"topic": "learning-theory"}).content == first.content
+    assert len(made) == 1 and first.headers["content-type"] == "application/json"
+    declared = MapOut.model_validate_json(first.content)
+    assert declared.total == len(declared.papers) > 0 and declared.papers[0].topic
+
+
+def test_a_paper_removed_since_the_layout_has_no_place(tmp_path: Path):
+    """A removed paper keeps its ID in the index until a rebuild, without a place: its point
+    was NaN, drawn in the image's corner."""
+    catalog = make_catalog(tmp_path)
+    catalog.ingest(corpus(tmp_path / "delta.jsonl"), more(tmp_path / "more.jsonl", 3))
+    with TestClient(create_app(catalog.settings)) as client:
+        removed = places(client, q='"quantum widgets again 2"')
+    assert len(removed) == 1
+    with catalog.session() as session:
+        ingest_paths(session, [more(tmp_path / "more.jsonl", 2)])
+        assert sync_index(catalog.settings, session).kind is SyncKind.UPDATED
+    with TestClient(create_app(catalog.settings)) as client:
+        assert places(client, ids=",".join(removed)) == {}
