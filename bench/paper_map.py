@@ -21,7 +21,7 @@ from scipy.spatial import cKDTree
 
 from app.config import get_settings
 from app.main import create_app
-from app.search.layout import knn
+from app.map.layout import knn
 from app.search.searcher import PaperSearch
 
 

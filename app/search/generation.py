@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from app.map.layout import MAP_FILE, read_layout, write_layout
 from app.search.acronyms import ACRONYMS_FILE, AcronymCounts
 from app.search.arrays import ARRAYS_DIR, write_arrays
 from app.search.completions import (
@@ -30,7 +31,6 @@ from app.search.completions import (
     CompletionCounts,
     Completions,
 )
-from app.search.layout import MAP_FILE, read_layout, write_layout
 from app.search.vectors import MODEL_FILE, VECTORS_FILE, read_vectors, write_vectors
 from app.search.vocabulary import VOCABULARY_FILE, Vocabulary, WordCounts
 from app.whats_new.edition_terms import TERMS_FILE, count_edition_terms, read_edition_terms

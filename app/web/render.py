@@ -9,11 +9,11 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup, escape
 
-from app import paper_map
 from app.config import PROJECT_ROOT
 from app.exports import coins, paper_title
 from app.ids import MAX_LISTED, PAPER_ID, name_slug
 from app.ingest.normalize import title_html
+from app.map import drawing
 from app.topics import load_taxonomy
 from app.web.assets import static_url
 from app.web.urls import (
@@ -81,14 +81,14 @@ for path in (paper_path, venue_path, topic_path, profile_path, search_path, tren
 
 
 def map_ready(request: Request) -> bool:
-    """Whether the live index has its map (app/paper_map.py): pages show it from then on."""
+    """Whether the live index has its map (app/map/drawing.py): pages show it from then on."""
     return request.app.state.search.with_index(
         lambda current: current.positions is not None, False)
 
 
 templates.env.globals["map_ready"] = map_ready
-templates.env.globals["map_size"] = paper_map.SIZE
-templates.env.globals["map_margin"] = paper_map.MARGIN
+templates.env.globals["map_size"] = drawing.SIZE
+templates.env.globals["map_margin"] = drawing.MARGIN
 
 
 def compile_templates() -> None:

@@ -9,7 +9,7 @@ EDITION = "/venues/icml-2026"
 
 
 def point_on_screen(page, paper: dict) -> tuple[float, float]:  # type: ignore[no-untyped-def]
-    """Where the map draws a paper, in the page's pixels (app/paper_map.py's formula)."""
+    """Where the map draws a paper, in the page's pixels (app/map/drawing.py's formula)."""
     figure = page.locator("figure.paper-map")
     page.locator("canvas.map-canvas").scroll_into_view_if_needed()
     size, margin = (int(figure.get_attribute(f"data-{name}")) for name in ("size", "margin"))

@@ -10,9 +10,9 @@ from fastapi.testclient import TestClient
 
 from app.ingest.load import ingest_paths
 from app.main import create_app
+from app.map.layout import MAP_FILE
+from app.map.routes import MapOut
 from app.search.index import SyncKind, sync_index
-from app.search.layout import MAP_FILE
-from app.web.maps import MapOut
 from tests.conftest import Catalog, make_catalog
 from tests.rising import corpus, more
 
@@ -103,7 +103,7 @@ def test_before_the_map_is_drawn_pages_say_so(tmp_path: Path):
 
 
 def test_an_image_is_drawn_once_per_index(client: TestClient, monkeypatch):
-    from app.web import maps  # noqa: PLC0415 - the module whose drawing is counted
+    from app.map import routes as maps  # noqa: PLC0415 - the module whose drawing is counted
     drawn = []
     draw = maps.render
     monkeypatch.setattr(maps, "render", lambda *args: drawn.append(1) or draw(*args))
@@ -115,7 +115,7 @@ def test_an_image_is_drawn_once_per_index(client: TestClient, monkeypatch):
 def test_points_are_made_once_per_index_as_the_api_declares_them(client: TestClient,
                                                                   monkeypatch):
     """The points of 20,000 papers cost 0.5-0.9 s of CPU at L, made anew for every request."""
-    from app.web import maps  # noqa: PLC0415 - the module whose points are counted
+    from app.map import routes as maps  # noqa: PLC0415 - the module whose points are counted
     made = []
     choose = maps.chosen_points
     monkeypatch.setattr(maps, "chosen_points", lambda *args: made.append(1) or choose(*args))

@@ -1,4 +1,4 @@
-"""The paper map's image and its JSON (app/paper_map.py): the papers in question are a search
+"""The paper map's image and its JSON (app/map/drawing.py): the papers in question are a search
 request's (`q` and facet filters: `venue=`, `series=`, `topic=`, ...) or a reading list's
 (`ids=`)."""
 
@@ -17,9 +17,9 @@ from sqlmodel import Session, col
 from app import catalog
 from app.cache import ComputedOnce
 from app.ids import ID_LIST, MAX_LISTED, parse_paper_ids
+from app.map.drawing import MAX_POINTS, MapPoints, chosen_points, palette, render
 from app.models import Paper
 from app.outputs import PhraseCount
-from app.paper_map import MAX_POINTS, MapPoints, chosen_points, palette, render
 from app.search.opened import OpenIndex
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch

@@ -1,5 +1,5 @@
 """A map of the papers: every paper at one place in a single 2-D layout of the whole catalog
-(search/layout.py), so that a paper sits at the same place on every page.
+(map/layout.py), so that a paper sits at the same place on every page.
 
 The papers in question are those of a search request (a query and facet filters: an edition,
 a series, a topic) or of a reading list. Drawn here as a PNG, the whole field faint and the

@@ -1,5 +1,5 @@
 """The map's layout: one fixed 2-D place per paper, computed when a generation is built from
-its paper vectors (vectors.py), with numpy and scipy only; app/paper_map.py draws it.
+its paper vectors (vectors.py), with numpy and scipy only; app/map/drawing.py draws it.
 
 UMAP's layout (McInnes, Healy and Melville, 2018) written as whole-array numpy: the exact
 cosine k nearest neighbours (blocked matrix products), UMAP's fuzzy graph of them, a start at
