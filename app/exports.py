@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 from urllib.parse import urlencode
 from xml.sax.saxutils import escape as xml_escape
 
@@ -200,6 +200,10 @@ class Writer:
 def _rows_only(stream: Callable[[PaperRows, UrlFor], Iterator[str]]
                ) -> Callable[[PaperRows, UrlFor, Feed], Iterator[str]]:
     return lambda rows, url_for, _: stream(rows, url_for)
+
+
+ListFormat = Literal["csv", "json", "bib", "ris", "atom"]  # a list of papers
+CitationFormat = Literal["bib", "ris"]  # one paper
 
 
 # Every download format, in one table: the lists' downloads, the reading list's and one

@@ -168,3 +168,28 @@ def test_bench_imports_nothing_from_tests():
     graph = _imports(_modules("bench", "tests"))
     assert [(name, sorted(graph[name])) for name in sorted(graph) if name.startswith("bench")
             and any(target.startswith("tests") for target in graph[name])] == []
+
+
+def _raising_404(tree: ast.Module) -> set[str]:
+    """The module's functions that raise a 404 (a nested function's, its outer one's)."""
+    return {node.name for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and any(isinstance(call, ast.Call) and getattr(call.func, "id", "") == "HTTPException"
+                    and call.args and getattr(call.args[0], "value", None) == 404
+                    for call in ast.walk(node))}
+
+
+def _dependencies(tree: ast.AST) -> set[str]:
+    """The functions a module names in Depends(...), or whose call makes the dependency."""
+    named = [call.args[0] for call in ast.walk(tree)
+             if isinstance(call, ast.Call) and getattr(call.func, "id", "") == "Depends"
+             and call.args]
+    return {getattr(arg.func if isinstance(arg, ast.Call) else arg, "id", "") for arg in named}
+
+
+def test_404s_are_raised_only_in_lookup_dependencies():
+    """A route renders what its dependencies looked up; what is not there is a 404 from the
+    lookup (issue 41), so every route of a kind answers it alike."""
+    trees = [ast.parse(path.read_text(encoding="utf-8")) for path in _modules("app").values()]
+    raising = set().union(*map(_raising_404, trees))
+    assert raising and raising <= set().union(*map(_dependencies, trees))

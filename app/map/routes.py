@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Annotated
 
 import numpy as np
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 from sqlmodel import Session, col
@@ -17,7 +17,7 @@ from sqlmodel import Session, col
 from app import catalog
 from app.cache import ComputedOnce
 from app.ids import ID_LIST, MAX_LISTED, parse_paper_ids
-from app.map.drawing import MAX_POINTS, MapPoints, chosen_points, palette, render
+from app.map.drawing import MAX_POINTS, chosen_points, palette, render
 from app.models import Paper
 from app.outputs import PhraseCount
 from app.search.opened import OpenIndex
@@ -83,17 +83,21 @@ def _ids(search: PaperSearch, request: SearchRequest, ids: str) -> list[str]:
     return search.ranked_ids(request, limit=MAX_POINTS)
 
 
-def _points(search: PaperSearch, ids: list[str]) -> tuple[MapPoints | None, OpenIndex | None]:
-    return search.with_index(lambda current: (chosen_points(current, ids), current), (None, None))
-
-
-def _drawn_once(search: PaperSearch, kind: str, papers: Papers,
-                draw: Callable[[OpenIndex, list[str]], bytes]) -> bytes:
-    """What `draw` makes of the live index and the IDs of the papers in question, made in a
-    searching slot once per generation."""
+def _mapped(search: SearchDep) -> OpenIndex:
+    """The live index, with its map; a 404 until the map is drawn."""
     current = search.with_index(lambda current: current, None)
     if current is None or current.positions is None:
         raise HTTPException(404, "The map is not drawn yet: it is computed with the index.")
+    return current
+
+
+MappedDep = Annotated[OpenIndex, Depends(_mapped)]
+
+
+def _drawn_once(search: PaperSearch, current: OpenIndex, kind: str, papers: Papers,
+                draw: Callable[[OpenIndex, list[str]], bytes]) -> bytes:
+    """What `draw` makes of the live index and the IDs of the papers in question, made in a
+    searching slot once per generation."""
 
     def made() -> bytes:
         found = [] if papers is None else _ids(search, *papers)  # ranked in a slot of its own
@@ -103,20 +107,22 @@ def _drawn_once(search: PaperSearch, kind: str, papers: Papers,
 
 
 @router.get("/map.png", include_in_schema=False)
-def map_image(search: SearchDep, request: SearchRequestDep, ids: IdsParam = "",
-              field: bool = False) -> Response:
+def map_image(search: SearchDep, current: MappedDep, request: SearchRequestDep,
+              ids: IdsParam = "", field: bool = False) -> Response:
     """The map as a PNG: the field alone (`field=1`), or with the papers in question."""
-    image = _drawn_once(search, "png", None if field else (request, ids), lambda current, found: (
-        render(current.positions[current.live], chosen_points(current, found))))
+    image = _drawn_once(search, current, "png", None if field else (request, ids),
+                        lambda current, found: render(current.positions[current.live],
+                                                      chosen_points(current, found)))
     return Response(image, media_type="image/png",
                     headers={"cache-control": "public, max-age=300"})
 
 
 @router.get("/api/map", name="api_map", tags=["api"], responses=ERRORS, response_model=MapOut)
-def map_points(search: SearchDep, request: SearchRequestDep, ids: IdsParam = "") -> Response:
+def map_points(search: SearchDep, current: MappedDep, request: SearchRequestDep,
+               ids: IdsParam = "") -> Response:
     """Where the papers in question sit on the map of the whole catalog (x and y in [0, 1]),
     at most 20,000 of them, with their topic, year and status."""
-    return Response(_drawn_once(search, "points", (request, ids), _points_json),
+    return Response(_drawn_once(search, current, "points", (request, ids), _points_json),
                     media_type="application/json")
 
 
@@ -141,16 +147,15 @@ def _points_json(current: OpenIndex, found: list[str]) -> bytes:
 
 
 @router.get("/api/map/box", name="api_map_box", tags=["api"], responses=ERRORS)
-def map_box(http: Request, session: SessionDep, search: SearchDep, request: SearchRequestDep,
-            x0: Coordinate, x1: Coordinate, y0: Coordinate, y1: Coordinate,
-            ids: IdsParam = "") -> MapBoxOut:
+def map_box(http: Request, session: SessionDep, search: SearchDep, current: MappedDep,
+            request: SearchRequestDep, x0: Coordinate, x1: Coordinate, y0: Coordinate,
+            y1: Coordinate, ids: IdsParam = "") -> MapBoxOut:
     """The papers in question inside a box of the map, and their most frequent keyphrases."""
-    chosen, _ = _points(search, _ids(search, request, ids))
-    if chosen is None:
-        raise HTTPException(404, "The map is not drawn yet: it is computed with the index.")
+    chosen = chosen_points(current, _ids(search, request, ids))
+    assert chosen is not None  # the map is drawn: _mapped checked
     x, y = chosen.xy[:, 0], chosen.xy[:, 1]
     inside = (x >= min(x0, x1)) & (x <= max(x0, x1)) & (y >= min(y0, y1)) & (y <= max(y0, y1))
-    found = search.with_index(lambda current: [current.ids[d] for d in chosen.docs[inside]], [])
+    found = [current.ids[doc] for doc in chosen.docs[inside].tolist()]
     return _box(http, session, found)
 
 

@@ -12,6 +12,7 @@ from sqlmodel import Session
 from app import catalog, people, rankings
 from app.catalog import ListFilter
 from app.db import get_engine
+from app.exports import ListFormat
 from app.facets import FACETS, Facet, Kind
 from app.ids import slugify
 from app.models import Edition, Paper
@@ -20,6 +21,7 @@ from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from app.series import Series, get_series
 from app.topics import Topic, load_taxonomy
+from app.web.urls import venue_path
 
 
 def get_session(request: Request) -> Iterator[Session]:
@@ -100,6 +102,15 @@ def _edition_or_series(slug: str, session: SessionDep) -> Edition | Series:
     return found
 
 
+def _edition_or_series_listed(found: Annotated[Edition | Series, Depends(_edition_or_series)],
+                              format: ListFormat | None = None) -> Edition | Series:
+    """An edition or a series, as its page or a download; a series downloads by edition."""
+    if isinstance(found, Series) and format:
+        raise HTTPException(404, f"{found.name} downloads by edition, e.g. "
+                                 f"{venue_path(found.editions[-1].slug)}.{format}")
+    return found
+
+
 def _series(slug: str, session: SessionDep) -> Series:
     found = get_series(session, slug)
     if found is None:
@@ -158,7 +169,7 @@ def year_range(
 PaperDep = Annotated[Paper, Depends(_paper)]
 VenueDep = Annotated[Edition, Depends(_venue)]
 SeriesDep = Annotated[Series, Depends(_series)]
-EditionOrSeriesDep = Annotated[Edition | Series, Depends(_edition_or_series)]
+EditionOrSeriesDep = Annotated[Edition | Series, Depends(_edition_or_series_listed)]
 TopicDep = Annotated[Topic, Depends(topic_named)]
 ListFilterDep = Annotated[ListFilter, Depends(list_filter)]
 AuthorDep = Annotated[people.Profile, Depends(_profile_of("author"))]

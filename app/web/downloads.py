@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from itertools import islice
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import HTTPException, Request
 from fastapi.responses import Response, StreamingResponse
@@ -21,7 +21,7 @@ from sqlmodel import Session, col
 from app import catalog, people
 from app.catalog import PaperRows
 from app.db import get_engine
-from app.exports import WRITERS, Feed, bibtex_entry, ris_record
+from app.exports import WRITERS, CitationFormat, Feed, bibtex_entry, ris_record
 from app.models import Edition, Paper
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
@@ -29,8 +29,6 @@ from app.topics import Topic
 from app.web.deps import topic_named
 from app.web.urls import paper_url_for, profile_path, search_query_string
 
-ListFormat = Literal["csv", "json", "bib", "ris", "atom"]
-CitationFormat = Literal["bib", "ris"]
 FEED_ENTRIES = 50
 # Papers in one download: the whole catalog's 88,000 in one took 17 s of a CPU and 50 MB for
 # a request of 20 bytes; 5,000 took 1.0 s as JSON (bench/hostile.py). 2,000 hold the largest

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
 from app import catalog, people, rankings, series
 from app.catalog import year_totals
+from app.exports import CitationFormat, ListFormat
 from app.search.query import PASTED_TEXT_WORDS, replace_word
 from app.search.results import SearchResult
 from app.search.searcher import PaperSearch
@@ -32,7 +33,6 @@ from app.web.deps import (
     TopicDep,
     YearRangeDep,
 )
-from app.web.downloads import CitationFormat, ListFormat
 from app.web.render import compile_templates, render, topic_name
 from app.web.results import run_search
 from app.web.urls import profile_path, search_query_string, topic_path, venue_path
@@ -88,9 +88,6 @@ def venue(
     page: PageDep = 1, topic: str = "", format: ListFormat | None = None,
 ) -> Response:
     if isinstance(found, series.Series):
-        if format:
-            raise HTTPException(404, f"{found.name} downloads by edition, e.g. "
-                                     f"{venue_path(found.editions[-1].slug)}.{format}")
         return _series_page(request, session, search, found)
     if format:
         return downloads.venue_download(request, found, format, topic)
