@@ -20,10 +20,11 @@ from starlette.middleware.gzip import GZipMiddleware
 from app.config import Settings, get_settings
 from app.db import get_engine
 from app.map import routes as maps
+from app.people import routes as people_api
 from app.search.keeper import IndexKeeper
 from app.search.searcher import PaperSearch
 from app.topics import use_taxonomy
-from app.web import api, discovery, health, pages, people_api, saved
+from app.web import api, discovery, health, pages, saved
 from app.web.assets import STATIC_DIR, SWAGGER_UI_DIR, SWAGGER_UI_URL, Assets
 from app.web.lanes import QuickLane
 from app.web.middleware import (

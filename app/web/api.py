@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
 from sqlmodel import Session
 
-from app import catalog, people, rankings, series
+from app import catalog, people, series
 from app.models import Edition, Paper
 from app.outputs import (
     EditionOut,
@@ -44,6 +44,7 @@ from app.outputs import (
     VenuesOut,
     WhatsNewOut,
 )
+from app.people import rankings
 from app.search.query import MAX_QUERY_CHARS
 from app.search.results import PER_PAGE
 from app.web.deps import (

@@ -9,13 +9,14 @@ from typing import Annotated, Any, Literal
 from fastapi import Depends, HTTPException, Query, Request
 from sqlmodel import Session
 
-from app import catalog, people, rankings
+from app import catalog, people
 from app.catalog import ListFilter
 from app.db import get_engine
 from app.exports import ListFormat
 from app.facets import FACETS, Facet, Kind
 from app.ids import slugify
 from app.models import Edition, Paper
+from app.people import rankings
 from app.search.query import MAX_TEXT_CHARS
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch

@@ -9,9 +9,10 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
-from app import catalog, people, rankings, series
+from app import catalog, people, series
 from app.catalog import year_totals
 from app.exports import CitationFormat, ListFormat
+from app.people import rankings
 from app.search.query import PASTED_TEXT_WORDS, replace_word
 from app.search.results import SearchResult
 from app.search.searcher import PaperSearch

@@ -14,7 +14,7 @@ from app.models import Paper
 from app.search.results import SearchRequest
 
 PAPERS, VENUES, TOPICS, SEARCH, TRENDS = ("/papers", "/venues", "/topics", "/search", "/trends")
-# Where the profiles of each kind (app/people.py) live.
+# Where the profiles of each kind (app/people/) live.
 PROFILES = {"author": "/authors", "institution": "/institutions", "country": "/countries"}
 # The HTML pages (rendered once per catalog version by the page cache), by path prefix.
 PAGE_PREFIXES = (VENUES, PAPERS + "/", TOPICS, SEARCH, TRENDS,

@@ -8,11 +8,12 @@ from dataclasses import dataclass
 from fastapi import Request
 from sqlmodel import Session
 
-from app import catalog, rankings, series
+from app import catalog, series
 from app.catalog import Landscape
 from app.exports import bibtex_entry
 from app.models import Edition, Paper
 from app.paging import Page
+from app.people import rankings
 from app.search.searcher import PaperSearch
 from app.topics import Topic, load_taxonomy
 from app.web.deps import topic_named

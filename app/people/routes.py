@@ -1,4 +1,4 @@
-"""JSON twins of the people pages: authors, institutions and countries (app/people.py)."""
+"""JSON twins of the people pages: authors, institutions and countries (app/people/)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from sqlmodel import Session
 
-from app import people, rankings
+from app import people
 from app.outputs import (
     AuthorsFoundOut,
     EditionCountOut,
@@ -18,6 +18,7 @@ from app.outputs import (
     SeriesCountOut,
     YearCount,
 )
+from app.people import rankings
 from app.web.api import ERRORS, named_out, papers_out
 from app.web.deps import (
     AuthorDep,

@@ -1,7 +1,7 @@
 """Institutions and countries ranked by papers, for a series and a range of years, with the
 change against the editions just before; and "who publishes here" at an edition or a
 series. Counted from every paper's institutions and countries held as arrays per catalog
-version (app/people.py has their profiles).
+version (app/people/ has their profiles).
 """
 
 from __future__ import annotations

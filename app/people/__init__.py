@@ -1,6 +1,6 @@
 """Who writes where: the profile of an author, an institution or a country (papers per year,
 series and editions, topics, keyphrases, the people on their papers, the papers). Their
-rankings are in app/rankings.py.
+rankings are in app/people/rankings.py.
 
 Counts come from grouped queries over the papers' author and origin rows, so they are the
 database's own and scale with the profile, not the catalog. An author is one normalized
