@@ -116,6 +116,8 @@ QUESTION_FUNCTION_WORDS = INTERROGATIVES | AUXILIARIES | STOP_WORDS | frozenset(
     properly useful interesting famous up down out off away back
     difference differences compare compared comparing necessary advances overview
     pros cons seminal classic influential introduction well
+    been being apply applies applied applying recommend suggest choose choosing pick picking
+    propose proposes proposed proposing
     """.split())
 
 
