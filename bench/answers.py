@@ -21,13 +21,16 @@ import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import get_args
 from urllib.parse import quote, urlencode
 
 from fastapi.testclient import TestClient
 
-from app.config import Settings, get_settings
+from app.config import Settings
+from app.exports import ListFormat
+from bench.questions import catalog_settings
 
-FORMATS = ("csv", "json", "bib", "ris", "atom")
+FORMATS = get_args(ListFormat)  # every list download
 PASTED = ("We study how transformers learn in context. " * 8).strip()
 SEARCHES = (
     "transformer", '"graph neural network"', "in-context learning", "LLM", "robot*",
@@ -137,9 +140,7 @@ def main() -> None:
     action.add_argument("--write", type=Path, help="write the answers to this file")
     action.add_argument("--compare", type=Path, help="compare the answers with this file")
     args = parser.parse_args()
-    base = get_settings()
-    settings = Settings(data_dir=(args.catalog or base.data_dir).resolve(),
-                        seeds_dir=base.seeds_dir)
+    settings = catalog_settings(args.catalog)
     found = answers(settings)
     statuses = sorted({answer["status"] for answer in found.values()})
     print(f"{len(found)} URLs fetched (statuses {statuses}) from {settings.data_dir}")
