@@ -6,6 +6,7 @@ one guard, `with_index`, which answers as asked while no index has been built ye
 from __future__ import annotations
 
 import gc
+import itertools
 import threading
 import time
 from collections.abc import Callable
@@ -32,6 +33,7 @@ from app.search.whoosh_adapter import open_index
 from app.whats_new.edition_terms import EditionTerms
 
 T = TypeVar("T")
+_openings = itertools.count()
 
 
 class IndexUnavailable(RuntimeError):
@@ -59,6 +61,9 @@ class OpenIndex:
     vectors: np.ndarray | None  # unit paper vectors by document number (vectors.py)
     positions: np.ndarray | None  # places on the map, by document number (layout.py)
     local: threading.local = field(default_factory=threading.local)
+    # Which opening this is, never reused in the process: two openings of one generation (two
+    # apps on one catalog, an app started again) share the identity, not what they hold open.
+    opening: int = field(default_factory=lambda: next(_openings))
     synonyms: Synonyms = field(init=False)
 
     def __post_init__(self) -> None:

@@ -250,13 +250,14 @@ def whats_new(search: PaperSearch, edition: str = "", series: str = "",
     return search.with_index(work, None)
 
 
-# Kept per index generation, with what they looked up (which words papers write in capitals).
-_names: ComputedOnce[tuple[str, float], ConceptNames] = ComputedOnce(2)
+# Kept per opening of an index generation, with what they looked up (which words papers write
+# in capitals): they read the index they were made from, which closes with its opening.
+_names: ComputedOnce[int, ConceptNames] = ComputedOnce(2)
 
 
 def names_of(current: OpenIndex) -> ConceptNames:
     """How what's new names the open index's terms."""
-    return _names.get(current.identity, lambda: ConceptNames.of(current))
+    return _names.get(current.opening, lambda: ConceptNames.of(current))
 
 
 def _find(terms: EditionTerms, names: ConceptNames, edition: str, series: str,

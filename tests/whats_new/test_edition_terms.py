@@ -2,6 +2,7 @@
 two-word title phrase are exactly what a search finds there, phrases never cross papers or
 full stops that titles do not join, and what rose against earlier editions is found."""
 
+import gc
 import shutil
 from pathlib import Path
 
@@ -169,3 +170,17 @@ def test_chunks_of_several_segments_leave_out_deleted_papers(fresh: Catalog, tmp
         assert len(leaves) >= 2 and sum(len(deleted_docs(leaf)) for leaf in leaves) >= 2
     directory = counted_by_chunks(fresh.settings.index_path, tmp_path, monkeypatch, 2, 64)
     assert counts(fresh, "iclr-2027", directory)["quantum"] == 6
+
+
+def test_an_index_opened_again_names_its_terms_from_the_new_opening(delta: Catalog):
+    """An app started again on the same catalog opens the same generation again: what's new
+    must not name terms through the first opening, closed by then."""
+    first = PaperSearch(delta.settings.index_path)
+    first.with_index(names_of, None)  # the first opening's names, nothing looked up yet
+    first.close()
+    del first
+    gc.collect()
+    again = PaperSearch(delta.settings.index_path)
+    year = again.with_index(lambda current: year_whats_new(
+        current.edition_terms, names_of(current), 2023), None)
+    assert "frobnication" in {t.shown for t in year.first_seen}
