@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.search.analysis import acronym_form, catalog_analyzer
-from app.search.vocabulary import write_lines
+from app.search.held_files import write_lines
 
 ACRONYMS_FILE = "acronyms.tsv"
 MIN_PAPERS = 2  # a definition seen once may be a one-off coinage

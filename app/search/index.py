@@ -43,7 +43,8 @@ from app.search.analysis import (
 )
 from app.search.arrays import arrays_writer
 from app.search.generation import start_counts, write_held
-from app.search.whoosh_adapter import BulkSegmentWriter, create_index, open_index
+from app.search.whoosh_adapter import create_index, open_index
+from app.search.whoosh_adapter.writing import BulkSegmentWriter
 
 VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.

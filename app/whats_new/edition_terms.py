@@ -28,7 +28,7 @@ from app.search.analysis import analyze
 from app.search.arrays import FieldArrays, deleted_docs, field_arrays, windows
 from app.search.columns import read_facet_columns
 from app.search.completions import PHRASES_FILE
-from app.search.vocabulary import counts_in
+from app.search.held_files import counts_in
 from app.search.whoosh_adapter import open_index
 from app.words import TERM_EDGE_WORDS, TERM_LEADING_WORDS
 
