@@ -93,7 +93,7 @@ MODULE_LAYERS = {
     # A feature's part of the index is in the search layer, in its feature's folder: an index
     # generation writes and opens it (search/generation.HELD).
     **dict.fromkeys(["app.facets", "app.keyphrases", "app.whats_new.edition_terms",
-                     "app.map.layout"], "search"),
+                     "app.whats_new.term_counts", "app.map.layout"], "search"),
     # A feature's routes are in the web layer, in its feature's folder.
     **dict.fromkeys(["app.map.routes", "app.people.routes"], "web"),
     **dict.fromkeys(["app.catalog", "app.enrich", "app.exports", "app.outputs",

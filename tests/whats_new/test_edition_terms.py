@@ -16,10 +16,11 @@ from app.search import arrays
 from app.search.arrays import deleted_docs
 from app.search.index import SyncKind, sync_index
 from app.search.searcher import PaperSearch
-from app.whats_new import edition_terms
+from app.whats_new import edition_terms, term_counts
 from app.whats_new.concepts import ConceptNames
-from app.whats_new.edition_terms import TERMS_FILE, count_edition_terms, read_edition_terms
+from app.whats_new.edition_terms import TERMS_FILE, read_edition_terms
 from app.whats_new.rising import edition_whats_new, names_of, year_whats_new
+from app.whats_new.term_counts import count_edition_terms
 from tests.conftest import Catalog, make_catalog, write_list
 from tests.rising import corpus, more
 
@@ -132,9 +133,9 @@ def counted_by_chunks(index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     shutil.copytree(index.resolve(), directory)  # the fixture's index stays as it was
     with np.load(directory / TERMS_FILE) as found:
         built = {name: found[name] for name in found.files}
-    monkeypatch.setattr(edition_terms, "CHUNK_DOCUMENTS", 1 << 30)
+    monkeypatch.setattr(term_counts, "CHUNK_DOCUMENTS", 1 << 30)
     whole = written(directory)
-    monkeypatch.setattr(edition_terms, "CHUNK_DOCUMENTS", papers)
+    monkeypatch.setattr(term_counts, "CHUNK_DOCUMENTS", papers)
     monkeypatch.setattr(arrays, "WINDOW", window)
     chunked = written(directory)
     assert built.keys() == whole.keys() == chunked.keys() and len(whole["term_ids"])
