@@ -31,7 +31,8 @@ from app.search.completions import (
     CompletionCounts,
     Completions,
 )
-from app.search.vectors import MODEL_FILE, VECTORS_FILE, read_vectors, write_vectors
+from app.search.vector_fit import write_vectors
+from app.search.vectors import MODEL_FILE, VECTORS_FILE, read_vectors
 from app.search.vocabulary import VOCABULARY_FILE, Vocabulary, WordCounts
 from app.whats_new.edition_terms import TERMS_FILE, read_edition_terms
 from app.whats_new.term_counts import count_edition_terms
