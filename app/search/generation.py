@@ -31,6 +31,7 @@ from app.search.completions import (
     CompletionCounts,
     Completions,
 )
+from app.search.held_files import counts_in
 from app.search.vector_fit import write_vectors
 from app.search.vectors import MODEL_FILE, VECTORS_FILE, read_vectors
 from app.search.vocabulary import VOCABULARY_FILE, Vocabulary, WordCounts
@@ -77,7 +78,8 @@ HELD: tuple[Held, ...] = (
          counts=_counted(CompletionCounts),
          open=lambda directory, documents: Completions.read(directory)),
     Held("edition_terms", (TERMS_FILE,),
-         derive=lambda directory, whole: count_edition_terms(directory),
+         derive=lambda directory, whole: count_edition_terms(
+             directory, counts_in(directory / PHRASES_FILE)),
          open=lambda directory, documents: read_edition_terms(directory)),
     Held("vectors", (VECTORS_FILE, MODEL_FILE),
          derive=lambda directory, whole: write_vectors(directory, refit=whole),

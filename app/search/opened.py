@@ -21,9 +21,10 @@ from whoosh.searching import Searcher
 from app.facets import FACETS
 from app.search import ranking
 from app.search.acronyms import Meaning
-from app.search.columns import FacetColumn, read_facet_columns
+from app.search.columns import FacetColumn
 from app.search.completions import Completions
 from app.search.expand import Synonyms
+from app.search.filters import read_facet_columns
 from app.search.generation import open_held
 from app.search.index import VERSION_FILE
 from app.search.vectors import Model, read_model

@@ -20,7 +20,8 @@ from whoosh.searching import Searcher
 
 from app.search import reasons, weights
 from app.search.analysis import analyze
-from app.search.columns import FacetColumn, FacetFilter
+from app.search.columns import FacetColumn
+from app.search.filters import FacetFilter
 from app.search.matches import matching_docs
 from app.search.ranking import Leaf, best_scores, bm25_sums
 from app.search.reasons import Concept, Frequencies

@@ -9,17 +9,15 @@ analyzer does).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 from whoosh.searching import Searcher
 
-from app.facets import BY_NAME
 from app.search.analysis import analyze
 from app.search.arrays import FieldArrays, deleted_docs, field_arrays, windows
-from app.search.columns import read_facet_columns
-from app.search.completions import PHRASES_FILE
-from app.search.held_files import counts_in
+from app.search.columns import read_columns
 from app.search.whoosh_adapter import open_index
 from app.whats_new.edition_terms import TERMS_FILE
 from app.words import TERM_EDGE_WORDS, TERM_LEADING_WORDS
@@ -121,13 +119,13 @@ def _term_text(key: int, words: list[str]) -> str:
     return f"{words[left - 1] if left else 'in'} {words[right]}"
 
 
-def _phrase_keys(directory: Path, vocabulary: dict[str, int]) -> np.ndarray:
+def _phrase_keys(phrases: Iterable[str], vocabulary: dict[str, int]) -> np.ndarray:
     """The keys of the catalog's two-word title and keyword phrases (search/completions.py):
     the phrases counted, rather than every two words that happen to meet ("network deep"
     across a full stop, "player multi" inside "two player multi-agent games")."""
     words = max(len(vocabulary), 1)
     keys = set()
-    for phrase in counts_in(directory / PHRASES_FILE):
+    for phrase in phrases:
         terms = analyze(phrase)
         if len(terms) != 2:
             continue
@@ -138,13 +136,13 @@ def _phrase_keys(directory: Path, vocabulary: dict[str, int]) -> np.ndarray:
     return np.array(sorted(keys), dtype=np.int64)
 
 
-def count_edition_terms(directory: Path) -> None:
+def count_edition_terms(directory: Path, phrases: Iterable[str]) -> None:
     """Count the generation's terms per edition into its `edition_terms.npz` (after its
-    arrays and phrases are written)."""
+    arrays are written), two-word terms among the catalog's `phrases`."""
     ix = open_index(directory)
     try:
         with ix.searcher() as searcher:
-            counted = _count(searcher, directory)
+            counted = _count(searcher, phrases)
     finally:
         ix.close()
     tmp = directory / f".{TERMS_FILE}.tmp.npz"
@@ -152,12 +150,12 @@ def count_edition_terms(directory: Path) -> None:
     os.replace(tmp, directory / TERMS_FILE)
 
 
-def _count(searcher: Searcher, directory: Path) -> dict[str, np.ndarray]:
-    columns = read_facet_columns(searcher, [BY_NAME[name] for name in ("venue", "series", "year")])
+def _count(searcher: Searcher, phrases: Iterable[str]) -> dict[str, np.ndarray]:
+    columns = read_columns(searcher, ("venue", "series", "year"))
     if len(columns) < 3:  # an empty index has no columns
         return {}
     column = columns["venue"]
-    found = _held_terms(searcher, directory, column.codes)
+    found = _held_terms(searcher, phrases, column.codes)
     if found is None:  # an index written before its arrays
         return {}
     names, kept, edition_of, term_ids, counts, live = found
@@ -227,7 +225,7 @@ def _segments(searcher: Searcher, documents: int) -> tuple[
     return live, segments
 
 
-def _held_terms(searcher: Searcher, directory: Path, editions: np.ndarray) -> tuple[
+def _held_terms(searcher: Searcher, phrases: Iterable[str], editions: np.ndarray) -> tuple[
         list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """Which live papers hold which terms of `MIN_PAPERS` papers or more, per edition (the
     document's code in `editions`): the words, the term keys kept, the cells of
@@ -240,7 +238,7 @@ def _held_terms(searcher: Searcher, directory: Path, editions: np.ndarray) -> tu
                                    dtype=np.int32, count=len(arrays.terms))) for arrays in fields]
              for fields, _, _ in segments]
     words = max(len(vocabulary), 1)
-    phrases = _phrase_keys(directory, vocabulary)
+    phrase_keys = _phrase_keys(phrases, vocabulary)
     tally = _Tally(words * (words + 2))  # above every term key
     for fields, (_, offset, documents) in zip(coded, segments, strict=True):
         # Each posting's chunk, computed once: comparing the document numbers for each chunk
@@ -251,7 +249,7 @@ def _held_terms(searcher: Searcher, directory: Path, editions: np.ndarray) -> tu
             # A paper holds a term once, whether in its title, its abstract or both.
             pairs = _distinct(np.concatenate([
                 _chunk_pairs(arrays, codes, np.flatnonzero(numbers == chunk), first, size,
-                            words, phrases)
+                            words, phrase_keys)
                 for (arrays, codes), numbers in zip(fields, chunk_of, strict=True)]))
             terms, docs = np.divmod(pairs, size)
             docs += first + offset

@@ -14,6 +14,8 @@ from app.ingest.load import ingest_paths
 from app.main import create_app
 from app.search import arrays
 from app.search.arrays import deleted_docs
+from app.search.completions import PHRASES_FILE
+from app.search.held_files import counts_in
 from app.search.index import SyncKind, sync_index
 from app.search.searcher import PaperSearch
 from app.whats_new import edition_terms, term_counts
@@ -119,7 +121,7 @@ def test_an_update_of_the_index_counts_again(tmp_path: Path):
 
 
 def written(directory: Path) -> dict[str, np.ndarray]:
-    count_edition_terms(directory)
+    count_edition_terms(directory, counts_in(directory / PHRASES_FILE))
     with np.load(directory / TERMS_FILE) as found:
         return {name: found[name] for name in found.files}
 
