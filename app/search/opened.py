@@ -19,7 +19,7 @@ from whoosh import index as whoosh_index
 from whoosh.searching import Searcher
 
 from app.facets import FACETS
-from app.search import ranking
+from app.search import bm25
 from app.search.acronyms import Meaning
 from app.search.columns import FacetColumn
 from app.search.completions import Completions
@@ -89,7 +89,7 @@ class OpenIndex:
     def searcher(self) -> Searcher:
         searcher = getattr(self.local, "searcher", None)
         if searcher is None:
-            searcher = self.local.searcher = self.index.searcher(weighting=ranking.weighting())
+            searcher = self.local.searcher = self.index.searcher(weighting=bm25.weighting())
         return searcher
 
 
