@@ -3,7 +3,7 @@
 Each entry is one thing a server reads beside the index: its name (the `OpenIndex` attribute
 it becomes), its files, and how it is made, updated and opened. A full build
 (`index.IndexBuild`, in the parallel build's child too), an incremental update
-(`index._apply_changes`) and the live opener (`opened.LiveIndex`) all walk this list in its
+(`index._apply_changes`) and the live opener (`live.LiveIndex`) all walk this list in its
 order, so a new derived file is one entry here, not four edits.
 
 Things are made in one of two ways:
@@ -38,6 +38,7 @@ from app.search.vocabulary import VOCABULARY_FILE, Vocabulary, WordCounts
 from app.whats_new.edition_terms import TERMS_FILE, read_edition_terms
 from app.whats_new.term_counts import count_edition_terms
 
+VERSION_FILE = "catalog_version"  # its stamp: catalog version, index format, catalog (index.py)
 Document = dict[str, object]
 
 
