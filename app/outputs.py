@@ -3,6 +3,8 @@ the JSON exports build papers the same way, and /docs shows every shape."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel
 
 from app.models import Edition, Paper
@@ -11,6 +13,15 @@ from app.models import Edition, Paper
 class ErrorOut(BaseModel):
     error: str  # what was wrong, in a sentence
     status: int
+
+
+# The errors every JSON route may answer, as /docs shows them.
+ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorOut, "description": "A parameter is malformed or out of range"},
+    404: {"model": ErrorOut, "description": "Nothing has this identifier"},
+    # Answered before any parameter is read (middleware.LongAddresses).
+    414: {"model": ErrorOut, "description": "The address is longer than any request needs"},
+}
 
 
 class TopicScore(BaseModel):

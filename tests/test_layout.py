@@ -1,6 +1,7 @@
 """The code keeps the shape docs/architecture.md promises (issue 25): modules of at most 400
 lines and functions of at most 50 in app/ and bench/, no import cycle anywhere, and app/'s
-layers in order (issue 41): base → ingest → search → features → web → cli."""
+layers in order (issue 41): base → ingest → search → features → web → cli, with no chain of
+imports longer than ten modules."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from app.config import PROJECT_ROOT
 
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 50
+MAX_IMPORT_CHAIN = 10  # modules, each importing the next
 
 
 def _modules(*roots: str) -> dict[str, Path]:
@@ -79,6 +81,37 @@ def test_the_cycle_check_finds_a_cycle():
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
 
 
+def _longest_chain(graph: dict[str, set[str]]) -> list[str]:
+    """The longest chain of imports in the graph, each module importing the next (a module
+    already in the chain is not entered again)."""
+    longest: dict[str, list[str]] = {}
+
+    def chain(name: str, path: tuple[str, ...]) -> list[str]:
+        if name not in longest:
+            tails = [chain(target, (*path, name)) for target in sorted(graph[name])
+                     if target not in path]
+            longest[name] = [name, *max(tails, key=len, default=[])]
+        return longest[name]
+
+    return max((chain(name, ()) for name in sorted(graph)), key=len, default=[])
+
+
+def test_the_longest_import_chain_is_at_most_ten_modules():
+    """A reader follows a module's imports down to the base in a few steps (issue 41); the
+    migrations are Alembic's scripts, run apart from the app."""
+    modules = {name: path for name, path in _modules("app").items()
+               if not name.startswith("app.migrations")}
+    chain = _longest_chain(_imports(modules))
+    assert len(chain) <= MAX_IMPORT_CHAIN, f"{len(chain)} modules: {' > '.join(chain)}"
+
+
+def test_the_chain_check_finds_the_longest_chain():
+    graph = {"a": {"b", "d"}, "b": {"c"}, "c": {"e"}, "d": {"e"}, "e": set(), "f": {"a"}}
+    assert _longest_chain(graph) == ["f", "a", "b", "c", "e"]
+    eleven = {f"m{i}": {f"m{i + 1}"} for i in range(10)} | {"m10": set()}
+    assert len(_longest_chain(eleven)) == 11 > MAX_IMPORT_CHAIN
+
+
 # app/'s layers, lowest first: a module imports only from its own layer or those below it.
 LAYERS = ("base", "ingest", "search", "features", "web", "cli")
 # A package's modules share its layer; the modules at the top of app/ are placed one by one,
@@ -93,7 +126,7 @@ MODULE_LAYERS = {
     # A feature's part of the index is in the search layer, in its feature's folder: an index
     # generation writes and opens it (search/generation.HELD).
     **dict.fromkeys(["app.facets", "app.keyphrases", "app.whats_new.edition_terms",
-                     "app.map.layout"], "search"),
+                     "app.whats_new.term_counts", "app.map.layout"], "search"),
     # A feature's routes are in the web layer, in its feature's folder.
     **dict.fromkeys(["app.map.routes", "app.people.routes"], "web"),
     **dict.fromkeys(["app.catalog", "app.enrich", "app.exports", "app.outputs",

@@ -19,11 +19,10 @@ from app.cache import ComputedOnce
 from app.ids import ID_LIST, MAX_LISTED, parse_paper_ids
 from app.map.drawing import MAX_POINTS, chosen_points, palette, render
 from app.models import Paper
-from app.outputs import PhraseCount
+from app.outputs import ERRORS, PhraseCount
 from app.search.opened import OpenIndex
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
-from app.web.api import ERRORS
 from app.web.deps import SearchDep, SearchRequestDep, SessionDep
 from app.web.urls import paper_url_for
 

@@ -9,6 +9,7 @@ from sqlmodel import Session
 
 from app import people
 from app.outputs import (
+    ERRORS,
     AuthorsFoundOut,
     EditionCountOut,
     PhraseCount,
@@ -19,7 +20,6 @@ from app.outputs import (
     YearCount,
 )
 from app.people import rankings
-from app.web.api import ERRORS, named_out, papers_out
 from app.web.deps import (
     AuthorDep,
     CountryDep,
@@ -28,6 +28,7 @@ from app.web.deps import (
     SearchDep,
     SessionDep,
 )
+from app.web.shapes import named_out, papers_out
 
 router = APIRouter(prefix="/api", tags=["people"], responses=ERRORS)
 

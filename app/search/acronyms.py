@@ -3,22 +3,21 @@
 beside it (like the vocabulary) and used by search both ways, after the hand-written table
 (`synonyms.py`), which wins where the two disagree.
 
-A definition is found as Schwartz and Hearst find them: an acronym in parentheses, and the
-shortest run of words before it whose letters spell it, its first letter starting a word.
-One acronym may have several meanings (GP: Gaussian process, genetic programming): each
-seen in enough papers is kept, and the acronym expands to all of them.
+Each text's definitions are found by definitions.py. One acronym may have several meanings
+(GP: Gaussian process, genetic programming): each seen in enough papers is kept, and the
+acronym expands to all of them.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from app.search.analysis import acronym_form, catalog_analyzer
-from app.search.vocabulary import write_lines
+from app.search.definitions import definitions
+from app.search.held_files import write_lines
 
 ACRONYMS_FILE = "acronyms.tsv"
 MIN_PAPERS = 2  # a definition seen once may be a one-off coinage
@@ -26,9 +25,6 @@ MIN_PAPERS = 2  # a definition seen once may be a one-off coinage
 # question answering in 1,074 papers, and "quality assessment" in a few should not make every
 # QA search find 422 more papers, nor "medial-lateral" every ML search.
 MIN_SHARE = 0.1
-_IN_PARENTHESES = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{1,11})\)")
-_WORD = re.compile(r"[^\s()]+")
-_DEBRIS = re.compile(r"[*_`{}\[\]\\$\"“”‘’<>|~^#]")
 
 
 @dataclass(frozen=True)
@@ -36,45 +32,6 @@ class Meaning:
     acronym: str  # as defined, without a plural s: "LLM"
     long_form: str  # as first written, lowercased: "large language models"
     papers: int
-
-
-def definitions(text: str) -> set[tuple[str, str]]:
-    """The (acronym, long form) pairs the text defines."""
-    found = set()
-    for match in _IN_PARENTHESES.finditer(text):
-        acronym = _singular(match[1])
-        if sum(ch.isupper() for ch in acronym) < 2:
-            continue  # "(ours)", "(e.g)", "(Fig)" are not acronyms
-        letters = [ch.lower() for ch in acronym if ch.isalnum()]
-        before = _WORD.findall(text[: match.start()])[-(len(letters) + 4):]
-        long_form = _clean(_long_form(" ".join(before), letters) or "")
-        if long_form and 2 <= len(re.split(r"[\s-]+", long_form)) <= len(letters) + 2:
-            found.add((acronym, long_form.lower()))
-    return found
-
-
-def _clean(long_form: str) -> str:
-    """A long form without markup and punctuation debris: "mapping}" → "mapping"."""
-    return " ".join(_DEBRIS.sub(" ", long_form).split()).strip(" ,;:.-'/")
-
-
-def _singular(acronym: str) -> str:
-    """LLMs → LLM; LLMsys stays."""
-    return acronym[:-1] if acronym.endswith("s") and acronym[-2].isupper() else acronym
-
-
-def _long_form(text: str, letters: list[str]) -> str | None:
-    """The shortest end of `text` whose characters spell `letters` in order, the first one
-    at the start of a word (Schwartz & Hearst, 2003)."""
-    position = len(text) - 1
-    for i in range(len(letters) - 1, -1, -1):
-        while position >= 0 and (text[position].lower() != letters[i] or (
-                i == 0 and position > 0 and text[position - 1].isalnum())):
-            position -= 1
-        if position < 0:
-            return None
-        position -= 1
-    return text[position + 1:]
 
 
 def analyzed(long_form: str) -> str:

@@ -2,21 +2,20 @@
 status, code) as a small integer code, or its several values (institutions, countries) as a
 run of codes, read once per opened index.
 
-Filtering the matches by facet values and counting them per value are then array lookups and
-`bincount`s in C: for "learning" at L (33,000 matches, six facets each counted without its
-own filter) Python's Counter over the looked-up values cost ~25 ms of a 50 ms search.
+Filtering the matches by facet values and counting them per value (filters.py) are then array
+lookups and `bincount`s in C: for "learning" at L (33,000 matches, six facets each counted
+without its own filter) Python's Counter over the looked-up values cost ~25 ms of a 50 ms
+search.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 from whoosh.searching import Searcher
-
-from app.facets import BY_NAME, Facet, Kind
 
 
 @dataclass(frozen=True)
@@ -97,12 +96,14 @@ class MultiColumn(FacetColumn):
         return np.bincount(taken, minlength=len(self.values))
 
 
-def read_facet_columns(searcher: Searcher, facets: Iterable[Facet]) -> dict[str, FacetColumn]:
+def read_columns(searcher: Searcher, names: Iterable[str],
+                 multi: Collection[str] = ()) -> dict[str, FacetColumn]:
+    """The named columns the index has (those in `multi` hold several values a document)."""
     reader = searcher.reader()
     count = reader.doc_count_all()
-    return {facet.name: (MultiColumn if facet.kind is Kind.MULTI else FacetColumn).of(
-                reader.column_reader(facet.name), count)
-            for facet in facets if facet.name in searcher.schema and reader.has_column(facet.name)}
+    return {name: (MultiColumn if name in multi else FacetColumn).of(
+                reader.column_reader(name), count)
+            for name in names if name in searcher.schema and reader.has_column(name)}
 
 
 def as_array(docs: set[int]) -> np.ndarray:
@@ -114,35 +115,3 @@ def as_mask(docs: set[int], total: int) -> np.ndarray:
     mask = np.zeros(total, dtype=bool)
     mask[as_array(docs)] = True
     return mask
-
-
-class FacetFilter:
-    """The matches of one search (an array of document numbers) against the request's
-    filters, each facet's counts computed without its own filter."""
-
-    def __init__(self, columns: dict[str, FacetColumn], filters: dict[str, object],
-                 docs: np.ndarray) -> None:
-        self.columns = columns
-        self.docs = docs
-        # A filter on a facet the index lacks matches nothing, as a missing value would.
-        self.masks = {name: columns[name].holding(docs, value)
-                      if name in columns else np.zeros(len(docs), dtype=bool)
-                      for name, value in filters.items()}
-
-    def allowed(self, skip: str | None = None) -> np.ndarray:
-        """The documents every filter (but `skip`'s) lets through."""
-        mask = np.ones(len(self.docs), dtype=bool)
-        for name, filter_mask in self.masks.items():
-            if name != skip:
-                mask &= filter_mask
-        return self.docs[mask]
-
-    def counts(self) -> dict[str, list[tuple[object, int]]]:
-        """Per facet, (value, matches) largest first, ignoring the facet's own filter so that
-        its other values stay visible and clickable."""
-        facets: dict[str, list[tuple[object, int]]] = {}
-        for name, column in self.columns.items():
-            pairs = column.top(column.counted(self.allowed(skip=name)), BY_NAME[name].listed)
-            if pairs:
-                facets[name] = pairs
-        return facets

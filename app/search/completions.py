@@ -18,13 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.search.analysis import analyze
-from app.search.vocabulary import (
-    PrefixTable,
-    counts_in,
-    without_addresses,
-    write_counts,
-    write_lines,
-)
+from app.search.held_files import counts_in, write_counts, write_lines
+from app.search.vocabulary import PrefixTable, without_addresses
 from app.words import TITLE_PHRASE_BREAKS
 
 PHRASES_FILE = "phrases.tsv"

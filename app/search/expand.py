@@ -15,11 +15,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from whoosh.query import Or, Phrase, Query, Term
+from whoosh.query import Or, Phrase, Query
 
 from app.search import weights
 from app.search.acronyms import Meaning, learned_groups
 from app.search.analysis import acronym_form, acronym_term, analyze
+from app.search.clauses import text_query
 from app.search.synonyms import SYNONYM_GROUPS
 
 SynonymTable = dict[tuple[str, ...], tuple[tuple[str, ...], ...]]
@@ -52,15 +53,6 @@ def with_family(query: Query, typed: str, family: Callable[[str], list[str]]) ->
     forms = [form for form in dict.fromkeys(map(analyze, family(typed)))
              if form and form != own]
     return Or([query, *(text_query(form, weight) for form in forms)]) if forms else query
-
-
-def text_query(tokens: tuple[str, ...], weight: float = 1.0) -> Query:
-    """Match analyzed tokens in headline or abstract: a term, or a phrase for several."""
-    if len(tokens) == 1:
-        return Or([Term("headline", tokens[0], boost=weights.WEIGHTS.headline_match * weight),
-                   Term("text", tokens[0], boost=weight)])
-    return Or([Phrase("headline", list(tokens), boost=weights.WEIGHTS.headline_match * weight),
-               Phrase("text", list(tokens), boost=weight)])
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 Each entry is one thing a server reads beside the index: its name (the `OpenIndex` attribute
 it becomes), its files, and how it is made, updated and opened. A full build
 (`index.IndexBuild`, in the parallel build's child too), an incremental update
-(`index._apply_changes`) and the live opener (`opened.LiveIndex`) all walk this list in its
+(`index._apply_changes`) and the live opener (`live.LiveIndex`) all walk this list in its
 order, so a new derived file is one entry here, not four edits.
 
 Things are made in one of two ways:
@@ -31,10 +31,14 @@ from app.search.completions import (
     CompletionCounts,
     Completions,
 )
-from app.search.vectors import MODEL_FILE, VECTORS_FILE, read_vectors, write_vectors
+from app.search.held_files import counts_in
+from app.search.vector_fit import write_vectors
+from app.search.vectors import MODEL_FILE, VECTORS_FILE, read_vectors
 from app.search.vocabulary import VOCABULARY_FILE, Vocabulary, WordCounts
-from app.whats_new.edition_terms import TERMS_FILE, count_edition_terms, read_edition_terms
+from app.whats_new.edition_terms import TERMS_FILE, read_edition_terms
+from app.whats_new.term_counts import count_edition_terms
 
+VERSION_FILE = "catalog_version"  # its stamp: catalog version, index format, catalog (index.py)
 Document = dict[str, object]
 
 
@@ -75,7 +79,8 @@ HELD: tuple[Held, ...] = (
          counts=_counted(CompletionCounts),
          open=lambda directory, documents: Completions.read(directory)),
     Held("edition_terms", (TERMS_FILE,),
-         derive=lambda directory, whole: count_edition_terms(directory),
+         derive=lambda directory, whole: count_edition_terms(
+             directory, counts_in(directory / PHRASES_FILE)),
          open=lambda directory, documents: read_edition_terms(directory)),
     Held("vectors", (VECTORS_FILE, MODEL_FILE),
          derive=lambda directory, whole: write_vectors(directory, refit=whole),

@@ -42,10 +42,10 @@ from app.search.analysis import (
     word_analyzer,
 )
 from app.search.arrays import arrays_writer
-from app.search.generation import start_counts, write_held
-from app.search.whoosh_adapter import BulkSegmentWriter, create_index, open_index
+from app.search.generation import VERSION_FILE, start_counts, write_held
+from app.search.whoosh_adapter import create_index, open_index
+from app.search.whoosh_adapter.writing import BulkSegmentWriter
 
-VERSION_FILE = "catalog_version"
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
 INDEX_FORMAT = 22
 # Whoosh's posting pool (incremental updates) spills to disk beyond this (when full builds

@@ -10,7 +10,7 @@ from whoosh.query import And, AndNot, Not, Phrase, Query
 
 from app.facets import NAMES
 from app.search.analysis import analyze, surface_forms
-from app.search.expand import text_query
+from app.search.clauses import text_query
 
 TEXT_FIELDS = ("headline", "text")
 # Inline filters: every facet of app/facets.py, and authors (a filter, not a facet).

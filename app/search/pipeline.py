@@ -18,8 +18,10 @@ from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 from app.facets import NAMES as FACET_NAMES
 from app.search import proximity, similar, weights
 from app.search.analysis import analyze
-from app.search.columns import FacetFilter, as_array, as_mask
-from app.search.expand import text_query, with_family
+from app.search.clauses import text_query
+from app.search.columns import as_array, as_mask
+from app.search.expand import with_family
+from app.search.filters import FacetFilter
 from app.search.matches import Phrases, matching_docs, matching_query
 from app.search.opened import OpenIndex
 from app.search.parts import (

@@ -28,11 +28,8 @@ from whoosh.query import (
 
 from app.facets import BY_NAME, FACETS, Kind
 from app.search.analysis import analyze, word_analyzer
-from app.search.expand import (
-    Synonyms,
-    SynonymTable,
-    text_query,
-)
+from app.search.clauses import text_query
+from app.search.expand import Synonyms, SynonymTable
 from app.search.parts import (
     AUTHOR,
     FILTER_FIELDS,

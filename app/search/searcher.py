@@ -1,6 +1,6 @@
 """PaperSearch: what the catalog asks of its search index (searches, counts, ranked IDs,
 related papers, recommendations, completions), answered on the live index generation
-(opened.py) by the query pipeline (pipeline.py) and cached per generation.
+(live.py) by the query pipeline (pipeline.py) and cached per generation.
 
 Facet counts come from the matched document numbers and per-document arrays (venue, year,
 code, topic) read once per opened index, not from Whoosh's `groupedby`, which scores and
@@ -19,7 +19,8 @@ from app.faults import pause_point
 from app.search import similar
 from app.search.acronyms import Meaning
 from app.search.completions import AUTHOR_PREFIX
-from app.search.opened import LiveIndex, OpenIndex
+from app.search.live import LiveIndex
+from app.search.opened import OpenIndex
 from app.search.pipeline import Search
 from app.search.results import SearchRequest, SearchResult
 from app.search.similar import Recommendation, RelatedPaper

@@ -1,7 +1,7 @@
 """Papers like one paper (related papers), like a pasted text, and like a reading list
 (recommendations).
 
-Each scores every paper by BM25F over posting arrays (`ranking.bm25_sums`) for weighted terms
+Each scores every paper by BM25F over posting arrays (`bm25.bm25_sums`) for weighted terms
 drawn from the texts it starts from, blended, where the index has paper vectors (vectors.py),
 with the cosine of their vectors; and names the concepts a found paper shares with them
 (reasons.py).
@@ -20,9 +20,10 @@ from whoosh.searching import Searcher
 
 from app.search import reasons, weights
 from app.search.analysis import analyze
-from app.search.columns import FacetColumn, FacetFilter
+from app.search.bm25 import Leaf, best_scores, bm25_sums
+from app.search.columns import FacetColumn
+from app.search.filters import FacetFilter
 from app.search.matches import matching_docs
-from app.search.ranking import Leaf, best_scores, bm25_sums
 from app.search.reasons import Concept, Frequencies
 from app.search.vectors import Model
 

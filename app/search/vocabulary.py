@@ -14,20 +14,18 @@ offered as a completion, and then finds nothing.
 from __future__ import annotations
 
 import heapq
-import os
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable
-from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from whoosh.lang import porter2
 
 from app.search.analysis import fold_inflections, word_analyzer
+from app.search.held_files import counts_in, write_counts
 from app.search.spelling import americanize
-from app.search.whoosh_adapter import FrequencyCorrector
+from app.search.whoosh_adapter.corrector import FrequencyCorrector
 
 VOCABULARY_FILE = "vocabulary.tsv"
 FAMILY_WORDS = 6  # a word's family offered when its own matches run out
@@ -74,29 +72,6 @@ class WordCounts:
 
 def read_counts(directory: Path) -> Counter[str]:
     return counts_in(directory / VOCABULARY_FILE)
-
-
-def write_counts(path: Path, counts: Counter[str]) -> None:
-    """Write (atomically) "key<TAB>papers" lines, sorted, without keys no paper uses."""
-    write_lines(path, (f"{key}\t{n}\n" for key, n in sorted(counts.items()) if n > 0))
-
-
-def counts_in(path: Path) -> Counter[str]:
-    """The counts `write_counts` wrote (none when there is no such file)."""
-    counts: Counter[str] = Counter()
-    with suppress(FileNotFoundError), open(path, encoding="utf-8") as lines:
-        for line in lines:
-            key, _, n = line.rstrip("\n").rpartition("\t")
-            counts[key] = int(n)
-    return counts
-
-
-def write_lines(path: Path, lines: Iterable[str]) -> None:
-    """Write a file of an index generation atomically: readers see the old or the new one."""
-    tmp = path.with_name(f"{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as out:
-        out.writelines(lines)
-    os.replace(tmp, path)
 
 
 @dataclass(frozen=True)

@@ -7,18 +7,13 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
-from sqlmodel import Session
 
-from app import catalog, people, series
-from app.models import Edition, Paper
+from app import catalog, series
 from app.outputs import (
-    EditionOut,
-    ErrorOut,
+    ERRORS,
     Expansion,
     FacetValue,
     MatrixColumnOut,
-    NamedOut,
-    NewTermOut,
     PaperDetailOut,
     PaperOut,
     PhraseCount,
@@ -28,7 +23,6 @@ from app.outputs import (
     SearchOut,
     SeriesDetailOut,
     SeriesListOut,
-    SeriesOut,
     SeriesYearOut,
     SuggestOut,
     TopicOut,
@@ -39,7 +33,6 @@ from app.outputs import (
     TopicYearOut,
     TrendLineOut,
     TrendsOut,
-    VenueOut,
     VenuePapersOut,
     VenuesOut,
     WhatsNewOut,
@@ -59,83 +52,33 @@ from app.web.deps import (
     TopicDep,
     VenueDep,
     YearRangeDep,
+    topic_named,
 )
-from app.web.results import run_search
-from app.web.urls import paper_url_for, profile_path, search_path, trends_path
+from app.web.results import related_papers, run_search
+from app.web.shapes import (
+    edition_out,
+    papers_out,
+    publishers_out,
+    series_out,
+    venue_out,
+    whats_new_out,
+)
+from app.web.urls import paper_url_for
 from app.web.views import edition_view, paper_view, topic_view, topics_view
 from app.whats_new.rising import LIMIT as WHATS_NEW
-from app.whats_new.rising import NewTerm, WhatsNew, whats_new
+from app.whats_new.rising import WhatsNew, whats_new
 from app.whats_new.trends import compute_trends
 
 MAX_WHATS_NEW = 50
 
-ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorOut, "description": "A parameter is malformed or out of range"},
-    404: {"model": ErrorOut, "description": "Nothing has this identifier"},
-    # Answered before any parameter is read (middleware.LongAddresses).
-    414: {"model": ErrorOut, "description": "The address is longer than any request needs"},
-}
 router = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)
 SUGGESTIONS = 8
-
-
-def named_out(request: Request, kind: str, named: people.Named) -> NamedOut:
-    """An author, institution or country with its papers, and the address of its page."""
-    return NamedOut(slug=named.slug, name=named.name, papers=named.papers,
-                    url=str(request.base_url).rstrip("/") + profile_path(kind, named.slug))
-
-
-def publishers_out(request: Request, found: rankings.Publishers) -> dict[str, list[NamedOut]]:
-    return {"institutions": [named_out(request, "institution", n) for n in found.institutions],
-            "countries": [named_out(request, "country", n) for n in found.countries]}
-
-
-def whats_new_out(request: Request, found: WhatsNew) -> WhatsNewOut:
-    base = str(request.base_url).rstrip("/")
-
-    def term_out(term: NewTerm) -> NewTermOut:
-        return NewTermOut(term=term.shown, meaning=term.meaning, papers=term.papers,
-                          share=round(term.share, 6),
-                          before=term.before, before_share=round(term.before_share, 6),
-                          score=term.score,
-                          search_url=base + search_path(term.query, **found.filters),
-                          trend_url=base + trends_path(term.query))
-
-    return WhatsNewOut(editions=found.editions, years=found.years, papers=found.papers,
-                       before_editions=found.before_editions, before_years=found.before_years,
-                       before_papers=found.before_papers,
-                       rising=[term_out(t) for t in found.rising],
-                       first_seen=[term_out(t) for t in found.first_seen])
-
-
-def venue_out(request: Request, venue: Edition) -> VenueOut:
-    return VenueOut(slug=venue.slug, name=venue.name, year=venue.year, label=venue.label,
-                    paper_count=venue.paper_count,
-                    url=str(request.url_for("venue", slug=venue.slug)))
-
-
-def papers_out(request: Request, session: Session, papers: list[Paper]) -> list[PaperOut]:
-    venues = catalog.venues_by_slug(session)
-    url_for = paper_url_for(request)
-    return [PaperOut.of(p, venues[p.venue_slug], url_for(p)) for p in papers]
 
 
 @router.get("/venues", name="api_venues")
 def venues(request: Request, session: SessionDep) -> VenuesOut:
     """Every edition, newest first."""
     return VenuesOut(venues=[venue_out(request, v) for v in catalog.list_venues(session)])
-
-
-def edition_out(request: Request, edition: series.Edition) -> EditionOut:
-    return EditionOut(slug=edition.slug, year=edition.year, papers=edition.papers,
-                      url=str(request.url_for("venue", slug=edition.slug)))
-
-
-def series_out(request: Request, found: series.Series) -> SeriesOut:
-    return SeriesOut(
-        slug=found.slug, name=found.name, papers=found.papers,
-        url=str(request.url_for("venue", slug=found.slug)),
-        editions=[edition_out(request, e) for e in found.editions])
 
 
 @router.get("/series", name="api_series")
@@ -165,6 +108,8 @@ def venue_papers(
     """One page of an edition's papers in list order, optionally of one topic, with what its
     page shows of the whole edition: papers per topic, keyphrases, papers with code, and the
     editions of its series before and after, and what is new there."""
+    if topic:
+        topic_named(topic)  # a 404 for a topic that does not exist
     view = edition_view(session, search, venue, topic, page)
     listing = view.listing
     return VenuePapersOut(
@@ -184,7 +129,7 @@ def venue_papers(
 def paper(request: Request, found: PaperDep, session: SessionDep,
           search: SearchDep) -> PaperDetailOut:
     """A paper, its related papers (with the key terms they share) and its BibTeX entry."""
-    view = paper_view(request, session, search, found)
+    view = paper_view(request, session, found, related_papers(search, session, found))
     url_for = paper_url_for(request)
     related = [RelatedOut(id=other.id, headline=other.headline,
                           venue=view.venues[other.venue_slug].label, url=url_for(other),

@@ -33,9 +33,10 @@ from app.web.deps import (
     SessionDep,
     TopicDep,
     YearRangeDep,
+    topic_named,
 )
 from app.web.render import compile_templates, render, topic_name
-from app.web.results import run_search
+from app.web.results import related_papers, run_search
 from app.web.urls import profile_path, search_query_string, topic_path, venue_path
 from app.web.views import edition_view, paper_view, topic_view, topics_view
 from app.whats_new.rising import whats_new
@@ -90,6 +91,8 @@ def venue(
 ) -> Response:
     if isinstance(found, series.Series):
         return _series_page(request, session, search, found)
+    if topic:
+        topic_named(topic)  # a 404 for a topic that does not exist
     if format:
         return downloads.venue_download(request, found, format, topic)
     view = edition_view(session, search, found, topic, page)
@@ -218,7 +221,7 @@ def paper(request: Request, found: PaperDep, session: SessionDep, search: Search
           format: CitationFormat | None = None) -> Response:
     if format:
         return downloads.paper_citation(request, session, found, format)
-    view = paper_view(request, session, search, found)
+    view = paper_view(request, session, found, related_papers(search, session, found))
     return render(request, "paper.html", paper=found, venue=view.venue, related=view.related,
                   venues=view.venues, page_url=view.url, bibtex=view.bibtex)
 

@@ -17,8 +17,7 @@ from app import catalog, series
 from app.exports import bibtex_entry
 from app.ids import ID_LIST, MAX_LISTED, parse_paper_ids
 from app.models import Paper
-from app.outputs import RecommendationOut, RecommendationsOut
-from app.web.api import ERRORS
+from app.outputs import ERRORS, RecommendationOut, RecommendationsOut
 from app.web.deps import SearchDep, SessionDep
 from app.web.downloads import list_response, rows_from_ids
 from app.web.render import render

@@ -16,8 +16,6 @@ from app.paging import Page
 from app.people import rankings
 from app.search.searcher import PaperSearch
 from app.topics import Topic, load_taxonomy
-from app.web.deps import topic_named
-from app.web.results import related_papers
 from app.web.urls import paper_url_for
 from app.whats_new.rising import WhatsNew, whats_new
 
@@ -43,8 +41,7 @@ class EditionView:
 
 def edition_view(session: Session, search: PaperSearch, venue: Edition, topic: str,
                  page: int) -> EditionView:
-    if topic:
-        topic_named(topic)  # a 404 for a topic that does not exist
+    """The edition's view, of one `topic` (a slug the route has found) or all."""
     listing = (catalog.venue_topic_papers(session, venue, topic, page) if topic
                else catalog.venue_papers(session, venue, page))
     edition_series = series.series_of(session, venue)
@@ -104,9 +101,10 @@ class PaperView:
     bibtex: str
 
 
-def paper_view(request: Request, session: Session, search: PaperSearch,
-               paper: Paper) -> PaperView:
+def paper_view(request: Request, session: Session, paper: Paper,
+               related: list[tuple[Paper, list[str]]]) -> PaperView:
+    """The paper's view, with its `related` papers (web/results.related_papers)."""
     venue = catalog.paper_venue(session, paper)
     url = paper_url_for(request)(paper)
-    return PaperView(paper, venue, related_papers(search, session, paper),
+    return PaperView(paper, venue, related,
                      catalog.venues_by_slug(session), url, bibtex_entry(paper, venue, url))

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.cache import ComputedOnce
+from app.search.live import LiveIndex
 from app.search.opened import OpenIndex
-from app.search.searcher import PaperSearch
 from app.whats_new.concepts import ConceptNames
 from app.whats_new.edition_terms import EditionTerms
 
@@ -237,7 +237,7 @@ def _without_repeats(ranked: list[NewTerm], limit: int) -> list[NewTerm]:
 _found: ComputedOnce[tuple[object, ...], WhatsNew | None] = ComputedOnce(256)
 
 
-def whats_new(search: PaperSearch, edition: str = "", series: str = "",
+def whats_new(search: LiveIndex, edition: str = "", series: str = "",
               year: int | None = None, limit: int = LIMIT) -> WhatsNew | None:
     """What is new at an edition; else in a year, of a series or of the whole catalog; else
     at a series' latest edition; else in the catalog's latest year. None where the index

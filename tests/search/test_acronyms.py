@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from app.cli import cli
 from app.main import create_app
-from app.search.acronyms import definitions
+from app.search.definitions import definitions
 from tests.conftest import Catalog, served_list, write_list
 
 

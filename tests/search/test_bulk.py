@@ -19,7 +19,8 @@ from app.search import postings
 from app.search.index import _writer, build_index, build_schema, paper_document
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
-from app.search.whoosh_adapter import BulkSegmentWriter, create_index, segment_lengths
+from app.search.whoosh_adapter import create_index, segment_lengths
+from app.search.whoosh_adapter.writing import BulkSegmentWriter
 from tests.conftest import Catalog
 from tests.search.test_arrays import _check_every_term
 

@@ -8,9 +8,8 @@ from app.enrich import retopic_all
 from app.ingest.load import ingest_paths
 from app.models import Paper
 from app.search import index as search_index
-from app.search.generation import HELD
+from app.search.generation import HELD, VERSION_FILE
 from app.search.index import (
-    VERSION_FILE,
     SyncKind,
     SyncOutcome,
     read_index_stamp,

@@ -10,12 +10,13 @@ from whoosh import index as whoosh_index
 from whoosh.query import And, AndNot, Every, Not, NullQuery, NumericRange, Or, Phrase, Term
 
 from app.ingest.load import ingest_paths
-from app.search import arrays, ranking, weights
+from app.search import arrays, bm25, weights
 from app.search.arrays import ARRAYS_DIR
+from app.search.bm25 import top_by_terms
 from app.search.index import SyncKind, sync_index
 from app.search.matches import matching_docs, matching_query
 from app.search.query import QueryParser
-from app.search.ranking import CONSTANT, top_by_terms, top_matches
+from app.search.ranking import CONSTANT, top_matches
 from tests.conftest import Catalog, write_list
 
 TYPED = ["learning", "neural network", '"in-context learning"', "diffusion OR transformer",
@@ -178,7 +179,7 @@ def test_both_scoring_paths_read_the_one_set_of_weights(seeded: Catalog,
     directory = str(seeded.settings.index_path.resolve())
 
     def both() -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
-        with whoosh_index.open_dir(directory).searcher(weighting=ranking.weighting()) as s:
+        with whoosh_index.open_dir(directory).searcher(weighting=bm25.weighting()) as s:
             docs = matching_docs(s, query)
             got = top_matches(s, query, docs, 10)
             assert got is not None

@@ -12,13 +12,13 @@ import pytest
 
 from app.catalog import papers_by_id
 from app.ingest.load import ingest_paths
-from app.search import similar
-from app.search import vectors as vectors_module
+from app.search import similar, vector_fit
 from app.search.analysis import analyze
 from app.search.index import SyncKind, sync_index
 from app.search.opened import OpenIndex
 from app.search.searcher import PaperSearch
-from app.search.vectors import VECTORS_FILE, read_vectors, write_vectors
+from app.search.vector_fit import write_vectors
+from app.search.vectors import VECTORS_FILE, read_vectors
 from app.search.whoosh_adapter import open_index
 from tests.conftest import Catalog, make_catalog
 
@@ -189,13 +189,13 @@ def test_tfidf_from_the_posting_arrays_is_the_dense_one(monkeypatch: pytest.Monk
     """Built in place from the arrays, block by block (a block of one posting, of a few terms,
     of the whole field): over several segments, without deleted documents or the words
     left out, each row its document's."""
-    monkeypatch.setattr(vectors_module, "BLOCK", block)
+    monkeypatch.setattr(vector_fit, "BLOCK", block)
     rng = np.random.default_rng(3)
     fields = segments(rng)
     live = rng.random(40) > 0.2
     terms = [f"word{w}" for w in range(0, 32, 2)] + ["own20"]  # word30, word31: nowhere
     idf = rng.uniform(0.5, 3, len(terms)).astype(np.float32)
-    matrix = vectors_module._tfidf(fields, live, terms, idf)
+    matrix = vector_fit._tfidf(fields, live, terms, idf)
     assert matrix.shape == (40, len(terms))
     assert matrix.indices.dtype == np.int32 and matrix.data.dtype == np.float32
     assert not np.diff(matrix.indptr)[~live].any()  # nothing stored for a deleted document
@@ -206,14 +206,14 @@ def test_fit_is_the_dense_svd(monkeypatch: pytest.MonkeyPatch):
     """The randomized SVD finds the dense SVD's top directions (up to sign), and the mean
     is that of the live documents' projections. Over 12 terms, fewer than the sketch's
     columns, the sketch holds the whole range: the directions are exact, not approximate."""
-    monkeypatch.setattr(vectors_module, "BLOCK", 7)
+    monkeypatch.setattr(vector_fit, "BLOCK", 7)
     rng = np.random.default_rng(4)
     fields = segments(rng)
     live = rng.random(40) > 0.2
     terms = [f"word{w}" for w in range(12)]
     idf = rng.uniform(0.5, 3, len(terms)).astype(np.float32)
-    matrix = vectors_module._tfidf(fields, live, terms, idf)
-    model, projected = vectors_module._fit(matrix, terms, idf, live)
+    matrix = vector_fit._tfidf(fields, live, terms, idf)
+    model, projected = vector_fit._fit(matrix, terms, idf, live)
     k = int(np.sqrt(live.sum()))
     dense = dense_tfidf(fields, live, terms, idf)
     expected = np.linalg.svd(dense)[2][:k].T

@@ -8,7 +8,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from app.ingest.load import ingest_paths
-from app.search.index import VERSION_FILE, SyncKind, SyncOutcome, sync_index
+from app.search.generation import VERSION_FILE
+from app.search.index import SyncKind, SyncOutcome, sync_index
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from app.search.vocabulary import PrefixTable, Vocabulary, paper_words, read_counts

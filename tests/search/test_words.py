@@ -11,9 +11,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.search.acronyms import AcronymCounts, definitions
+from app.search.acronyms import AcronymCounts
 from app.search.analysis import analyze
 from app.search.completions import CompletionCounts, Completions
+from app.search.definitions import definitions
 from tests.conftest import served_list
 
 

@@ -15,12 +15,15 @@ from app.ingest.load import ingest_paths
 from app.main import create_app
 from app.search import arrays
 from app.search.arrays import deleted_docs
+from app.search.completions import PHRASES_FILE
+from app.search.held_files import counts_in
 from app.search.index import SyncKind, sync_index
 from app.search.searcher import PaperSearch
-from app.whats_new import edition_terms
+from app.whats_new import edition_terms, term_counts
 from app.whats_new.concepts import ConceptNames
-from app.whats_new.edition_terms import TERMS_FILE, count_edition_terms, read_edition_terms
+from app.whats_new.edition_terms import TERMS_FILE, read_edition_terms
 from app.whats_new.rising import edition_whats_new, names_of, year_whats_new
+from app.whats_new.term_counts import count_edition_terms
 from tests.conftest import Catalog, make_catalog, write_list
 from tests.rising import corpus, more
 
@@ -119,7 +122,7 @@ def test_an_update_of_the_index_counts_again(tmp_path: Path):
 
 
 def written(directory: Path) -> dict[str, np.ndarray]:
-    count_edition_terms(directory)
+    count_edition_terms(directory, counts_in(directory / PHRASES_FILE))
     with np.load(directory / TERMS_FILE) as found:
         return {name: found[name] for name in found.files}
 
@@ -133,9 +136,9 @@ def counted_by_chunks(index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     shutil.copytree(index.resolve(), directory)  # the fixture's index stays as it was
     with np.load(directory / TERMS_FILE) as found:
         built = {name: found[name] for name in found.files}
-    monkeypatch.setattr(edition_terms, "CHUNK_DOCUMENTS", 1 << 30)
+    monkeypatch.setattr(term_counts, "CHUNK_DOCUMENTS", 1 << 30)
     whole = written(directory)
-    monkeypatch.setattr(edition_terms, "CHUNK_DOCUMENTS", papers)
+    monkeypatch.setattr(term_counts, "CHUNK_DOCUMENTS", papers)
     monkeypatch.setattr(arrays, "WINDOW", window)
     chunked = written(directory)
     assert built.keys() == whole.keys() == chunked.keys() and len(whole["term_ids"])

@@ -1,0 +1,50 @@
+"""The facet table's columns (columns.py) read from an index, and one search's matches
+filtered and counted by them: each facet's counts without its own filter, largest first."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+from whoosh.searching import Searcher
+
+from app.facets import BY_NAME, Facet, Kind
+from app.search.columns import FacetColumn, read_columns
+
+
+def read_facet_columns(searcher: Searcher, facets: Iterable[Facet]) -> dict[str, FacetColumn]:
+    listed = list(facets)
+    return read_columns(searcher, [facet.name for facet in listed],
+                        {facet.name for facet in listed if facet.kind is Kind.MULTI})
+
+
+class FacetFilter:
+    """The matches of one search (an array of document numbers) against the request's
+    filters, each facet's counts computed without its own filter."""
+
+    def __init__(self, columns: dict[str, FacetColumn], filters: dict[str, object],
+                 docs: np.ndarray) -> None:
+        self.columns = columns
+        self.docs = docs
+        # A filter on a facet the index lacks matches nothing, as a missing value would.
+        self.masks = {name: columns[name].holding(docs, value)
+                      if name in columns else np.zeros(len(docs), dtype=bool)
+                      for name, value in filters.items()}
+
+    def allowed(self, skip: str | None = None) -> np.ndarray:
+        """The documents every filter (but `skip`'s) lets through."""
+        mask = np.ones(len(self.docs), dtype=bool)
+        for name, filter_mask in self.masks.items():
+            if name != skip:
+                mask &= filter_mask
+        return self.docs[mask]
+
+    def counts(self) -> dict[str, list[tuple[object, int]]]:
+        """Per facet, (value, matches) largest first, ignoring the facet's own filter so that
+        its other values stay visible and clickable."""
+        facets: dict[str, list[tuple[object, int]]] = {}
+        for name, column in self.columns.items():
+            pairs = column.top(column.counted(self.allowed(skip=name)), BY_NAME[name].listed)
+            if pairs:
+                facets[name] = pairs
+        return facets
