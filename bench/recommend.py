@@ -1,6 +1,7 @@
 """Reading-list recommendations: quality on ICLR keyword lists, and speed on a large catalog.
 
-    .venv/bin/python -m bench.recommend [--lists 150] [--draws 5] [--catalog DATA_DIR]
+    .venv/bin/python -m bench.recommend [--lists 150] [--draws 5] [--pasted 300]
+        [--catalog DATA_DIR]
 
 Quality: the ICLR papers of ../shared/corpus/ml-abstracts.jsonl.gz are ingested without their
 author keywords (they are the judgments). A judged list is 3 papers drawn (fixed seeds) from an
@@ -9,7 +10,14 @@ when it carries that keyword too. Printed: P@10 of the catalog's recommendations
 three and for the first alone, beside a TF-IDF centroid of the three (cosine over every
 paper); of the related papers of the list's first paper; and of the papers like its abstract
 pasted into the search box (the paper itself left out), as search finds them and as
-`similar.like_text` does with the vectors.
+`similar.like_text` does with the vectors. The ten counted are the first ten that are not
+one of the list's papers (the other two are held out, not missed).
+
+Then, from single papers (a fixed sample of `--pasted` papers whose abstract is long enough
+to be read as a pasted text): P@10 of the papers found when a paper's abstract is pasted, a
+paper found relevant when it shares any author keyword with it, beside SQLite FTS5 bm25 over
+title and abstract (the abstract's words OR'ed after bench.questions' stop list) and a
+sublinear TF-IDF cosine; and the same for its related papers and its recommendations alone.
 
 Speed (with --catalog, e.g. a catalog of ../shared/corpus): recommendations for 20-paper lists
 (papers of one topic), first time for each list, after the index is open.
@@ -112,7 +120,7 @@ def lexical_related(search: PaperSearch, paper_id: str, texts: Callable) -> list
     weights.WEIGHTS = replace(kept, related_vectors=0.0)
     try:
         plain = texts([paper_id])[paper_id]
-        return [r.id for r in search.related(paper_id, plain, texts, limit=TOP)]
+        return [r.id for r in search.related(paper_id, plain, texts, limit=TOP + LISTED)]
     finally:
         weights.WEIGHTS = kept
 
@@ -161,10 +169,10 @@ def list_methods(judging: Judging) -> dict[str, Recommender]:
         "catalog recommendations": lambda ids: [
             r.id for r in search.recommend(ids, texts, limit=TOP)],
         "  from the first alone": lambda ids: [
-            r.id for r in search.recommend(ids[:1], texts, limit=TOP)],
+            r.id for r in search.recommend(ids[:1], texts, limit=TOP + LISTED)],
         "TF-IDF centroid (cosine)": tfidf_centroid(plain),
         "related papers of the first": lambda ids: [
-            r.id for r in search.related(ids[0], plain[ids[0]], texts, limit=TOP)],
+            r.id for r in search.related(ids[0], plain[ids[0]], texts, limit=TOP + LISTED)],
         "  the same, words only": lambda ids: lexical_related(search, ids[0], texts),
         "the first's abstract pasted": lambda ids: [
             hit.id for hit in search.search(SearchRequest(q=plain[ids[0]]), texts).hits],
