@@ -7,17 +7,17 @@ Quality: the ICLR papers of ../shared/corpus/ml-abstracts.jsonl.gz are ingested 
 author keywords (they are the judgments). A judged list is 3 papers drawn (fixed seeds) from an
 author keyword that 10 to 150 papers carry, 5 lists of each; a recommended paper is relevant
 when it carries that keyword too. Printed: P@10 of the catalog's recommendations for the
-three and for the first alone, beside a TF-IDF centroid of the three (cosine over every
-paper); of the related papers of the list's first paper; and of the papers like its abstract
-pasted into the search box (the paper itself left out), as search finds them and as
-`similar.like_text` does with the vectors. The ten counted are the first ten that are not
-one of the list's papers (the other two are held out, not missed).
+three and for the first alone, beside a TF-IDF centroid of the three and of the first
+(cosine over every paper); of the related papers of the list's first paper; and of the papers
+like its abstract pasted into the search box (the paper itself left out), as search finds them,
+as `similar.like_text` does with the vectors, and as SQLite FTS5 bm25 over title and abstract
+does (the abstract's words OR'ed after bench.questions' stop list). The ten counted are the
+first ten that are not one of the list's papers (the other two are held out, not missed).
 
 Then, from single papers (a fixed sample of `--pasted` papers whose abstract is long enough
 to be read as a pasted text): P@10 of the papers found when a paper's abstract is pasted, a
-paper found relevant when it shares any author keyword with it, beside SQLite FTS5 bm25 over
-title and abstract (the abstract's words OR'ed after bench.questions' stop list) and a
-sublinear TF-IDF cosine; and the same for its related papers and its recommendations alone.
+paper found relevant when it shares any author keyword with it, beside FTS5 and a sublinear
+TF-IDF cosine; and the same for its related papers and its recommendations alone.
 
 Speed (with --catalog, e.g. a catalog of ../shared/corpus): recommendations for 20-paper lists
 (papers of one topic), first time for each list, after the index is open.
@@ -139,21 +139,27 @@ def pasted_like(search: PaperSearch, paper_id: str, plain: str) -> list[str]:
 
 @dataclass
 class Judging:
-    """The ICLR catalog (built without keywords), its papers' titles and texts, its search."""
+    """The ICLR catalog (built without keywords), its papers' titles and texts, its search,
+    and FTS5 built from it."""
 
-    settings: Settings
     title_of: dict[str, str]
     plain: dict[str, str]
     search: PaperSearch
+    fts: sqlite3.Connection
 
     @classmethod
-    def open(cls, settings: Settings) -> Judging:
+    def open(cls, settings: Settings, fts_path: Path) -> Judging:
         db = sqlite3.connect(settings.database_path)
-        judging = cls(settings, dict(db.execute("SELECT id, title FROM paper")),
+        judging = cls(dict(db.execute("SELECT id, title FROM paper")),
                       dict(db.execute("SELECT id, plain FROM paper")),
-                      PaperSearch(settings.index_path, result_cache=0, related_cache=0))
+                      PaperSearch(settings.index_path, result_cache=0, related_cache=0),
+                      build_fts5(settings, fts_path))
         db.close()
         return judging
+
+    def close(self) -> None:
+        self.search.close()
+        self.fts.close()
 
     @property
     def id_of(self) -> dict[str, str]:
@@ -164,19 +170,22 @@ class Judging:
 
 
 def list_methods(judging: Judging) -> dict[str, Recommender]:
-    search, plain, texts = judging.search, judging.plain, judging.texts
+    search, plain, texts, fts = judging.search, judging.plain, judging.texts, judging.fts
+    centroid = tfidf_centroid(plain)
     return {
         "catalog recommendations": lambda ids: [
             r.id for r in search.recommend(ids, texts, limit=TOP)],
         "  from the first alone": lambda ids: [
             r.id for r in search.recommend(ids[:1], texts, limit=TOP + LISTED)],
-        "TF-IDF centroid (cosine)": tfidf_centroid(plain),
+        "TF-IDF centroid (cosine)": centroid,
+        "  of the first alone": lambda ids: centroid(ids[:1]),
         "related papers of the first": lambda ids: [
             r.id for r in search.related(ids[0], plain[ids[0]], texts, limit=TOP + LISTED)],
         "  the same, words only": lambda ids: lexical_related(search, ids[0], texts),
         "the first's abstract pasted": lambda ids: [
             hit.id for hit in search.search(SearchRequest(q=plain[ids[0]]), texts).hits],
         "  like_text, with vectors": lambda ids: pasted_like(search, ids[0], plain[ids[0]]),
+        "  FTS5 bm25 (title + abstract)": lambda ids: fts5_top(fts, plain[ids[0]], TOP + LISTED),
     }
 
 
@@ -222,8 +231,8 @@ def shared_precision(finder: Finder, sample: list[str],
     return total / len(sample), (time.perf_counter() - started) * 1000 / len(sample)
 
 
-def shared_methods(judging: Judging, fts: sqlite3.Connection) -> dict[str, Finder]:
-    search, plain, texts = judging.search, judging.plain, judging.texts
+def shared_methods(judging: Judging) -> dict[str, Finder]:
+    search, plain, texts, fts = judging.search, judging.plain, judging.texts, judging.fts
     cosine = tfidf_centroid(plain)
     return {
         "its abstract pasted": lambda pid: [
@@ -237,11 +246,10 @@ def shared_methods(judging: Judging, fts: sqlite3.Connection) -> dict[str, Finde
     }
 
 
-def print_shared(judging: Judging, rows: list[dict], count: int, root: Path) -> None:
+def print_shared(judging: Judging, rows: list[dict], count: int) -> None:
     """P@10 from single papers of a fixed sample: relevant when it shares any keyword."""
     keywords = keywords_by_title(rows)
     sample = pasted_sample(judging, keywords, count)
-    fts = build_fts5(judging.settings, root / "fts5.db")
 
     def keywords_of(pid: str) -> set[str]:
         return keywords.get(judging.title_of[pid], set())
@@ -249,10 +257,9 @@ def print_shared(judging: Judging, rows: list[dict], count: int, root: Path) -> 
     print(f"\n{len(sample)} papers (seed {PASTED_SEED}, abstracts over {PASTED_TEXT_WORDS} "
           "words): a paper found shares an author keyword with the one it is found from")
     print(f"{'':30} {'P@10':>6} {'ms/paper':>8}")
-    for name, finder in shared_methods(judging, fts).items():
+    for name, finder in shared_methods(judging).items():
         p, ms = shared_precision(finder, sample, keywords_of)
         print(f"{name:30} {p:6.3f} {ms:8.1f}")
-    fts.close()
 
 
 def quality(count: int, draws: int = DRAWS, pasted: int = PASTED_PAPERS) -> None:
@@ -261,10 +268,10 @@ def quality(count: int, draws: int = DRAWS, pasted: int = PASTED_PAPERS) -> None
 
     rows = iclr_rows()
     with tempfile.TemporaryDirectory() as tmp:
-        judging = Judging.open(build_catalog(rows, Path(tmp)))
+        judging = Judging.open(build_catalog(rows, Path(tmp)), Path(tmp) / "fts5.db")
         print_lists(judging, rows, count, draws)
-        print_shared(judging, rows, pasted, Path(tmp))
-        judging.search.close()
+        print_shared(judging, rows, pasted)
+        judging.close()
 
 
 def speed(data_dir: Path, lists: int = 20, size: int = 20) -> dict[str, float]:

@@ -4,7 +4,6 @@ of made-up ICLR papers built as the bench builds its own (keywords left out), be
 
 import pytest
 
-from bench.fts5 import build_fts5
 from bench.recommend import (
     TOP,
     Judging,
@@ -40,11 +39,9 @@ ROWS = [
 @pytest.fixture(scope="module")
 def judging(tmp_path_factory):
     root = tmp_path_factory.mktemp("recommend")
-    opened = Judging.open(build_catalog(ROWS, root, "tiny.jsonl"))
-    fts = build_fts5(opened.settings, root / "fts5.db")
-    yield opened, fts
-    fts.close()
-    opened.search.close()
+    opened = Judging.open(build_catalog(ROWS, root, "tiny.jsonl"), root / "fts5.db")
+    yield opened
+    opened.close()
 
 
 def test_keywords_are_lower_cased_and_their_spaces_normalised():
@@ -54,7 +51,7 @@ def test_keywords_are_lower_cased_and_their_spaces_normalised():
 
 
 def test_only_abstracts_read_as_pasted_texts_are_sampled(judging):
-    opened, _ = judging
+    opened = judging
     sample = pasted_sample(opened, keywords_by_title(ROWS), 100)
     titles = {opened.title_of[pid] for pid in sample}
     assert len(sample) == 8
@@ -62,7 +59,7 @@ def test_only_abstracts_read_as_pasted_texts_are_sampled(judging):
 
 
 def test_a_paper_found_counts_when_it_shares_any_keyword(judging):
-    opened, _ = judging
+    opened = judging
     keywords = keywords_by_title(ROWS)
     id_of = opened.id_of
     pasted = id_of["Faster sampling for diffusion models 1"]
@@ -78,10 +75,10 @@ def test_a_paper_found_counts_when_it_shares_any_keyword(judging):
 
 
 def test_every_finder_finds_the_papers_of_the_pasted_papers_theme(judging):
-    opened, fts = judging
+    opened = judging
     keywords = keywords_by_title(ROWS)
     pasted = opened.id_of["Elastic weight consolidation, revisited 2"]
-    for name, finder in shared_methods(opened, fts).items():
+    for name, finder in shared_methods(opened).items():
         found = [pid for pid in finder(pasted) if pid != pasted][:3]
         assert [keywords[opened.title_of[pid]] for pid in found] == [
             {"continual learning"}] * 3, name
