@@ -1,15 +1,23 @@
 """Reading-list recommendations: quality on ICLR keyword lists, and speed on a large catalog.
 
-    .venv/bin/python -m bench.recommend [--lists 150] [--draws 5] [--catalog DATA_DIR]
+    .venv/bin/python -m bench.recommend [--lists 150] [--draws 5] [--pasted 300]
+        [--catalog DATA_DIR]
 
 Quality: the ICLR papers of ../shared/corpus/ml-abstracts.jsonl.gz are ingested without their
 author keywords (they are the judgments). A judged list is 3 papers drawn (fixed seeds) from an
 author keyword that 10 to 150 papers carry, 5 lists of each; a recommended paper is relevant
 when it carries that keyword too. Printed: P@10 of the catalog's recommendations for the
-three and for the first alone, beside a TF-IDF centroid of the three (cosine over every
-paper); of the related papers of the list's first paper; and of the papers like its abstract
-pasted into the search box (the paper itself left out), as search finds them and as
-`similar.like_text` does with the vectors.
+three and for the first alone, beside a TF-IDF centroid of the three and of the first
+(cosine over every paper); of the related papers of the list's first paper; and of the papers
+like its abstract pasted into the search box (the paper itself left out), as search finds them,
+as `similar.like_text` does with the vectors, and as SQLite FTS5 bm25 over title and abstract
+does (the abstract's words OR'ed after bench.questions' stop list). The ten counted are the
+first ten that are not one of the list's papers (the other two are held out, not missed).
+
+Then, from single papers (a fixed sample of `--pasted` papers whose abstract is long enough
+to be read as a pasted text): P@10 of the papers found when a paper's abstract is pasted, a
+paper found relevant when it shares any author keyword with it, beside FTS5 and a sublinear
+TF-IDF cosine; and the same for its related papers and its recommendations alone.
 
 Speed (with --catalog, e.g. a catalog of ../shared/corpus): recommendations for 20-paper lists
 (papers of one topic), first time for each list, after the index is open.
@@ -26,20 +34,26 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from app.config import Settings
 from app.search import similar, weights
 from app.search.analysis import analyze
 from app.search.opened import OpenIndex
+from app.search.query import PASTED_TEXT_WORDS
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
+from bench.fts5 import build_fts5
+from bench.questions import fts5_top
 
 MIN_PAPERS, MAX_PAPERS, LISTED, TOP = 10, 150, 3, 10
 # Lists drawn of each keyword: one draw's 86 lists left differences of 0.01 in noise.
 DRAWS = 5
+PASTED_PAPERS, PASTED_SEED = 300, 40  # papers whose abstract is pasted, judged by keywords
 
 Recommender = Callable[[list[str]], list[str]]
+Finder = Callable[[str], list[str]]  # papers like one paper, best first
 
 
 def judged_lists(rows: list[dict], count: int,
@@ -106,7 +120,7 @@ def lexical_related(search: PaperSearch, paper_id: str, texts: Callable) -> list
     weights.WEIGHTS = replace(kept, related_vectors=0.0)
     try:
         plain = texts([paper_id])[paper_id]
-        return [r.id for r in search.related(paper_id, plain, texts, limit=TOP)]
+        return [r.id for r in search.related(paper_id, plain, texts, limit=TOP + LISTED)]
     finally:
         weights.WEIGHTS = kept
 
@@ -123,44 +137,141 @@ def pasted_like(search: PaperSearch, paper_id: str, plain: str) -> list[str]:
     return search.with_index(like, [])
 
 
-def quality(count: int, draws: int = DRAWS) -> None:
+@dataclass
+class Judging:
+    """The ICLR catalog (built without keywords), its papers' titles and texts, its search,
+    and FTS5 built from it."""
+
+    title_of: dict[str, str]
+    plain: dict[str, str]
+    search: PaperSearch
+    fts: sqlite3.Connection
+
+    @classmethod
+    def open(cls, settings: Settings, fts_path: Path) -> Judging:
+        db = sqlite3.connect(settings.database_path)
+        judging = cls(dict(db.execute("SELECT id, title FROM paper")),
+                      dict(db.execute("SELECT id, plain FROM paper")),
+                      PaperSearch(settings.index_path, result_cache=0, related_cache=0),
+                      build_fts5(settings, fts_path))
+        db.close()
+        return judging
+
+    def close(self) -> None:
+        self.search.close()
+        self.fts.close()
+
+    @property
+    def id_of(self) -> dict[str, str]:
+        return {title: pid for pid, title in self.title_of.items()}
+
+    def texts(self, ids: list[str]) -> dict[str, str]:
+        return {pid: self.plain[pid] for pid in ids if pid in self.plain}
+
+
+def list_methods(judging: Judging) -> dict[str, Recommender]:
+    search, plain, texts, fts = judging.search, judging.plain, judging.texts, judging.fts
+    centroid = tfidf_centroid(plain)
+    return {
+        "catalog recommendations": lambda ids: [
+            r.id for r in search.recommend(ids, texts, limit=TOP)],
+        "  from the first alone": lambda ids: [
+            r.id for r in search.recommend(ids[:1], texts, limit=TOP + LISTED)],
+        "TF-IDF centroid (cosine)": centroid,
+        "  of the first alone": lambda ids: centroid(ids[:1]),
+        "related papers of the first": lambda ids: [
+            r.id for r in search.related(ids[0], plain[ids[0]], texts, limit=TOP + LISTED)],
+        "  the same, words only": lambda ids: lexical_related(search, ids[0], texts),
+        "the first's abstract pasted": lambda ids: [
+            hit.id for hit in search.search(SearchRequest(q=plain[ids[0]]), texts).hits],
+        "  like_text, with vectors": lambda ids: pasted_like(search, ids[0], plain[ids[0]]),
+        "  FTS5 bm25 (title + abstract)": lambda ids: fts5_top(fts, plain[ids[0]], TOP + LISTED),
+    }
+
+
+def print_lists(judging: Judging, rows: list[dict], count: int, draws: int = DRAWS) -> None:
+    """P@10 on the judged lists: relevant when it carries the lists' keyword."""
+    id_of = judging.id_of
+    lists = [(titles, relevant) for titles, relevant in judged_lists(rows, count, draws)
+             if all(title in id_of for title in titles)]  # one paper is not ingested
+    print(f"{len(rows)} ICLR papers, {len(lists)} lists of {LISTED} papers sharing an "
+          f"author keyword ({MIN_PAPERS}-{MAX_PAPERS} papers carry it)")
+    print(f"{'':30} {'P@10':>6} {'ms/list':>8}")
+    for name, method in list_methods(judging).items():
+        p, ms = precision(method, lists, id_of, judging.title_of)
+        print(f"{name:30} {p:6.3f} {ms:8.1f}")
+
+
+def keywords_by_title(rows: list[dict]) -> dict[str, set[str]]:
+    """Each title's author keywords, lower-cased and whitespace-normalised."""
+    found: dict[str, set[str]] = {}
+    for row in rows:
+        found.setdefault(row["title"], set()).update(
+            " ".join(k.lower().split()) for k in row["keywords"])
+    return found
+
+
+def pasted_sample(judging: Judging, keywords: dict[str, set[str]], count: int) -> list[str]:
+    """A fixed sample of the papers with a keyword and an abstract long enough to be read as
+    a pasted text."""
+    usable = sorted(pid for pid, title in judging.title_of.items() if keywords.get(title)
+                    and len(judging.plain[pid].split()) > PASTED_TEXT_WORDS)
+    return random.Random(PASTED_SEED).sample(usable, min(count, len(usable)))
+
+
+def shared_precision(finder: Finder, sample: list[str],
+                     keywords_of: Callable[[str], set[str]]) -> tuple[float, float]:
+    """Mean P@10 of the papers found from each sampled paper (itself left out), a paper found
+    relevant when it shares an author keyword with it; and mean milliseconds per paper."""
+    total, started = 0.0, time.perf_counter()
+    for paper in sample:
+        own = keywords_of(paper)
+        found = [other for other in finder(paper) if other != paper][:TOP]
+        total += sum(bool(own & keywords_of(other)) for other in found) / TOP
+    return total / len(sample), (time.perf_counter() - started) * 1000 / len(sample)
+
+
+def shared_methods(judging: Judging) -> dict[str, Finder]:
+    search, plain, texts, fts = judging.search, judging.plain, judging.texts, judging.fts
+    cosine = tfidf_centroid(plain)
+    return {
+        "its abstract pasted": lambda pid: [
+            hit.id for hit in search.search(SearchRequest(q=plain[pid]), texts).hits],
+        "  FTS5 bm25 (title + abstract)": lambda pid: fts5_top(fts, plain[pid], TOP + 1),
+        "  TF-IDF cosine (sublinear)": lambda pid: cosine([pid]),
+        "its related papers": lambda pid: [
+            r.id for r in search.related(pid, plain[pid], texts, limit=TOP)],
+        "recommendations for it alone": lambda pid: [
+            r.id for r in search.recommend([pid], texts, limit=TOP)],
+    }
+
+
+def print_shared(judging: Judging, rows: list[dict], count: int) -> None:
+    """P@10 from single papers of a fixed sample: relevant when it shares any keyword."""
+    keywords = keywords_by_title(rows)
+    sample = pasted_sample(judging, keywords, count)
+
+    def keywords_of(pid: str) -> set[str]:
+        return keywords.get(judging.title_of[pid], set())
+
+    print(f"\n{len(sample)} papers (seed {PASTED_SEED}, abstracts over {PASTED_TEXT_WORDS} "
+          "words): a paper found shares an author keyword with the one it is found from")
+    print(f"{'':30} {'P@10':>6} {'ms/paper':>8}")
+    for name, finder in shared_methods(judging).items():
+        p, ms = shared_precision(finder, sample, keywords_of)
+        print(f"{name:30} {p:6.3f} {ms:8.1f}")
+
+
+def quality(count: int, draws: int = DRAWS, pasted: int = PASTED_PAPERS) -> None:
     # Here, not at the top: bench.run imports `speed` and keywords imports bench.run.
     from bench.relevance.keywords import build_catalog, iclr_rows
 
     rows = iclr_rows()
     with tempfile.TemporaryDirectory() as tmp:
-        settings = build_catalog(rows, Path(tmp))
-        db = sqlite3.connect(settings.database_path)
-        title_of = dict(db.execute("SELECT id, title FROM paper"))
-        id_of = {title: pid for pid, title in title_of.items()}
-        lists = [(titles, relevant) for titles, relevant in judged_lists(rows, count, draws)
-                 if all(title in id_of for title in titles)]  # one paper is not ingested
-        plain = dict(db.execute("SELECT id, plain FROM paper"))
-
-        def texts(ids: list[str]) -> dict[str, str]:
-            return {pid: plain[pid] for pid in ids if pid in plain}
-
-        search = PaperSearch(settings.index_path, result_cache=0, related_cache=0)
-        methods: dict[str, Recommender] = {
-            "catalog recommendations": lambda ids: [
-                r.id for r in search.recommend(ids, texts, limit=TOP)],
-            "  from the first alone": lambda ids: [
-                r.id for r in search.recommend(ids[:1], texts, limit=TOP)],
-            "TF-IDF centroid (cosine)": tfidf_centroid(plain),
-            "related papers of the first": lambda ids: [
-                r.id for r in search.related(ids[0], plain[ids[0]], texts, limit=TOP)],
-            "  the same, words only": lambda ids: lexical_related(search, ids[0], texts),
-            "the first's abstract pasted": lambda ids: [
-                hit.id for hit in search.search(SearchRequest(q=plain[ids[0]]), texts).hits],
-            "  like_text, with vectors": lambda ids: pasted_like(search, ids[0], plain[ids[0]]),
-        }
-        print(f"{len(rows)} ICLR papers, {len(lists)} lists of {LISTED} papers sharing an "
-              f"author keyword ({MIN_PAPERS}-{MAX_PAPERS} papers carry it)")
-        print(f"{'':30} {'P@10':>6} {'ms/list':>8}")
-        for name, method in methods.items():
-            p, ms = precision(method, lists, id_of, title_of)
-            print(f"{name:30} {p:6.3f} {ms:8.1f}")
-        search.close()
+        judging = Judging.open(build_catalog(rows, Path(tmp)), Path(tmp) / "fts5.db")
+        print_lists(judging, rows, count, draws)
+        print_shared(judging, rows, pasted)
+        judging.close()
 
 
 def speed(data_dir: Path, lists: int = 20, size: int = 20) -> dict[str, float]:
@@ -203,9 +314,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lists", type=int, default=150, help="keywords, most common first")
     parser.add_argument("--draws", type=int, default=DRAWS, help="lists of each keyword")
+    parser.add_argument("--pasted", type=int, default=PASTED_PAPERS,
+                        help="papers whose abstract is pasted (shared-keyword measure)")
     parser.add_argument("--catalog", type=Path, help="a catalog's data directory, for speed")
     args = parser.parse_args()
-    quality(args.lists, args.draws)
+    quality(args.lists, args.draws, args.pasted)
     if args.catalog:
         print_speed(speed(args.catalog))
 
