@@ -128,7 +128,8 @@ def _acronyms_of(text: str, written: list[str]) -> dict[str, str]:
 
 def _add_runs(phrases: Candidates, run: list[_Word]) -> None:
     """The run's words, pairs and triples of consecutive words that may start and end a
-    phrase, and are not all generic (each built on the one before: this is the hot loop)."""
+    phrase, are not all generic and hold a term search indexes (each built on the one before:
+    this is the hot loop)."""
     for i, first in enumerate(run):
         if not first.starts:
             continue
@@ -138,7 +139,7 @@ def _add_runs(phrases: Candidates, run: list[_Word]) -> None:
             if j > i:
                 form, terms = f"{form} {word.form}", terms + word.terms
                 generic = generic and word.generic
-            if word.ends and not generic:
+            if word.ends and not generic and terms:  # "is-a": nothing search could find
                 phrases[form, terms] += 1
 
 

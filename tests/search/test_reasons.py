@@ -56,3 +56,22 @@ def test_recommendations_name_the_lists_phrases_not_its_shared_verbs(served):
     assert {p["id"] for p in first} == {p["id"] for p in papers[2:]}
     assert all(any("cochlear implant" in name for name in p["shares"]) for p in first)
     assert not any(word.startswith("suggest") for p in found for word in p["shares"])
+
+
+def test_a_word_search_does_not_index_is_no_shared_concept(tmp_path_factory):
+    """"is-a" is two stop words to search: no phrase of it may be a concept (a phrase with no
+    terms divided the weighing of shared concepts by zero: related papers failed)."""
+    abstracts = [f"We detect is-a relations between ontology concepts with lexical patterns "
+                 f"of kind {n}, and is-a hierarchies follow." for n in ("one", "two", "three")]
+    with served_list(tmp_path_factory, "ONTOLOGY 2026 Papers", *abstracts) as (_, client):
+        papers = client.get("/api/venues/ontology-2026/papers").json()["papers"]
+        for paper in papers:
+            answer = client.get(f"/api/papers/{paper['id']}")
+            assert answer.status_code == 200
+            assert {r["id"] for r in answer.json()["related"]} >= (
+                {p["id"] for p in papers} - {paper["id"]})
+            assert not any(name == "is-a" for r in answer.json()["related"]
+                           for name in r["shares"])
+            assert client.get(paper["url"]).status_code == 200
+        listed = client.get("/api/recommendations", params={"ids": papers[0]["id"]})
+        assert listed.status_code == 200 and listed.json()["papers"]
