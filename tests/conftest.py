@@ -49,6 +49,7 @@ def pytest_configure(config: pytest.Config) -> None:
                                        f"{{{','.join(sorted(DATABASE_DIRS))}}}/ is")
 
 
+@pytest.hookimpl(tryfirst=True)  # marked before `-m database` selects (make test)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.relative_to(TESTS).parts[0] in DATABASE_DIRS:
