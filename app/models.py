@@ -11,9 +11,7 @@ from app.words import is_safe_url
 
 
 class Edition(SQLModel, table=True):
-    """One year of a conference ("ICML 2026"); its table keeps the name it was created with."""
-
-    __tablename__ = "venue"
+    """One year of a conference ("ICML 2026")."""
 
     slug: str = Field(primary_key=True)  # "icml-2026"
     name: str  # "ICML"
@@ -38,7 +36,7 @@ class Paper(SQLModel, table=True):
     )
 
     id: str = Field(primary_key=True)  # stable: hash of venue and normalized abstract
-    venue_slug: str = Field(foreign_key="venue.slug")
+    venue_slug: str = Field(foreign_key="edition.slug")
     # Position within the venue (0-based, in file and line order), renumbered at each ingest so
     # that page N of a venue is a range lookup on the index rather than an OFFSET scan.
     ordinal: int

@@ -314,6 +314,7 @@ class SearchHitOut(PaperOut):
 
 class FacetValue(BaseModel):
     value: str | int
+    label: str  # as the sidebar shows it: a name ("ETH Zurich"), not a slug
     count: int
 
 

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
 
 from app import catalog, series
+from app.facets import BY_NAME
 from app.outputs import (
     ERRORS,
     Expansion,
@@ -54,7 +55,7 @@ from app.web.deps import (
     YearRangeDep,
     topic_named,
 )
-from app.web.results import related_papers, run_search
+from app.web.results import facet_names, related_papers, run_search
 from app.web.shapes import (
     edition_out,
     papers_out,
@@ -193,6 +194,7 @@ def search(
     """Ranked papers for a query and filters, with facet counts; see /help/search."""
     result, papers = run_search(search, session, query)
     venues = catalog.venues_by_slug(session)
+    names = facet_names(session, result, query)
     url_for = paper_url_for(request)
     hits = []
     for hit in [*result.hits, *result.partial]:
@@ -211,7 +213,9 @@ def search(
         if result.reading else None,
         expanded=[Expansion(word=word, also_matched=meanings)
                   for word, meanings in result.expansions],
-        facets={name: [FacetValue(value=value, count=count) for value, count in counts]
+        facets={name: [FacetValue(value=value, count=count,
+                                  label=BY_NAME[name].label(value, names.get(name, {})))
+                       for value, count in counts]
                 for name, counts in result.facets.items()},
         hits=hits)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -36,7 +35,7 @@ from app.web.deps import (
     topic_named,
 )
 from app.web.render import compile_templates, render, topic_name
-from app.web.results import related_papers, run_search
+from app.web.results import facet_names, related_papers, run_search
 from app.web.urls import profile_path, search_query_string, topic_path, venue_path
 from app.web.views import edition_view, paper_view, topic_view, topics_view
 from app.whats_new.rising import whats_new
@@ -226,14 +225,6 @@ def paper(request: Request, found: PaperDep, session: SessionDep, search: Search
                   venues=view.venues, page_url=view.url, bibtex=view.bibtex)
 
 
-# The facets whose values are slugs of people and places, and where their names are.
-_PEOPLE_NAMES: dict[str, Callable[[Session, list[str]], dict[str, str]]] = {
-    "institution": lambda session, slugs: rankings.origin_names(session, "institution", slugs),
-    "country": lambda session, slugs: rankings.origin_names(session, "country", slugs),
-    "by": people.author_names,
-}
-
-
 @router.get("/search")
 @router.get("/search.{format}", name="search_download", tags=["downloads"])
 def search(
@@ -244,12 +235,7 @@ def search(
         return downloads.search_download(request, search, query, format)
     result, papers = run_search(search, session, query)
     venues = catalog.venues_by_slug(session)
-    names = {"series": {s.slug: s.name for s in series.list_series(session)},
-             "venue": {slug: v.label for slug, v in venues.items()},
-             "topic": {t.slug: t.name for t in load_taxonomy().topics},
-             **{kind: names_of(session, [str(value) for value, _ in result.facets.get(kind, [])]
-                               + [str(query.filters().get(kind, ""))])
-                for kind, names_of in _PEOPLE_NAMES.items()}}
+    names = facet_names(session, result, query)
     return render(request, "search.html", result=result, papers=papers,
                   venues=venues, url_with=search_query_string,
                   chips=sidebar.chips(query, names), sidebar=sidebar.sidebar(result, names),

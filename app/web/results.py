@@ -3,15 +3,19 @@ database, read once per request."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from sqlmodel import Session
 
-from app.catalog import papers_by_id
+from app import people, series
+from app.catalog import papers_by_id, venues_by_slug
 from app.models import Paper
+from app.people import rankings
 from app.search.results import SearchRequest, SearchResult
 from app.search.searcher import PaperSearch
 from app.search.similar import Recommendation
+from app.topics import load_taxonomy
 
 RECOMMENDED = 20
 
@@ -46,6 +50,27 @@ def run_search(search: PaperSearch, session: Session,
     if len(shown) < len(result.hits) or len(partial) < len(result.partial):
         result = replace(result, hits=shown, partial=partial)
     return result, papers
+
+
+# The facets whose values are slugs of people and places, and where their names are.
+_PEOPLE_NAMES: dict[str, Callable[[Session, list[str]], dict[str, str]]] = {
+    "institution": lambda session, slugs: rankings.origin_names(session, "institution", slugs),
+    "country": lambda session, slugs: rankings.origin_names(session, "country", slugs),
+    "by": people.author_names,
+}
+
+
+def facet_names(session: Session, result: SearchResult,
+                request: SearchRequest) -> dict[str, dict[str, str]]:
+    """The names of a search's facet values and filters, by facet (a value without one reads
+    as its facet's `label` makes it): what the sidebar, the chips and the JSON show."""
+    filters = request.filters()
+    return {"series": {s.slug: s.name for s in series.list_series(session)},
+            "venue": {slug: v.label for slug, v in venues_by_slug(session).items()},
+            "topic": {t.slug: t.name for t in load_taxonomy().topics},
+            **{kind: names_of(session, [str(value) for value, _ in result.facets.get(kind, [])]
+                              + [str(filters.get(kind, ""))])
+               for kind, names_of in _PEOPLE_NAMES.items()}}
 
 
 def related_papers(search: PaperSearch, session: Session,

@@ -13,7 +13,7 @@ from app.db import get_engine
 from app.ingest.tabular import parse_csv_bytes, parse_jsonl_bytes
 from app.main import create_app
 from app.models import Paper, PaperAuthor, PaperOrigin
-from app.schema import _config, upgrade
+from app.schema import _config, head_revision, upgrade
 from tests.conftest import Catalog
 
 ROW = {"venue": "CoRL", "year": 2025, "title": "Legged Quokkas",
@@ -154,7 +154,7 @@ def test_an_upgraded_catalog_reads_its_jsonl_again_to_fill_in_people(fresh: Cata
     engine = get_engine(fresh.settings.database_url)
     with engine.begin() as connection:  # back to the catalog revision 0005 left
         command.downgrade(_config(connection), "0005")
-    assert upgrade(engine) == ("0005", "0006")
+    assert upgrade(engine) == ("0005", head_revision())
     report = fresh.ingest(path)
     assert (report.files_unchanged, report.updated) == (0, 1)
     with fresh.session() as session:

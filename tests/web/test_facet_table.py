@@ -3,6 +3,7 @@ the index, the API's parameters, the page's links and sidebar, and the query lan
 
 from __future__ import annotations
 
+import html
 from collections import Counter
 from urllib.parse import urlencode
 
@@ -83,3 +84,16 @@ def test_every_sidebar_facet_has_its_heading_and_a_chip_once_chosen(
     page = multi_client.get("/search?" + urlencode({"q": "", **chosen})).text
     assert f">{facet.title}<" in page
     assert 'class="chip' in page and f"{facet.name}=" in page
+
+
+def test_the_json_names_each_facet_value_as_the_sidebar_does(multi_client: TestClient):
+    body = multi_client.get("/api/search", params={"q": "", "series": "alpha"}).json()
+    page = multi_client.get("/search", params={"q": "", "series": "alpha"}).text
+    shown = [facet for facet in FACETS if facet.in_sidebar and body["facets"].get(facet.name)]
+    assert {"series", "venue", "topic", "by", "institution", "country"} <= {
+        facet.name for facet in shown}
+    for facet in shown:
+        for value in body["facets"][facet.name]:
+            assert f">{html.escape(value['label'])}<" in page, (facet.name, value)
+    authors = body["facets"]["by"]  # names, as their pages write them, not slugs
+    assert all(a["label"] != a["value"] and " " in a["label"] for a in authors)

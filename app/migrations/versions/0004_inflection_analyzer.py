@@ -16,8 +16,12 @@ down_revision = "0003"
 
 
 def upgrade() -> None:
+    # enrich_all reads through this release's models, which name the editions' table as
+    # revision 0007 does: under that name for the while.
+    op.rename_table("venue", "edition")
     with Session(bind=op.get_bind()) as session:
         enrich_all(session)
+    op.rename_table("edition", "venue")
 
 
 def downgrade() -> None:
