@@ -121,8 +121,8 @@ def read_papers(database: Path) -> list[CatalogPaper]:
     """Every paper's year and searchable text, read once from the catalog's database."""
     db = sqlite3.connect(database)
     try:
-        rows = db.execute("SELECT venue.year, paper.title, paper.keywords, paper.plain "
-                          "FROM paper JOIN venue ON venue.slug = paper.venue_slug")
+        rows = db.execute("SELECT edition.year, paper.title, paper.keywords, paper.plain "
+                          "FROM paper JOIN edition ON edition.slug = paper.venue_slug")
         return [CatalogPaper(year, "\n".join((title, keywords, plain)).lower())
                 for year, title, keywords, plain in rows]
     finally:
