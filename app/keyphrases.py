@@ -61,6 +61,8 @@ def _phrase_word(token: str) -> _Word:
     if lowered in KEYPHRASE_BREAKS or len(token) < 3 or lowered.endswith("ly"):
         return _BREAK
     terms = analyze(lowered)
+    if not terms:  # "is-a": nothing search indexes, so no concept and no part of one
+        return _BREAK
     if lowered in KEYPHRASE_GENERIC:
         return _Word(lowered, terms, generic=True)
     parts = lemmas(lowered.rsplit("-", 1)[-1])
@@ -128,8 +130,7 @@ def _acronyms_of(text: str, written: list[str]) -> dict[str, str]:
 
 def _add_runs(phrases: Candidates, run: list[_Word]) -> None:
     """The run's words, pairs and triples of consecutive words that may start and end a
-    phrase, are not all generic and hold a term search indexes (each built on the one before:
-    this is the hot loop)."""
+    phrase, and are not all generic (each built on the one before: this is the hot loop)."""
     for i, first in enumerate(run):
         if not first.starts:
             continue
@@ -139,7 +140,7 @@ def _add_runs(phrases: Candidates, run: list[_Word]) -> None:
             if j > i:
                 form, terms = f"{form} {word.form}", terms + word.terms
                 generic = generic and word.generic
-            if word.ends and not generic and terms:  # "is-a": nothing search could find
+            if word.ends and not generic:
                 phrases[form, terms] += 1
 
 
