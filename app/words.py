@@ -94,6 +94,10 @@ REQUEST_LEADS = (
     ("alternatives", "to"), ("problems", "with"), ("good",), ("seminal",), ("classic",),
     ("influential",), ("introduction", "to"),
 )
+# Phrases that ask rather than name a concept: "what is the state of the art in X" asks about
+# X (most abstracts claim the state of the art). Left out of a question as its words are.
+QUESTION_FUNCTION_PHRASES = (("state", "of", "the", "art"), ("state-of-the-art",),
+                             ("state", "of", "art"))
 # What questions and requests are made of besides their concepts. Left out of a question's
 # or a description's required and scored words, never out of a quoted phrase.
 QUESTION_FUNCTION_WORDS = INTERROGATIVES | AUXILIARIES | STOP_WORDS | frozenset("""

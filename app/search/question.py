@@ -35,7 +35,13 @@ from whoosh.searching import Searcher
 
 from app.search import weights
 from app.search.analysis import analyze
-from app.words import AUXILIARIES, INTERROGATIVES, QUESTION_FUNCTION_WORDS, REQUEST_LEADS
+from app.words import (
+    AUXILIARIES,
+    INTERROGATIVES,
+    QUESTION_FUNCTION_PHRASES,
+    QUESTION_FUNCTION_WORDS,
+    REQUEST_LEADS,
+)
 
 # A query with this many content words is a description: no paper holds them all; one with
 # fewer is, when no paper does.
@@ -77,6 +83,29 @@ def reading_of(tokens: list[re.Match[str]], text: str, unmatched: bool = False) 
         return Reading.QUESTION
     many = FEW_WORDS if unmatched else MANY_WORDS
     return Reading.DESCRIPTION if len(content) + phrases >= many else Reading.KEYWORDS
+
+
+def without_asking_phrases(tokens: list[re.Match[str]]) -> tuple[list[re.Match[str]], list[str]]:
+    """A question's tokens without the phrases that ask rather than name a concept
+    (`QUESTION_FUNCTION_PHRASES`), and those phrases as typed; all of them kept when nothing
+    else would be left to search for."""
+    plain = [_plain(t["word"]) if t["word"] and not t["neg"] else "" for t in tokens]
+    kept: list[re.Match[str]] = []
+    asked: list[str] = []
+    i = 0
+    while i < len(tokens):
+        phrase = next((p for p in QUESTION_FUNCTION_PHRASES
+                       if tuple(plain[i:i + len(p)]) == p), None)
+        if phrase is None:
+            kept.append(tokens[i])
+            i += 1
+            continue
+        asked.append(" ".join(t["word"] for t in tokens[i:i + len(phrase)]))
+        i += len(phrase)
+    if not any(t["phrase"] or (t["word"] and not is_function_word(t["word"])
+                               and analyze(t["word"])) for t in kept):
+        return tokens, []
+    return kept, asked
 
 
 def is_function_word(word: str) -> bool:

@@ -184,7 +184,9 @@ def test_a_question_of_one_phrase_that_no_paper_writes_lists_papers_with_its_wor
     ("pros and cons of pangolin genomes", ["pros", "cons"]),
     ("seminal papers on pangolin genomes", ["seminal", "papers"]),
     ("can you recommend papers on pangolin genomes", ["recommend", "papers"]),
-    ("has armour been applied to pangolin genomes", ["been", "applied"])])
+    ("has armour been applied to pangolin genomes", ["been", "applied"]),
+    ("what is the state of the art in pangolin genomes", ["state of the art"]),
+    ("which state-of-the-art methods exist for pangolin genomes", ["state-of-the-art"])])
 def test_requests_and_comparisons_are_read_for_their_concepts(weighed_client: TestClient,
                                                                q: str, asks: list[str]):
     """A request ("help me find...") or a comparison ("the difference between...") is not
