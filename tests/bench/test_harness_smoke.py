@@ -8,7 +8,7 @@ from bench.run import print_report, run
 
 @pytest.mark.skipif(not (CORPUS / "make_lists.py").exists(), reason="../shared/corpus is absent")
 def test_harness_runs_on_500_abstracts(capsys):
-    report = run("smoke", page_seconds=1)
+    report = run("smoke", page_seconds=0.3)
     ingest = report["ingest"]
     assert ingest["papers"] == 500 and ingest["stored"] > 450
     assert ingest["reingest_index"] == "no work"
