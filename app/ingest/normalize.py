@@ -65,7 +65,7 @@ def _math_html(tex: str, delimiters: tuple[str, str]) -> str:
 # Every construct starts with one of the characters of the lookahead: checking it first lets
 # the scan skip other positions at once (a sixth of the time of trying each alternative).
 _PROSE = re.compile(
-    r"(?=[\[\\h*_`\-~])(?:"
+    r"(?=[\[\\h*_`\-~{])(?:"
     r"\[(?P<link_text>[^\]\n]+)\]\((?P<link_url>[^)\s]+)\)"
     r"|\\href\{(?P<href_url>[^}]*)\}\{(?P<href_text>[^}]*)\}"
     r"|\\url\{(?P<url_arg>[^}]*)\}"
@@ -74,6 +74,8 @@ _PROSE = re.compile(
     r"|\\(?P<strong_cmd>textbf|mathbf|bf)\{(?P<strong_arg>[^{}]*)\}"
     r"|\\(?P<em_cmd>textit|emph|textsl|it)\{(?P<em_arg>[^{}]*)\}"
     r"|\\(?P<plain_cmd>texttt|textsc|textrm|textsf|underline|mbox|text|textnormal)\{(?P<plain_arg>[^{}]*)\}"
+    # TeX's older font switches: "{\it nonparametric networks}", "{\bf 10x}", "{\tt code}"
+    r"|\{\\(?P<switch>it|em|sl|bf|tt|sc|rm|sf)\s+(?P<switch_arg>[^{}]*)\}"
     r"|\*\*(?P<strong_md>(?!\s).+?(?<!\s))\*\*"
     r"|__(?P<strong_us>(?!\s).+?(?<!\s))__"
     r"|(?<![\w*\\])\*(?P<em_md>(?![\s*]).*?(?<![\s\\]))\*(?![\w*])"
@@ -84,6 +86,9 @@ _PROSE = re.compile(
     r"|(?P<tie>~)(?=\\)"
     r"|\\(?P<command>[A-Za-z]+)\s?)",
 )
+
+
+_SWITCH_TAGS = {"it": "em", "em": "em", "sl": "em", "bf": "strong"}
 
 
 def prose_to_plain(text: str) -> str:
@@ -132,7 +137,8 @@ def _plain_node(match: re.Match[str], inner: Callable[[str], str]) -> str:
         return "".join(split_url(group["bare_url"]))
     if kind == "cite":
         return ""
-    for name in ("strong_arg", "em_arg", "plain_arg", "strong_md", "strong_us", "em_md", "em_us"):
+    for name in ("strong_arg", "em_arg", "plain_arg", "switch_arg", "strong_md", "strong_us",
+                 "em_md", "em_us"):
         if group[name] is not None:
             return inner(group[name])
     if kind == "code":
@@ -166,6 +172,10 @@ def _html_node(match: re.Match[str], inner: Callable[[str], str]) -> str:
         return f"<em>{inner(group['em_arg'])}</em>"
     if group["plain_arg"] is not None:
         return inner(group["plain_arg"])
+    if group["switch_arg"] is not None:
+        tag = _SWITCH_TAGS.get(group["switch"])
+        text = inner(group["switch_arg"])
+        return f"<{tag}>{text}</{tag}>" if tag else text
     if group["strong_md"] is not None or group["strong_us"] is not None:
         return f"<strong>{inner(group['strong_md'] or group['strong_us'])}</strong>"
     if group["em_md"] is not None or group["em_us"] is not None:

@@ -158,3 +158,27 @@ def test_titles_with_math_get_plain_headlines_on_upgrade(tmp_path: Path):
     assert headlines == {"p1": "We study quokkas.",
                          "p2": "Gradient ℓ1 Regularization for Quantization"}
     engine.dispose()
+
+
+def test_abstracts_with_tex_font_switches_are_shown_again_on_upgrade(tmp_path: Path):
+    url = _url(tmp_path)
+    engine = connect(url)
+    upgrade(engine, FIRST_REVISION)
+    with engine.begin() as connection:
+        for statement in FIRST_RELEASE_ROWS:
+            connection.execute(text(statement))
+        connection.execute(text(  # as the normalization before revision 0008 stored it
+            "UPDATE paper SET abstract = :a, html = :h, plain = :p, headline = :p "
+            "WHERE id = 'p2'"),
+            {"a": r"Wombats dig {\it deep burrows} at 100\% speed.",
+             "h": "Wombats dig {it deep burrows} at 100% speed.",
+             "p": "Wombats dig {it deep burrows} at 100% speed."})
+    upgrade(engine)
+    with engine.connect() as connection:
+        rows = {pid: (html, plain, headline) for pid, html, plain, headline in connection.execute(
+            text("SELECT id, html, plain, headline FROM paper"))}
+    assert rows["p2"] == ("Wombats dig <em>deep burrows</em> at 100% speed.",
+                          "Wombats dig deep burrows at 100% speed.",
+                          "Wombats dig deep burrows at 100% speed.")
+    assert rows["p1"][0] == "<p>We study quokkas.</p>"  # no switch: as stored
+    engine.dispose()
