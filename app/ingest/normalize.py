@@ -75,7 +75,7 @@ _PROSE = re.compile(
     r"|\\(?P<em_cmd>textit|emph|textsl|it)\{(?P<em_arg>[^{}]*)\}"
     r"|\\(?P<plain_cmd>texttt|textsc|textrm|textsf|underline|mbox|text|textnormal)\{(?P<plain_arg>[^{}]*)\}"
     # TeX's older font switches: "{\it nonparametric networks}", "{\bf 10x}", "{\tt code}"
-    r"|\{\\(?P<switch>it|em|sl|bf|tt|sc|rm|sf)\s+(?P<switch_arg>[^{}]*)\}"
+    r"|\{\\(?P<switch>it|em|sl|bf|tt|sc|rm|sf)\s+(?P<switch_arg>(?:[^{}]|\{[^{}]*\})*)\}"
     r"|\*\*(?P<strong_md>(?!\s).+?(?<!\s))\*\*"
     r"|__(?P<strong_us>(?!\s).+?(?<!\s))__"
     r"|(?<![\w*\\])\*(?P<em_md>(?![\s*]).*?(?<![\s\\]))\*(?![\w*])"

@@ -50,12 +50,13 @@ def test_html_renders_markdown_and_escapes_everything_else():
 def test_tex_font_switches_read_as_their_text():
     normalized = normalize_abstract(
         r"We introduce {\it nonparametric networks}, a {\bf 10x} gain, {\em no} {\tt gpu} "
-        r"<i>, sets {x} and {\it <script>}.")
+        r"<i>, sets {x} and {\it <script>}, {\it \textbf{physics}} insights.")
     assert normalized.plain == ("We introduce nonparametric networks, a 10x gain, no gpu <i>, "
-                                "sets {x} and <script>.")
+                                "sets {x} and <script>, physics insights.")
     assert normalized.html == ("We introduce <em>nonparametric networks</em>, a "
                                "<strong>10x</strong> gain, <em>no</em> gpu &lt;i&gt;, sets {x} "
-                               "and <em>&lt;script&gt;</em>.")
+                               "and <em>&lt;script&gt;</em>, <em><strong>physics</strong></em> "
+                               "insights.")
 
 
 def test_unsafe_link_schemes_are_not_linked():
