@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from fastapi.testclient import TestClient
-from sqlalchemy import text
+from sqlalchemy import Engine, text
 from typer.testing import CliRunner
 
 from app.cli import cli
@@ -142,17 +142,23 @@ def test_an_upgrade_assigns_topics_again_with_this_releases_analyzer(tmp_path: P
     engine.dispose()
 
 
-def test_titles_with_math_get_plain_headlines_on_upgrade(tmp_path: Path):
-    url = _url(tmp_path)
-    engine = connect(url)
+def _first_release_catalog(tmp_path: Path, change: str, **values: str) -> Engine:
+    """A catalog of the first release's rows, `change` made to them (SQL with `values`),
+    upgraded to head."""
+    engine = connect(_url(tmp_path))
     upgrade(engine, FIRST_REVISION)
     with engine.begin() as connection:
         for statement in FIRST_RELEASE_ROWS:
             connection.execute(text(statement))
-        connection.execute(text(
-            "UPDATE paper SET title = :t, headline = :t WHERE id = 'p2'"),
-            {"t": r"Gradient $\ell_1$ Regularization for  Quantization"})
+        connection.execute(text(change), values)
     upgrade(engine)
+    return engine
+
+
+def test_titles_with_math_get_plain_headlines_on_upgrade(tmp_path: Path):
+    engine = _first_release_catalog(
+        tmp_path, "UPDATE paper SET title = :t, headline = :t WHERE id = 'p2'",
+        t=r"Gradient $\ell_1$ Regularization for  Quantization")
     with engine.connect() as connection:
         headlines = dict(connection.execute(text("SELECT id, headline FROM paper")).all())
     assert headlines == {"p1": "We study quokkas.",
@@ -161,19 +167,11 @@ def test_titles_with_math_get_plain_headlines_on_upgrade(tmp_path: Path):
 
 
 def test_abstracts_with_tex_font_switches_are_shown_again_on_upgrade(tmp_path: Path):
-    url = _url(tmp_path)
-    engine = connect(url)
-    upgrade(engine, FIRST_REVISION)
-    with engine.begin() as connection:
-        for statement in FIRST_RELEASE_ROWS:
-            connection.execute(text(statement))
-        connection.execute(text(  # as the normalization before revision 0008 stored it
-            "UPDATE paper SET abstract = :a, html = :h, plain = :p, headline = :p "
-            "WHERE id = 'p2'"),
-            {"a": r"Wombats dig {\it deep burrows} at 100\% speed.",
-             "h": "Wombats dig {it deep burrows} at 100% speed.",
-             "p": "Wombats dig {it deep burrows} at 100% speed."})
-    upgrade(engine)
+    engine = _first_release_catalog(  # as the normalization before revision 0008 stored it
+        tmp_path, "UPDATE paper SET abstract = :a, html = :h, plain = :p, headline = :p "
+        "WHERE id = 'p2'", a=r"Wombats dig {\it deep burrows} at 100\% speed.",
+        h="Wombats dig {it deep burrows} at 100% speed.",
+        p="Wombats dig {it deep burrows} at 100% speed.")
     with engine.connect() as connection:
         rows = {pid: (html, plain, headline) for pid, html, plain, headline in connection.execute(
             text("SELECT id, html, plain, headline FROM paper"))}
