@@ -1,4 +1,4 @@
-"""Rendered pages kept per catalog version and index generation.
+"""Rendered pages kept per catalog version, index generation and release of the code.
 
 A page depends only on the database (at its catalog version) and the search index (at its
 generation), so a venue or paper page that a thousand people open during a conference is
@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+from functools import cache
 
 from sqlmodel import Session
 from starlette.datastructures import Headers, QueryParams
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.cache import BoundedCache
-from app.config import Settings
+from app.config import PROJECT_ROOT, Settings
 from app.db import catalog_version, get_engine
 from app.search.searcher import PaperSearch
 from app.web.lanes import QuickLane
@@ -49,6 +50,20 @@ def cacheable(scope: Scope) -> bool:
             and "format" not in QueryParams(scope["query_string"]))
 
 
+@cache
+def code_identity() -> str:
+    """What this process renders pages with: a digest of the app's code, templates and static
+    files. A new release changes pages without an ingest, so it changes their ETags too, or a
+    browser revalidating a page would be told to keep the older release's."""
+    digest = hashlib.sha256()
+    for root in ("app", "templates", "static"):
+        for path in sorted((PROJECT_ROOT / root).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(f"{path.relative_to(PROJECT_ROOT)}\0".encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def revalidated(if_none_match: str, etag: str) -> bool:
     """Whether an If-None-Match header holds the page's ETag, compared weakly (W/"x" is "x"),
     or `*`, any current page (RFC 9110)."""
@@ -65,6 +80,7 @@ class PageCache:
         self.lane = lane
         self._pages: BoundedCache[tuple[object, ...], _Page] = BoundedCache(
             PAGE_BYTES, max_entries=size, size=lambda page: len(page.body))
+        self.code = code_identity()
 
     def _version(self) -> str:
         with Session(get_engine(self.settings.database_url)) as session:
@@ -78,7 +94,7 @@ class PageCache:
         request_headers = Headers(scope=scope)
         # The host too: pages hold absolute links (BibTeX URLs) to the address they were asked at.
         key = (request_headers.get("host"), scope.get("scheme"), scope["path"],
-               scope["query_string"], await self.lane.run(self._version))
+               scope["query_string"], await self.lane.run(self._version), self.code)
         digest = hashlib.sha256(repr(key).encode()).hexdigest()[:24]
         compress = "gzip" in request_headers.get("accept-encoding", "")
         # Each encoding its own ETag, as a cache between us and the browser may keep both.

@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 
 from app import catalog as catalog_module
 from app.main import create_app
+from app.web import pagecache as pagecache_module
 from app.web import pages as pages_module
 from tests.conftest import Catalog, write_list
 
@@ -117,3 +118,16 @@ def test_a_failing_dependency_is_a_500_without_a_trace_but_with_the_headers(
             assert response.headers["x-frame-options"] == "DENY"
             assert "default-src 'self'" in response.headers["content-security-policy"]
             assert "etag" not in response.headers  # an error page is never cached
+
+
+def test_a_new_release_changes_every_etag(seeded: Catalog, monkeypatch: pytest.MonkeyPatch):
+    """Code that renders pages otherwise (a new release) must not answer 304 to a browser
+    holding the older release's page of the same catalog version."""
+    url = "/venues/icml-2026?from-the-release-test=1"
+    with TestClient(create_app(seeded.settings)) as client:
+        before = client.get(url)
+    monkeypatch.setattr(pagecache_module, "code_identity", lambda: "the next release")
+    with TestClient(create_app(seeded.settings)) as client:
+        after = client.get(url, headers={"If-None-Match": before.headers["etag"]})
+    assert after.status_code == 200 and after.text == before.text
+    assert after.headers["etag"] != before.headers["etag"]
