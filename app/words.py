@@ -113,7 +113,7 @@ QUESTION_FUNCTION_WORDS = INTERROGATIVES | AUXILIARIES | STOP_WORDS | frozenset(
     something anything thing things kind kinds people researchers
     against despite without within across through during among toward towards before after
     above below beyond like unlike versus vs per whereas while because since although though
-    few little lot lots several enough various much
+    few little lot lots several enough various much etc e.g i.e eg ie viz
     happen happens happened cause causes caused deal deals dealing matter matters mean means
     affect affects exactly instead rather
     effective effectively important main common commonly popular easy easily nice proper

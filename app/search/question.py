@@ -16,8 +16,9 @@ and as a **description** when it has `MANY_WORDS` content words or more. Then:
   of the weight they hold (`PartMatches`), so lacking a rare concept costs more than lacking a
   common word.
 
-A query with OR or parentheses is an expert's and is read as typed, as is a query of
-function words alone ("what is best").
+A query with AND, OR or NOT is an expert's and is read as typed, parentheses and all, as is a
+query of function words alone ("what is best"). Elsewhere parentheses are prose: "wavelets
+instead of neighborhood approaches (max, average, etc)" is a description.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def reading_of(tokens: list[re.Match[str]], text: str, unmatched: bool = False) 
     """How a query is read, from its tokens (query.py's `_TOKEN` matches) and its text; a
     query of at least `FEW_WORDS` content words that no paper holds all of (`unmatched`)
     is a description too."""
-    if any(token["open"] or token["close"] or token["word"] == "OR" for token in tokens):
+    if any(token["word"] in _OPERATORS and not token["neg"] for token in tokens):
         return Reading.KEYWORDS  # an expert's query: read as typed
     words = [token["word"] for token in tokens
              if token["word"] and not token["neg"] and token["word"] not in _OPERATORS]
@@ -86,9 +87,11 @@ def reading_of(tokens: list[re.Match[str]], text: str, unmatched: bool = False) 
 
 
 def without_asking_phrases(tokens: list[re.Match[str]]) -> tuple[list[re.Match[str]], list[str]]:
-    """A question's tokens without the phrases that ask rather than name a concept
-    (`QUESTION_FUNCTION_PHRASES`), and those phrases as typed; all of them kept when nothing
+    """A question's or a description's tokens without parentheses (prose: "(max, average,
+    etc)" groups nothing) and without the phrases that ask rather than name a concept
+    (`QUESTION_FUNCTION_PHRASES`), and those phrases as typed; the phrases kept when nothing
     else would be left to search for."""
+    tokens = [t for t in tokens if not (t["open"] or t["close"])]
     plain = [_plain(t["word"]) if t["word"] and not t["neg"] else "" for t in tokens]
     kept: list[re.Match[str]] = []
     asked: list[str] = []

@@ -196,3 +196,14 @@ def test_requests_and_comparisons_are_read_for_their_concepts(weighed_client: Te
     assert set(asks) <= set(body["reading"]["not_required"])
     assert body["hits"] and body["hits"][0]["missing"] in ([], ["armour"])
     assert not any(set(hit["missing"]) & set(asks) for hit in body["hits"])
+
+
+def test_parentheses_in_a_description_are_prose(weighed_client: TestClient):
+    """An author's sentence with an aside in parentheses is a description, not an expert's
+    grouping: before, it read as keywords, "0 results", and every word not held struck out."""
+    body = _search(weighed_client, "Pangolin armour resists stress in mammals (scales, "
+                                   "genomes, etc) across a broad survey.")
+    assert body["reading"]["kind"] == "description"
+    assert "etc" in body["reading"]["not_required"] and "etc" not in body["reading"]["concepts"]
+    assert body["total"] > 0 and body["hits"]
+    assert _search(weighed_client, "(pangolin OR bridges) stress")["reading"] is None
