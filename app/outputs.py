@@ -325,7 +325,6 @@ class Expansion(BaseModel):
 
 class ReadingOut(BaseModel):
     """How a question or a description was read: what `total` counted."""
-
     kind: str  # "question" or "description"
     not_required: list[str]  # its function words, left out
     concepts: list[str]  # the parts that weigh, as typed
