@@ -179,7 +179,7 @@ subsequent substantial successful superior suitable surprising tremendous typica
 unprecedented useful valuable various versatile vital widespread although during every take
 permit likely able similar relevant preliminary aforementioned simpler available remains
 varying vary behind near beneficial temporary repeated extra impractical costly ubiquitous
-vulnerable inherent maintaining
+vulnerable inherent maintaining traditional conventional
 """)
 
 # Not listed alone, nor in a phrase of such words only ("state art", "proposed method",

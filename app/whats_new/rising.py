@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.cache import ComputedOnce
+from app.search.analysis import analyze
 from app.search.live import LiveIndex
 from app.search.opened import OpenIndex
 from app.whats_new.concepts import ConceptNames
@@ -216,21 +217,28 @@ def _count(terms: EditionTerms, counts: np.ndarray, term: str) -> int | None:
 
 def _without_repeats(ranked: list[NewTerm], limit: int) -> list[NewTerm]:
     """The ranked terms, where a phrase holds most of a word's papers ("quantum widgets" and
-    "quantum"), with the phrase alone, in the better place of the two."""
-    kept: list[NewTerm] = []
+    "quantum"), with the phrase alone, in the better place of the two. An acronym holds the
+    words of its meaning: "large language" adds nothing beside "LLMs (large language
+    models)"."""
+    kept: list[tuple[NewTerm, set[str]]] = []
     for found in ranked:
-        words = set(found.term.split())
-        inside = [i for i, other in enumerate(kept) if set(other.term.split()) < words
+        words = _words(found)
+        inside = [i for i, (other, held) in enumerate(kept) if held < words
                   and found.papers >= EXPLAINED * other.papers]
         if inside:
-            kept[inside[0]] = found
-            kept = [other for i, other in enumerate(kept) if i not in inside[1:]]
-        elif not any(words < set(other.term.split()) and other.papers >= EXPLAINED * found.papers
-                     for other in kept):
-            kept.append(found)
+            kept[inside[0]] = found, words
+            kept = [pair for i, pair in enumerate(kept) if i not in inside[1:]]
+        elif not any(words < held and other.papers >= EXPLAINED * found.papers
+                     for other, held in kept):
+            kept.append((found, words))
         if len(kept) == limit:
             break
-    return kept
+    return [term for term, _ in kept]
+
+
+def _words(term: NewTerm) -> set[str]:
+    """A term's words as the index holds them, with its meaning's for an acronym."""
+    return set(term.term.split()) | set(analyze(term.meaning) if term.meaning else ())
 
 
 # Kept per index generation: a page, its API twin and the home page ask for the same ones.

@@ -102,6 +102,14 @@ def test_an_acronym_is_listed_with_the_meaning_its_papers_define(delta: Catalog)
     assert (dm.papers, dm.query) == (12, "dms")  # the search that counts exactly its papers
 
 
+def test_an_acronym_holds_the_words_of_its_meaning(delta: Catalog):
+    """"diffusion models" rose in the same papers as "DMs (diffusion models)": listed once."""
+    terms, names = opened(delta)
+    found = edition_whats_new(terms, names, "delta-2023")
+    listed = {t.term for t in found.rising}
+    assert "dm" in listed and not listed & {"diffusion model", "diffusion", "model"}
+
+
 def test_a_series_new_in_a_year_does_not_rise_with_it(delta: Catalog):
     terms, names = opened(delta)
     year = year_whats_new(terms, names, 2023)
