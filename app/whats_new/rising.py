@@ -219,8 +219,9 @@ def _without_repeats(ranked: list[NewTerm], limit: int) -> list[NewTerm]:
     """The ranked terms, where a phrase holds most of a word's papers ("quantum widgets" and
     "quantum"), with the phrase alone, in the better place of the two. An acronym holds the
     words of its meaning: "large language" adds nothing beside "LLMs (large language
-    models)"."""
+    models)", nor "language" beside "language models", itself left out beside "LLMs"."""
     kept: list[tuple[NewTerm, set[str]]] = []
+    seen: list[tuple[NewTerm, set[str]]] = []  # a phrase left out still holds its words
     for found in ranked:
         words = _words(found)
         inside = [i for i, (other, held) in enumerate(kept) if held < words
@@ -229,8 +230,9 @@ def _without_repeats(ranked: list[NewTerm], limit: int) -> list[NewTerm]:
             kept[inside[0]] = found, words
             kept = [pair for i, pair in enumerate(kept) if i not in inside[1:]]
         elif not any(words < held and other.papers >= EXPLAINED * found.papers
-                     for other, held in kept):
+                     for other, held in seen):
             kept.append((found, words))
+        seen.append((found, words))
         if len(kept) == limit:
             break
     return [term for term, _ in kept]
