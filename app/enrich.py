@@ -18,19 +18,19 @@ from sqlmodel import Session, col, select
 from app.db import batched, bump_catalog_version, paper_total, require_full_rebuild
 from app.keyphrases import KeyphraseExtractor, document_frequencies
 from app.models import Edition, Paper, WordStat
-from app.topics import TopicScorer, default_scorer, reload_taxonomy
+from app.topics import PaperText, TopicScorer, default_scorer, reload_taxonomy
 
 # A retopic that moves more papers to another primary topic than this rebuilds the indexes;
 # fewer are updated in place, as an ingest's papers are (a rebuild of L takes ~2.5 minutes).
 RETOPIC_UPDATE_LIMIT = 20_000
 
 
-def topic_fields(scorer: TopicScorer, headline: str, plain: str,
-                 series: str) -> dict[str, str]:
-    """A paper's `topic` (the primary one) and `topic_scores` (up to three, as JSON); `series`
-    is its conference's slug."""
-    topics = scorer.assign(headline, plain, series)
-    return {"topic": topics[0][0], "topic_scores": json.dumps(topics)}
+def topic_fields(scorer: TopicScorer,
+                 papers: Sequence[PaperText]) -> list[dict[str, str]]:
+    """Each paper's `topic` (the primary one) and `topic_scores` (up to three, as JSON), from
+    its headline, plain text and series (its conference's slug)."""
+    return [{"topic": topics[0][0], "topic_scores": json.dumps(topics)}
+            for topics in scorer.assign_of(papers)]
 
 
 def update_word_stats(session: Session, delta: Counter[str]) -> None:
@@ -59,6 +59,15 @@ def add_keyphrases(rows: Sequence[dict[str, object]], extractor: KeyphraseExtrac
     for row in rows:
         row["keyphrases"] = "\n".join(extractor.extract(str(row["plain"]),
                                                         title=str(row["title"])))
+
+
+def add_topics(rows: Sequence[dict[str, object]], scorer: TopicScorer,
+               venues: Sequence[Edition]) -> None:
+    """Set each new paper row's `topic` and `topic_scores` (`venues`: each row's edition)."""
+    topics = topic_fields(scorer, [(str(row["headline"]), str(row["plain"]), venue.series_slug)
+                                   for row, venue in zip(rows, venues, strict=True)])
+    for row, fields in zip(rows, topics, strict=True):
+        row.update(fields)
 
 
 def rebuild_word_stats(session: Session) -> None:
@@ -112,14 +121,15 @@ def _enrich(session: Session, keyphrases: bool) -> tuple[int, list[str]]:
                                Paper.venue_slug, Paper.topic)).all()
     changes: list[dict[str, object]] = []
     moved: list[str] = []
-    for pid, headline, plain, title, venue_slug, old in rows:
-        change: dict[str, object] = {"id": pid, **topic_fields(scorer, headline, plain,
-                                                               series[venue_slug])}
-        if extract is not None:
-            change["keyphrases"] = "\n".join(extract(plain, title=title))
-        if change["topic"] != old:
-            moved.append(pid)
-        changes.append(change)
+    for chunk in batched(rows, 2000):  # the topic models read a chunk at a time
+        topics = topic_fields(scorer, [(headline, plain, series[venue_slug])
+                                       for _, headline, plain, _, venue_slug, _ in chunk])
+        for (pid, _, plain, title, _, old), change in zip(chunk, topics, strict=True):
+            if extract is not None:
+                change["keyphrases"] = "\n".join(extract(plain, title=title))
+            if change["topic"] != old:
+                moved.append(pid)
+            changes.append({"id": pid, **change})
     for batch in batched(changes, 2000):
         session.execute(update(Paper), batch)
     count = len(changes)

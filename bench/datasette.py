@@ -2,6 +2,7 @@
 
     make bench-datasette                                # L; installs '.[bench]' and wrk
     .venv/bin/python -m bench.datasette --size L        # or --corpus FILE.jsonl.gz ...
+    .venv/bin/python -m bench.datasette --corpus FILE.jsonl.gz --builds   # the builds only
 
 The baseline is built from the same JSON Lines files: `sqlite-utils insert` of every record
 (all fields), then `sqlite-utils enable-fts --fts5 --tokenize porter` on title and abstract;
@@ -218,8 +219,17 @@ def first_time_searches(data: Path, queries: list[str]) -> dict:
 def run(inputs: list[Path], work: Path, rounds: int = 3, seconds: float = 20,
         searches: int = 300, queries: int = 8000) -> dict:
     """The whole comparison on the JSON Lines files `inputs`, built under `work`."""
-    records = sum(1 for source in inputs for _ in first_records(source))
     phrases = title_queries(queries, sources=inputs)
+    report = builds(inputs, work)
+    database, data = work / "db.db", work / "catalog"
+    return {**report, "pages": serve_both(database, data, phrases, rounds, seconds),
+            "in_process_ms": first_time_searches(data, phrases[:searches])}
+
+
+def builds(inputs: list[Path], work: Path) -> dict:
+    """Both builds of the JSON Lines files `inputs`, back to back, under `work`: db.db and
+    catalog/."""
+    records = sum(1 for source in inputs for _ in first_records(source))
     database, data = work / "db.db", work / "catalog"
     baseline = build_baseline(inputs, database)
     with sqlite3.connect(database) as db:
@@ -228,9 +238,7 @@ def run(inputs: list[Path], work: Path, rounds: int = 3, seconds: float = 20,
         raise RuntimeError(f"sqlite-utils inserted {inserted} of {records} records")
     ingest = bench_ingest(inputs, data, {**os.environ, "CATALOG_DATA_DIR": str(data)}, records)
     return {"inputs": [source.name for source in inputs], "records": records,
-            "build": {"sqlite_utils": baseline, "catalog": ingest},
-            "pages": serve_both(database, data, phrases, rounds, seconds),
-            "in_process_ms": first_time_searches(data, phrases[:searches])}
+            "build": {"sqlite_utils": baseline, "catalog": ingest}}
 
 
 def _met(ok: bool) -> str:
@@ -318,9 +326,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20, help="of each round")
     parser.add_argument("--searches", type=int, default=300,
                         help="first-time searches timed in-process")
+    parser.add_argument("--builds", action="store_true",
+                        help="only the two builds (no serving), printed and not saved")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-datasette-") as tmp:
         inputs = args.corpus or jsonl_inputs(args.size, Path(tmp) / "jsonl")
+        if args.builds:
+            print_builds(builds(inputs, Path(tmp))["build"])
+            return
         report = run(inputs, Path(tmp), args.rounds, args.seconds, args.searches)
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -18,17 +18,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Protocol
 
-from sqlalchemy import delete, func, insert, text, update
+from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
 from app.db import batched, bump_catalog_version, catalog_version
-from app.enrich import add_keyphrases, keyphrase_extractor, topic_fields, update_word_stats
+from app.enrich import add_keyphrases, add_topics, keyphrase_extractor, update_word_stats
 from app.faults import pause_point
 from app.ids import name_slug, venue_slug
 from app.ingest import identity, unpack
 from app.ingest.listfile import InputError, ParsedList, RawAbstract, stream_list
 from app.ingest.normalize import normalize_abstract
 from app.ingest.people import origin_rows
+from app.ingest.stored import delete_papers, papers_per_venue, renumber_venue, replace_papers
 from app.ingest.tabular import stream_csv, stream_jsonl
 from app.ingest.unpack import read_input
 from app.keyphrases import KeyphraseExtractor, document_frequencies
@@ -170,7 +171,7 @@ def ingest_paths(
         session.rollback()
         raise
     report.version_after = catalog_version(session)
-    report.papers_per_venue = _papers_per_venue(session)
+    report.papers_per_venue = papers_per_venue(session)
     return report
 
 
@@ -187,6 +188,9 @@ class PaperSink(Protocol):
 # until the word statistics of the whole ingest are known, so that an ingest's memory is
 # bounded by a chunk, not by its input (4× the corpus held 2.8-3.4 GB in one process).
 STORE_CHUNK = 2_000
+# New papers' topics are scored this many at a time (parallel_build.BATCH): the index-build
+# child indexes one batch while the next is normalized.
+SCORED_TOGETHER = 256
 
 
 @dataclass
@@ -245,9 +249,11 @@ class _Store:
         said = [identity.candidates(slug, abstract) for slug, abstract in zip(slugs, abstracts,
                                                                               strict=True)]
         stored = identity.stored_holders(self.session, (pid for row in said for pid in row.ids))
-        new = _NewPapers()
-        outcomes = [self.paper(*row, stored, name, new) for row in zip(abstracts, slugs, said,
-                                                                       strict=True)]
+        new, outcomes = _NewPapers(), list[str]()
+        for part in batched(zip(abstracts, slugs, said, strict=True), SCORED_TOGETHER):
+            shown = len(new.rows)
+            outcomes += [self.paper(*row, stored, name, new) for row in part]
+            self._show(new.rows[shown:])
         if new.rows:
             self.words.update(document_frequencies(
                 str(row["plain"]) for row in new.rows if row["id"] not in self.replaced))
@@ -294,20 +300,23 @@ class _Store:
             "status": identity.PLACEHOLDER if pid in self.ids.placeholders else abstract.status,
             "code_urls": "\n".join(dict.fromkeys(
                 url for url in (people.code, *normalized.code_urls) if url)),
-            **topic_fields(self.scorer, headline, normalized.plain,
-                           self.venues[slug].series_slug),
             "source_file": name, "source_line": abstract.line, "source_digest": said.digest,
             "added_at": self.now,
         }
         new.rows.append(row)
-        if self.sink is not None and identity.is_placeholder(abstract.title):
-            self.deferred.append(row)  # a twin read later may mark it a placeholder
-        elif self.sink is not None:  # a plain object: validating it took a tenth of an ingest
-            self.sink.add(Paper.model_construct(**row), self.venues[slug])
         new.authors.extend({"paper_id": pid, "position": i, "name": author,
                             "slug": name_slug(author)} for i, author in enumerate(people.authors))
         new.origins.extend(origin_rows(pid, slug, people))
         return "updated" if pid in self.replaced else "added"
+
+    def _show(self, rows: list[dict[str, object]]) -> None:
+        """Score new papers' topics together, then show them to the sink."""
+        add_topics(rows, self.scorer, [self.venues[str(row["venue_slug"])] for row in rows])
+        for row in rows:
+            if self.sink is not None and identity.is_placeholder(str(row["title"])):
+                self.deferred.append(row)  # a twin read later may mark it a placeholder
+            elif self.sink is not None:  # a plain object: validating it took a tenth of an ingest
+                self.sink.add(Paper.model_construct(**row), self.venues[str(row["venue_slug"])])
 
     def sink_deferred(self, sink: PaperSink) -> None:
         """Show the sink the rows held back, marked as placeholders where a twin came."""
@@ -327,15 +336,17 @@ class _Store:
                 select(Paper.plain).where(col(Paper.id).in_(batch)))))
         update_word_stats(session, self.words)
         # Replaced rows go first: keyphrases weigh words by the papers stored besides the new.
-        first_added = _replace_papers(session, sorted(self.replaced))
+        first_added = replace_papers(session, sorted(self.replaced))
         if self.chunks:
             self._insert(keyphrase_extractor(session, self.new), first_added)
         report.added += self.new - len(self.replaced)
         marked = identity.mark_placeholders(session, self.ids.placeholders)
         report.merged, report.apart = self.ids.merged, self.ids.apart
-        _remove_papers(session, gone, report)
+        delete_papers(session, gone)
+        report.removed += len(gone)
+        report.removed_ids.extend(gone)
         for slug in self.venues:
-            _renumber_venue(session, slug)
+            renumber_venue(session, slug)
         if report.added or report.updated or report.removed or marked:
             bump_catalog_version(session, [*report.added_ids, *report.removed_ids, *marked])
 
@@ -352,49 +363,3 @@ class _Store:
                 for batch in batched(rows, 1000):
                     self.session.execute(insert(table), batch)
             self.report.added_ids.extend(str(row["id"]) for row in new.rows)
-
-
-def _delete_papers(session: Session, ids: list[str]) -> None:
-    for batch in batched(ids, 500):
-        for table in (PaperAuthor, PaperOrigin):
-            session.execute(delete(table).where(col(table.paper_id).in_(batch)))
-        session.execute(delete(Paper).where(col(Paper.id).in_(batch)))
-
-
-def _remove_papers(session: Session, ids: list[str], report: IngestReport) -> None:
-    _delete_papers(session, ids)
-    report.removed += len(ids)
-    report.removed_ids.extend(ids)
-
-
-def _replace_papers(session: Session, ids: list[str]) -> dict[str, datetime]:
-    """Delete the stored rows that new ones replace; when each was first ingested."""
-    first_added: dict[str, datetime] = {}
-    for batch in batched(ids, 500):
-        first_added.update(session.exec(select(Paper.id, Paper.added_at)
-                                        .where(col(Paper.id).in_(batch))).all())
-    _delete_papers(session, ids)
-    return first_added
-
-
-def _renumber_venue(session: Session, slug: str) -> None:
-    """Give the venue's papers ordinals 0..n-1 in file and line order; drop it when empty."""
-    session.execute(text("UPDATE paper SET ordinal = -1 - ordinal WHERE venue_slug = :slug "
-                         "AND ordinal >= 0"), {"slug": slug})
-    session.execute(text(
-        "UPDATE paper SET ordinal = ranked.n FROM ("
-        "  SELECT id, row_number() OVER (ORDER BY source_file, source_line) - 1 AS n"
-        "  FROM paper WHERE venue_slug = :slug) AS ranked "
-        "WHERE paper.id = ranked.id"
-    ), {"slug": slug})
-    count = session.exec(select(func.count()).select_from(Paper)
-                         .where(Paper.venue_slug == slug)).one()
-    if count:
-        session.execute(update(Edition).where(Edition.slug == slug).values(paper_count=count))
-    else:
-        session.execute(delete(Edition).where(Edition.slug == slug))
-
-
-def _papers_per_venue(session: Session) -> dict[str, int]:
-    venues = session.exec(select(Edition).order_by(Edition.year.desc(), Edition.name)).all()  # type: ignore[attr-defined]
-    return {venue.label: venue.paper_count for venue in venues}

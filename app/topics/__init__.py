@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -30,6 +31,8 @@ from app.topics.lean import topic_lean
 
 OTHER = "other"
 MAX_PHRASE_TOKENS = 6
+Tokens = tuple[str, ...]
+PaperText = tuple[str, str, str | None]  # what a topic is scored from: headline, text, series
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,37 @@ class TopicScorer:
                series: str | None = None) -> list[tuple[str, float]]:
         """Every topic with a positive score, best first; `series` is the slug of the paper's
         conference ("icra") when known."""
-        analyzed = analyze(headline), analyze(text)
+        return self.scores_of([(headline, text, series)])[0]
+
+    def scores_of(self, papers: Sequence[PaperText]) -> list[list[tuple[str, float]]]:
+        """`scores` of many papers (headline, text, series): the learned models read them in
+        one sparse product each, which one paper at a time took a third of topic scoring."""
+        analyzed = [(analyze(headline), analyze(text)) for headline, text, _ in papers]
+        boosts = self._boosts(analyzed, [series for *_, series in papers])
+        return [self._ranked(tokens, extra) for tokens, extra in zip(analyzed, boosts,
+                                                                      strict=True)]
+
+    def _boosts(self, analyzed: list[tuple[Tokens, Tokens]],
+                series: list[str | None]) -> list[list[tuple[str, float]]]:
+        """Each paper's boosts from the learned models. A paper of a vision, language,
+        robotics or theory series takes its family's lean and nothing more; any other paper's
+        words and pairs are read by both models, once."""
+        families = family_model()
+        leaning = list(map(families.leaning_topic, series))
+        boosts = [[(topic, families.boost)] if topic else [] for topic in leaning]
+        reading = [i for i, topic in enumerate(leaning) if not topic]
+        if not reading:
+            return boosts
+        terms = [features(*analyzed[i]) for i in reading]
+        lean = topic_lean() if self.lean else None
+        for model in (families, lean) if lean is not None and lean.boost else (families,):
+            for i, p in zip(reading, model.probabilities_of(terms), strict=True):
+                boosts[i] += model.boosts(p)
+        return boosts
+
+    def _ranked(self, analyzed: tuple[Tokens, Tokens],
+                boosts: list[tuple[str, float]]) -> list[tuple[str, float]]:
+        """The topics' scores from the phrases found in the tokens, and the boosts."""
         counts: Counter[tuple[str, ...]] = Counter()
         for tokens in analyzed:
             for i, token in enumerate(tokens):
@@ -117,13 +150,6 @@ class TopicScorer:
         for gram, count in counts.items():
             for slug, weight in self.phrases[gram]:
                 totals[slug] += weight * (1 + math.log(count))
-        # A paper of a vision, language, robotics or theory series takes its family's lean and
-        # nothing more; any other paper's words and pairs are read by both models, once.
-        terms = features(*analyzed) if not family_model().leaning_topic(series) else None
-        boosts = family_model().boosts(*analyzed, series, terms=terms)
-        lean = topic_lean() if self.lean and terms is not None else None
-        if lean is not None:
-            boosts += lean.boosts(terms)
         for slug, boost in boosts:
             if slug in self.slugs:
                 totals[slug] += boost
@@ -133,7 +159,13 @@ class TopicScorer:
     def assign(self, headline: str, text: str,
                series: str | None = None) -> list[tuple[str, float]]:
         """The primary topic first, then up to two secondary ones, with their scores."""
-        ranked = self.scores(headline, text, series)
+        return self.assign_of([(headline, text, series)])[0]
+
+    def assign_of(self, papers: Sequence[PaperText]) -> list[list[tuple[str, float]]]:
+        """`assign` of many papers (headline, text, series), scored together."""
+        return list(map(self._assigned, self.scores_of(papers)))
+
+    def _assigned(self, ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
         if not ranked or ranked[0][1] < self.taxonomy.min_score:
             return [(OTHER, ranked[0][1] if ranked else 0.0)]
         best = ranked[0][1]

@@ -21,9 +21,11 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
+from scipy.sparse import csr_matrix
 
 from app.ids import series_slug
 
@@ -48,24 +50,45 @@ class Family:
 
 class SoftmaxRegression:
     """Softmax regression over IDF-weighted term presence (unit length): the families here,
-    the topic lean of lean.py."""
+    the topic lean of lean.py. A class may name a topic (`topics`), which `boosts` lifts by up
+    to `boost` when its probability passes `threshold`."""
 
     def __init__(self, terms: dict[str, int], idf: np.ndarray, weights: np.ndarray,
-                 bias: np.ndarray) -> None:
+                 bias: np.ndarray, topics: Sequence[str | None], boost: float,
+                 threshold: float) -> None:
         self.terms, self.idf, self.weights, self.bias = terms, idf, weights, bias
         self.vocabulary = frozenset(terms)
+        self.class_topics, self.boost, self.threshold = list(topics), boost, threshold
 
     def probabilities(self, terms: set[str]) -> np.ndarray:
         """The probability of each class for a paper of these `features`."""
+        return self.probabilities_of([terms])[0]
+
+    def probabilities_of(self, papers: Sequence[set[str]]) -> np.ndarray:
+        """`probabilities` of many papers, a row each, as one sparse product: one paper at a
+        time, numpy's calls cost more than their arithmetic."""
         # Most of a paper's terms are unknown to the model: a set intersection drops them
         # at C speed.
-        ids = list(map(self.terms.__getitem__, self.vocabulary.intersection(terms)))
-        logits = self.bias.copy()
-        if ids:
-            x = self.idf[ids]
-            logits += (x / np.sqrt(x @ x)) @ self.weights[ids]
-        odds = np.exp(logits - logits.max())
-        return odds / odds.sum()
+        rows = [list(map(self.terms.__getitem__, self.vocabulary.intersection(terms)))
+                for terms in papers]
+        lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+        ids = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=int(lengths.sum()))
+        row_of = np.repeat(np.arange(len(rows)), lengths)
+        x = self.idf[ids]
+        x /= np.sqrt(np.bincount(row_of, weights=x * x, minlength=len(rows)))[row_of]
+        indptr = np.concatenate(([0], np.cumsum(lengths)))
+        matrix = csr_matrix((x, ids, indptr), shape=(len(rows), len(self.idf)))
+        logits = self.bias + matrix @ self.weights
+        odds = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return odds / odds.sum(axis=1, keepdims=True)
+
+    def boosts(self, p: np.ndarray) -> list[tuple[str, float]]:
+        """The topic boosts of a paper of class probabilities `p`: `boost` for a class that is
+        certain, nothing below `threshold`, linear between (a paper equally like two classes
+        leans to neither)."""
+        return [(topic, float(self.boost * (p[i] - self.threshold) / (1 - self.threshold)))
+                for i, topic in enumerate(self.class_topics)
+                if topic and p[i] > self.threshold]
 
 
 class FamilyModel(SoftmaxRegression):
@@ -73,34 +96,18 @@ class FamilyModel(SoftmaxRegression):
 
     def __init__(self, families: list[Family], terms: dict[str, int], idf: np.ndarray,
                  weights: np.ndarray, bias: np.ndarray, boost: float, threshold: float) -> None:
-        super().__init__(terms, idf, weights, bias)
+        super().__init__(terms, idf, weights, bias, [f.topic for f in families], boost,
+                         threshold)
         self.families = families
-        self.boost, self.threshold = boost, threshold
         self.family_of_series = {series_slug(s): i for i, f in enumerate(families)
                                  for s in f.series}
 
     def leaning_topic(self, series: str | None) -> str | None:
         """The topic a paper of this series leans to for certain (its family's), if any: then
-        `boosts` reads no text."""
+        its text is not read. A paper of a family's series (by slug: "cvpr") is certain of it:
+        the text model only guesses the series; a general series (NeurIPS) says nothing."""
         family = self.family_of_series.get(series or "")
         return None if family is None else self.families[family].topic
-
-    def boosts(self, headline: Sequence[str], text: Sequence[str],
-               series: str | None = None, terms: set[str] | None = None
-               ) -> list[tuple[str, float]]:
-        """Topic boosts: `boost` for a family that is certain, nothing below `threshold`,
-        linear between (a paper equally like two families leans to neither). A paper of a
-        family's series (by slug: "cvpr") is certain of it: the text model only guesses the
-        series; a general series (NeurIPS) says nothing, so its papers are read. `terms`: the
-        paper's `features` when the caller has them."""
-        leaning = self.leaning_topic(series)
-        if leaning:
-            return [(leaning, self.boost)]
-        p = self.probabilities(terms if terms is not None else features(headline, text))
-        return [(family.topic,
-                 float(self.boost * (p[i] - self.threshold) / (1 - self.threshold)))
-                for i, family in enumerate(self.families)
-                if family.topic and p[i] > self.threshold]
 
 
 @lru_cache(maxsize=1)

@@ -35,16 +35,8 @@ class TopicLean(SoftmaxRegression):
 
     def __init__(self, topics: list[str], terms: dict[str, int], idf: np.ndarray,
                  weights: np.ndarray, boost: float, threshold: float) -> None:
-        super().__init__(terms, idf, weights, np.zeros(len(topics)))
+        super().__init__(terms, idf, weights, np.zeros(len(topics)), topics, boost, threshold)
         self.topics = topics
-        self.boost, self.threshold = boost, threshold
-
-    def boosts(self, terms: set[str]) -> list[tuple[str, float]]:
-        if not self.boost:
-            return []
-        p = self.probabilities(terms)
-        return [(topic, float(self.boost * (p[i] - self.threshold) / (1 - self.threshold)))
-                for i, topic in enumerate(self.topics) if p[i] > self.threshold]
 
 
 @lru_cache(maxsize=1)
