@@ -274,6 +274,8 @@ def term_postings(reader: IndexReader, fieldname: str, word: object,
     return found
 
 
-def deleted_docs(reader: IndexReader) -> set[int]:
-    """The segment's deleted document numbers, which its postings still hold."""
-    return getattr(reader, "deleted_docs_set", None) or set()
+def deleted_docs(reader: IndexReader) -> np.ndarray:
+    """The segment's deleted document numbers (sorted, int64), which its postings still
+    hold."""
+    deleted = getattr(reader, "deleted_docs_set", None) or ()
+    return np.sort(np.fromiter(deleted, dtype=np.int64, count=len(deleted)))

@@ -12,7 +12,6 @@ from whoosh.searching import Searcher
 
 from app.search import weights
 from app.search.arrays import deleted_docs, term_postings
-from app.search.columns import as_mask
 from app.search.whoosh_adapter import SegmentLengthBM25F, segment_lengths
 
 
@@ -21,9 +20,9 @@ def weighting() -> BM25F:
     return SegmentLengthBM25F(B=weights.WEIGHTS.b, K1=weights.WEIGHTS.k1)
 
 
-# A scored term: field, text, boost, and the documents where it counts (None: wherever it
-# occurs; a phrase's words count only where the phrase matches).
-Leaf = tuple[str, object, float, "set[int] | None"]
+# A scored term: field, text, boost, and the documents where it counts, a mask (None:
+# wherever it occurs; a phrase's words count only where the phrase matches).
+Leaf = tuple[str, object, float, "np.ndarray | None"]
 
 
 def top_by_terms(searcher: Searcher, fieldname: str, weighted_terms: list[tuple[str, float]],
@@ -35,17 +34,16 @@ def top_by_terms(searcher: Searcher, fieldname: str, weighted_terms: list[tuple[
 
 
 def bm25_sums(searcher: Searcher, leaves: list[Leaf],
-              docs: set[int] | None) -> tuple[np.ndarray, np.ndarray]:
-    """The documents (of `docs`, or any) where a term counts, and every document's sum of
-    BM25F over the terms that count in it, computed a posting list at a time."""
+              docs: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """The documents (of the mask `docs`, or any) where a term counts, and every document's
+    sum of BM25F over the terms that count in it, computed a posting list at a time."""
     b, k1 = weights.WEIGHTS.b, weights.WEIGHTS.k1
     total = searcher.doc_count_all()
     scores = np.zeros(total, dtype=np.float64)
     touched = np.zeros(total, dtype=bool)
-    allowed = None if docs is None else as_mask(docs, total)
     # Where each term counts, over all segments: a phrase's words only where it matches.
-    counted_by_leaf = [allowed if where is None else as_mask(
-        where if docs is None else docs & where, total) for *_, where in leaves]
+    counted_by_leaf = [docs if where is None else where if docs is None else docs & where
+                       for *_, where in leaves]
     for leaf, offset in searcher.leaf_searchers():
         reader = leaf.reader()
         for (fieldname, text, boost, _), counted in zip(leaves, counted_by_leaf, strict=True):
@@ -56,8 +54,8 @@ def bm25_sums(searcher: Searcher, leaves: list[Leaf],
             local, frequencies = found.ids.astype(np.int64), found.weights
             deleted = deleted_docs(reader)
             keep = counted[local + offset] if counted is not None else None
-            if deleted:
-                live = ~np.isin(local, np.fromiter(deleted, dtype=np.int64))
+            if deleted.size:
+                live = ~np.isin(local, deleted)
                 keep = live if keep is None else keep & live
             if keep is not None:
                 local, frequencies = local[keep], frequencies[keep]

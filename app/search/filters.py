@@ -19,7 +19,7 @@ def read_facet_columns(searcher: Searcher, facets: Iterable[Facet]) -> dict[str,
 
 
 class FacetFilter:
-    """The matches of one search (an array of document numbers) against the request's
+    """The matches of one search (a mask over the documents) against the request's
     filters, each facet's counts computed without its own filter."""
 
     def __init__(self, columns: dict[str, FacetColumn], filters: dict[str, object],
@@ -27,17 +27,17 @@ class FacetFilter:
         self.columns = columns
         self.docs = docs
         # A filter on a facet the index lacks matches nothing, as a missing value would.
-        self.masks = {name: columns[name].holding(docs, value)
+        self.masks = {name: columns[name].holding(value)
                       if name in columns else np.zeros(len(docs), dtype=bool)
                       for name, value in filters.items()}
 
     def allowed(self, skip: str | None = None) -> np.ndarray:
-        """The documents every filter (but `skip`'s) lets through."""
-        mask = np.ones(len(self.docs), dtype=bool)
+        """The documents every filter (but `skip`'s) lets through, a mask."""
+        mask = self.docs.copy()
         for name, filter_mask in self.masks.items():
             if name != skip:
                 mask &= filter_mask
-        return self.docs[mask]
+        return mask
 
     def counts(self) -> dict[str, list[tuple[object, int]]]:
         """Per facet, (value, matches) largest first, ignoring the facet's own filter so that

@@ -3,46 +3,50 @@
 Counts and facets need every match but no score. Whoosh's matchers step through postings
 one document at a time in Python: half of a common query's time at L (profiled: "learning",
 "graph neural network", "in-context learning"). Here a term's posting list comes whole
-from arrays.term_postings, and the query's And / Or / Not become set operations; a phrase
-intersects (document, start) keys of its words' positions; a year range is the union of its
-years' lists; other nodes keep Whoosh's matchers. ranking.py scores the best matches from
-the same postings.
+from arrays.term_postings, and a query's matches are a boolean mask over the searcher's
+document numbers: And / Or / Not are `&`, `|` and `~` in C, as are the facet filters and
+BM25F's "where a term counts" after them; a phrase intersects (document, start) keys of its
+words' positions; a year range is the union of its years' lists; other nodes keep Whoosh's
+matchers. ranking.py scores the best matches from the same postings.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from copy import copy
 
 import numpy as np
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Phrase, Query, Term
 from whoosh.query.ranges import NumericRange
-from whoosh.reading import IndexReader
 from whoosh.searching import Searcher
 
 from app.search.arrays import deleted_docs, term_postings
 from app.search.postings import TermPostings
 
 MAX_RANGE_VALUES = 1000  # wider ranges than years: Whoosh's trie terms
-Phrases = dict[tuple[str, tuple[str, ...]], set[int]]
+Phrases = dict[tuple[str, tuple[str, ...]], np.ndarray]
 
 
-def matching_docs(searcher: Searcher, query: Query, phrases: Phrases | None = None) -> set[int]:
-    """The document numbers (of the searcher) of every live document the query matches.
-    `phrases` remembers the matches of phrases for later calls with the same searcher."""
+def matching_docs(searcher: Searcher, query: Query,
+                  phrases: Phrases | None = None) -> np.ndarray:
+    """Which live documents the query matches: a boolean mask over the searcher's document
+    numbers, not to be changed in place (`phrases` keeps the masks of phrases for later
+    calls with the same searcher)."""
     phrases = {} if phrases is None else phrases
     kind = type(query)
     if kind is Term:
         return _term_docs(searcher, query.fieldname, query.text)
-    if kind is And:
-        parts = sorted((matching_docs(searcher, q, phrases) for q in query.subqueries), key=len)
-        return set.intersection(*parts) if parts else set()
-    if kind is Or:
-        return set().union(*(matching_docs(searcher, q, phrases) for q in query.subqueries))
+    if kind in (And, Or):
+        parts = [matching_docs(searcher, q, phrases) for q in query.subqueries]
+        if not parts:
+            return _no_docs(searcher)
+        return (np.logical_and if kind is And else np.logical_or).reduce(parts)
     if kind is AndNot:
         positive = matching_docs(searcher, query.a, phrases)
-        return positive - matching_docs(searcher, query.b, phrases) if positive else positive
+        return positive & ~matching_docs(searcher, query.b, phrases) if positive.any() \
+            else positive
     if kind is Not:
-        return _live_docs(searcher) - matching_docs(searcher, query.query, phrases)
+        return _live_docs(searcher) & ~matching_docs(searcher, query.query, phrases)
     if kind is Phrase and query.slop == 1:
         key = (query.fieldname, tuple(query.words))
         if key not in phrases:
@@ -51,39 +55,65 @@ def matching_docs(searcher: Searcher, query: Query, phrases: Phrases | None = No
     if kind is Every and query.fieldname in (None, "", "*"):
         return _live_docs(searcher)
     if query is NullQuery:
-        return set()
+        return _no_docs(searcher)
     if kind is NumericRange and query.start is not None and query.end is not None:
         return _range_docs(searcher, query)
-    return set(searcher.docs_for_query(query))
+    return docs_mask(searcher, searcher.docs_for_query(query))
 
 
-def _range_docs(searcher: Searcher, query: NumericRange) -> set[int]:
+def whoosh_filter(docs: np.ndarray) -> set[int]:
+    """The documents of a mask as Whoosh's searcher takes a filter: a set of numbers."""
+    return set(np.flatnonzero(docs).tolist())
+
+
+def _live_docs(searcher: Searcher) -> np.ndarray:
+    """Every document not deleted, as a mask."""
+    live = np.ones(searcher.doc_count_all(), dtype=bool)
+    for leaf, offset in searcher.leaf_searchers():
+        live[deleted_docs(leaf.reader()) + offset] = False
+    return live
+
+
+def _no_docs(searcher: Searcher) -> np.ndarray:
+    return np.zeros(searcher.doc_count_all(), dtype=bool)
+
+
+def docs_mask(searcher: Searcher, docs: Iterable[int]) -> np.ndarray:
+    """Document numbers as a mask."""
+    mask = _no_docs(searcher)
+    mask[np.fromiter(docs, dtype=np.int64)] = True
+    return mask
+
+
+def _range_docs(searcher: Searcher, query: NumericRange) -> np.ndarray:
     """A range of whole numbers (year:2010-2020) as the union of its values' posting lists,
     read as arrays: Whoosh's matchers over its trie terms took half a second at L."""
     field = searcher.schema[query.fieldname]
     first = int(query.start) + bool(query.startexcl)
     last = int(query.end) - bool(query.endexcl)
     if last - first > MAX_RANGE_VALUES:
-        return set(searcher.docs_for_query(query))
-    return set().union(*(_term_docs(searcher, query.fieldname, field.to_bytes(value))
-                         for value in range(first, last + 1)))
+        return docs_mask(searcher, searcher.docs_for_query(query))
+    docs = _no_docs(searcher)
+    for value in range(first, last + 1):
+        docs |= _term_docs(searcher, query.fieldname, field.to_bytes(value))
+    return docs
 
 
-def _phrase_docs(searcher: Searcher, phrase: Phrase) -> set[int]:
+def _phrase_docs(searcher: Searcher, phrase: Phrase) -> np.ndarray:
     """Documents with the words at consecutive positions: the documents with every word but
     the commonest, then, rarest word first, the (document, start) pairs where the phrase can
     still start, as sorted 64-bit keys intersected in C."""
     words = phrase.words
     if len(words) < 2:
-        return set.intersection(*(_term_docs(searcher, phrase.fieldname, w) for w in words)) \
-            if words else set()
+        return _term_docs(searcher, phrase.fieldname, words[0]) if words \
+            else _no_docs(searcher)
     rarest_first = sorted(range(len(words)), key=lambda i: searcher.doc_frequency(
         phrase.fieldname, words[i]))
-    candidates = set.intersection(*(_term_docs(searcher, phrase.fieldname, words[i])
-                                    for i in rarest_first[:-1]))
-    if not candidates:
-        return set()
-    wanted = np.sort(np.fromiter(candidates, dtype=np.int64, count=len(candidates)))
+    candidates = np.logical_and.reduce([_term_docs(searcher, phrase.fieldname, words[i])
+                                        for i in rarest_first[:-1]])
+    if not candidates.any():
+        return candidates
+    wanted = np.flatnonzero(candidates)
     found = []
     for leaf, offset in searcher.leaf_searchers():
         reader = leaf.reader()
@@ -100,29 +130,20 @@ def _phrase_docs(searcher: Searcher, phrase: Phrase) -> set[int]:
                                                                    assume_unique=True)
         if starts is not None and starts.size:
             found.append(np.unique(starts >> 32) + offset)
-    return set(np.concatenate(found).tolist()) if found else set()
+    return docs_mask(searcher, np.concatenate(found) if found else ())
 
 
 _BIAS = 1 << 16  # keeps a phrase's start (a position minus the word's place) positive
 
 
-def _live_docs(searcher: Searcher) -> set[int]:
-    return set(searcher.reader().all_doc_ids())
-
-
-def _term_docs(searcher: Searcher, fieldname: str, text: object) -> set[int]:
-    docs: set[int] = set()
+def _term_docs(searcher: Searcher, fieldname: str, text: object) -> np.ndarray:
+    """The live documents in the term's posting lists, as a mask."""
+    docs = _no_docs(searcher)
     for leaf, offset in searcher.leaf_searchers():
-        ids = _posting_ids(leaf.reader(), fieldname, text)
-        docs.update(ids if not offset else map(offset.__add__, ids))
+        reader = leaf.reader()
+        docs[term_postings(reader, fieldname, text).ids.astype(np.int64) + offset] = True
+        docs[deleted_docs(reader) + offset] = False
     return docs
-
-
-def _posting_ids(reader: IndexReader, fieldname: str, text: object) -> set[int]:
-    """One segment's live document numbers in the term's posting list."""
-    ids = set(term_postings(reader, fieldname, text).ids.tolist())
-    deleted = deleted_docs(reader)
-    return ids - deleted if deleted else ids
 
 
 def _phrase_starts(found: TermPostings, docs: np.ndarray, place: int) -> np.ndarray:

@@ -1,5 +1,5 @@
 """The query pipeline: one search request against one open index. The request's query is
-parsed (or read as a pasted text), matched as sets of document numbers, filtered by the facet
+parsed (or read as a pasted text), matched as masks over the documents, filtered by the facet
 columns and counted; then a page is ranked (ranking.py, proximity.py), and where the exact
 matches end before the page does, papers with most of the query's parts or with words of its
 family follow. What was parsed travels with what it resolved to (`Resolved`)."""
@@ -19,10 +19,9 @@ from app.facets import NAMES as FACET_NAMES
 from app.search import proximity, similar, weights
 from app.search.analysis import analyze
 from app.search.clauses import text_query
-from app.search.columns import as_array, as_mask
 from app.search.expand import with_family
 from app.search.filters import FacetFilter
-from app.search.matches import Phrases, matching_docs, matching_query
+from app.search.matches import Phrases, docs_mask, matching_docs, matching_query, whoosh_filter
 from app.search.opened import OpenIndex
 from app.search.parts import (
     FILTER_INDEX_FIELDS,
@@ -64,13 +63,13 @@ LIKE_TEXT_NOTE = ("This {words}-word query was read as a text, not as words that
 class Resolved:
     """What a request resolved to: the result so far, the parsed query, the query to rank
     (after corrections and fallbacks; None when nothing can match), its matches and what the
-    filters allow of them."""
+    filters allow of them (masks over the documents)."""
 
     result: SearchResult
     parsed: ParsedQuery
     query: Query | None
-    docs: set[int]
-    allowed: set[int]
+    docs: np.ndarray
+    allowed: np.ndarray
     # A question or a description: its parts' matches and weights, which list and rank it.
     bag: PartMatches | None = None
     # A pasted text: the papers listed, most like it first, and their likeness.
@@ -98,7 +97,7 @@ class Search:
     def run(self, with_hits: bool = True) -> SearchResult:
         resolved = self._resolve()
         result, query, allowed = resolved.result, resolved.query, resolved.allowed
-        result.total = len(allowed)
+        result.total = int(np.count_nonzero(allowed))
         if query is None:
             return result
         result.facets = self._facet_counts(resolved.docs)
@@ -119,14 +118,15 @@ class Search:
         """IDs of the whole result set (not one page), by rank or newest first."""
         resolved = self._resolve()
         query, allowed = resolved.query, resolved.allowed
-        if query is None or not allowed:
+        if query is None or not allowed.any():
             return []
         sortedby = (FieldFacet("added", reverse=True) if newest_first
                     else self._sort_order())
         if sortedby is None and (resolved.bag is not None or resolved.likeness is not None):
-            ranked = self._own_order(resolved, limit or len(allowed))
+            ranked = self._own_order(resolved, limit or int(np.count_nonzero(allowed)))
             return [self.current.ids[doc] for doc, _ in ranked]
-        results = self.searcher.search(query, limit=limit, filter=allowed, sortedby=sortedby)
+        results = self.searcher.search(query, limit=limit, filter=whoosh_filter(allowed),
+                                       sortedby=sortedby)
         return [self.current.ids[hit.docnum] for hit in results]
 
     def _resolve(self) -> Resolved:
@@ -138,7 +138,8 @@ class Search:
                               expansions=parsed.expansions)
         query = parsed.query
         if query is None and parsed.text and not request.filters():
-            return Resolved(result, parsed, None, set(), set())
+            nothing = docs_mask(self.searcher, ())
+            return Resolved(result, parsed, None, nothing, nothing)
         if query is None:
             query = Every()
         result.corrected = self._did_you_mean(parsed)
@@ -146,10 +147,10 @@ class Search:
             return self._bag(parsed, parsed.parts, result)
         docs = self._matching(query)
         allowed = self._filtered(docs)
-        if not allowed and parsed.text:
+        if not allowed.any() and parsed.text:
             query, docs = self._fallback(parsed, result, query, docs)
             allowed = self._filtered(docs)
-        if not allowed and not result.showing_corrected:
+        if not allowed.any() and not result.showing_corrected:
             if parsed.reading is Reading.KEYWORDS:
                 parsed = self.parser.parse(request.q, unmatched=True)  # a short description?
             # A question of one phrase no paper writes: weighed as the phrase's words.
@@ -158,7 +159,7 @@ class Search:
                 return self._bag(parsed, parts, result)
         if parsed.reading is not Reading.KEYWORDS:  # of one concept: listed as it is
             result.reading = QueryReading(parsed.reading.value, parsed.dropped,
-                                          parsed.concepts, len(allowed))
+                                          parsed.concepts, int(np.count_nonzero(allowed)))
         return Resolved(result, parsed, query, docs, allowed)
 
     def _part_matches(self, parts: QueryParts, as_words: bool = False,
@@ -166,7 +167,7 @@ class Search:
         """Which papers hold each part (or only words of its `family`); with `as_words` (a
         question's concepts), a phrase weighs no more than the papers saying it in words
         make it weigh."""
-        return PartMatches.of(parts.words, lambda query: as_array(self._matching(query)),
+        return PartMatches.of(parts.words, self._matching,
                               self.searcher.doc_count_all(),
                               partial(said_as_words, self.searcher) if as_words else None,
                               family)
@@ -175,9 +176,9 @@ class Search:
         """Which documents pass the parts' inline filters and are not excluded."""
         required = np.ones(total, dtype=bool)
         for query in parts.filters:
-            required &= as_mask(self._matching(query), total)
+            required &= self._matching(query)
         if parts.excluded is not None:
-            required &= ~as_mask(self._matching(parts.excluded), total)
+            required &= ~self._matching(parts.excluded)
         return required
 
     def _bag(self, parsed: ParsedQuery, parts: QueryParts, result: SearchResult) -> Resolved:
@@ -191,12 +192,10 @@ class Search:
         required = self._required(parts, len(bag.complete))
         share = np.where(required, bag.share, 0.0)
         listed = (share > 0) & (share >= weights.WEIGHTS.bag_share * share.max(initial=0.0))
-        docs = set(np.flatnonzero(listed).tolist())
-        allowed = self._filtered(docs)
-        complete = self._filtered(set(np.flatnonzero(bag.complete & required).tolist()))
+        complete = self._filtered(bag.complete & required)
         result.reading = QueryReading(parsed.reading.value, parsed.dropped, bag.labels,
-                                      len(complete))
-        return Resolved(result, parsed, Or(related), docs, allowed, bag)
+                                      int(np.count_nonzero(complete)))
+        return Resolved(result, parsed, Or(related), listed, self._filtered(listed), bag)
 
     def _own_order(self, resolved: Resolved, limit: int) -> list[tuple[int, float]]:
         """The best `limit` of a pasted text's or a question's papers, in their own order."""
@@ -210,7 +209,7 @@ class Search:
         each group's head re-ranked for proximity."""
         bag, query = resolved.bag, resolved.query
         assert bag is not None and query is not None
-        docs = as_array(resolved.allowed)
+        docs = np.flatnonzero(resolved.allowed)
         scores = match_scores(self.searcher, query, resolved.allowed, self.phrases)
         score = (scores[docs] if scores is not None else np.zeros(len(docs))) * (
             bag.share[docs] ** weights.WEIGHTS.coverage)
@@ -235,36 +234,38 @@ class Search:
             result.notes.append(f"The text was cut to its first {MAX_TEXT_CHARS:,} characters.")
         key_terms = similar.text_key_terms(self.searcher, text)
         if not key_terms:
-            return Resolved(result, parsed, None, set(), set())
+            nothing = docs_mask(self.searcher, ())
+            return Resolved(result, parsed, None, nothing, nothing)
         current = self.current
         ranked = similar.like_text(self.searcher, key_terms, text, LIKE_TEXT_CANDIDATES,
                                    similar.Vectors.of(current.vectors, current.with_vectors),
                                    current.vector_model)
-        allowed = self._filtered({doc for doc, _ in ranked})
-        listed = [(doc, score) for doc, score in ranked if doc in allowed][:LIKE_TEXT_RESULTS]
+        found = [doc for doc, _ in ranked]
+        allowed = self._filtered(docs_mask(self.searcher, found))
+        listed = [(doc, score) for doc, score in ranked if allowed[doc]][:LIKE_TEXT_RESULTS]
         # What the snippets mark: the key terms that name something ("without", "enables" rank,
         # but marked they only clutter the snippet).
         query = Or([Term("text", term, boost=weight) for term, weight in key_terms
                     if not is_function_word(term) and term not in FILLER_WORDS])
-        return Resolved(result, parsed, query, {doc for doc, _ in ranked[:LIKE_TEXT_RESULTS]},
-                        {doc for doc, _ in listed}, likeness=listed)
+        return Resolved(result, parsed, query, docs_mask(self.searcher, found[:LIKE_TEXT_RESULTS]),
+                        docs_mask(self.searcher, [doc for doc, _ in listed]), likeness=listed)
 
     def _sort_order(self) -> MultiFacet | None:
         if self.request.sort == "venue":
             return MultiFacet([FieldFacet("venue"), ScoreFacet()])
         return None
 
-    def _matching(self, query: Query) -> set[int]:
+    def _matching(self, query: Query) -> np.ndarray:
         return matching_docs(self.searcher, matching_query(query), self.phrases)
 
-    def _filtered(self, docs: set[int]) -> set[int]:
+    def _filtered(self, docs: np.ndarray) -> np.ndarray:
         filters = self.request.filters()
         if not filters:
             return docs
-        return set(FacetFilter(self.current.columns, filters, as_array(docs)).allowed().tolist())
+        return FacetFilter(self.current.columns, filters, docs).allowed()
 
-    def _facet_counts(self, docs: set[int]) -> dict[str, list[tuple[object, int]]]:
-        return FacetFilter(self.current.columns, self.request.filters(), as_array(docs)).counts()
+    def _facet_counts(self, docs: np.ndarray) -> dict[str, list[tuple[object, int]]]:
+        return FacetFilter(self.current.columns, self.request.filters(), docs).counts()
 
     def _did_you_mean(self, parsed: ParsedQuery) -> str | None:
         reader = self.searcher.reader()
@@ -283,19 +284,19 @@ class Search:
         return corrected if changed else None
 
     def _fallback(self, parsed: ParsedQuery, result: SearchResult, query: Query,
-                  docs: set[int]) -> tuple[Query, set[int]]:
+                  docs: np.ndarray) -> tuple[Query, np.ndarray]:
         """No match: try the spelling correction (papers with some of the words follow on the
         page either way)."""
         if result.corrected:
             corrected = self.parser.parse(result.corrected)
             if corrected.query is not None:
                 corrected_docs = self._matching(corrected.query)
-                if self._filtered(corrected_docs):
+                if self._filtered(corrected_docs).any():
                     result.showing_corrected = True
                     return corrected.query, corrected_docs
         return query, docs
 
-    def _partial(self, parsed: ParsedQuery, exact: set[int], room: int) -> list[SearchHit]:
+    def _partial(self, parsed: ParsedQuery, exact: np.ndarray, room: int) -> list[SearchHit]:
         """The best papers with most but not all of the query's parts (at least half of
         them; the words of a lone phrase are its parts), by the score of the parts they
         have."""
@@ -307,14 +308,13 @@ class Search:
         total = len(matches.complete)
         wanted = matches.count >= max(1, math.ceil(
             weights.WEIGHTS.partial_share * len(parts.words)))
-        wanted[as_array(exact)] = False
-        wanted &= self._required(parts, total)
-        candidates = self._filtered(set(np.flatnonzero(wanted).tolist()))
-        if not candidates:
+        wanted &= ~exact & self._required(parts, total)
+        candidates = self._filtered(wanted)
+        if not candidates.any():
             return []
         return self._fill(Or([query for _, query in parts.words]), candidates, room, matches)
 
-    def _related_words(self, parsed: ParsedQuery, exact: set[int],
+    def _related_words(self, parsed: ParsedQuery, exact: np.ndarray,
                        room: int) -> tuple[list[str], list[SearchHit]]:
         """For a query of one word whose matches end before the page does: the best papers
         with a word of its family that it does not find ("memorize" for "memorization"),
@@ -328,19 +328,19 @@ class Search:
         if not forms:
             return [], []
         either = Or([text_query(form) for form in forms])
-        candidates = self._filtered(self._matching(either) - exact)
-        if not candidates:
+        candidates = self._filtered(self._matching(either) & ~exact)
+        if not candidates.any():
             return [], []
         return words, self._fill(either, candidates, room)
 
-    def _fill(self, either: Query, candidates: set[int], room: int,
+    def _fill(self, either: Query, candidates: np.ndarray, room: int,
               parts: PartMatches | None = None) -> list[SearchHit]:
         """The best `room` of `candidates` as hits that follow the exact matches, by their
         BM25F score for `either` (whose terms the snippets mark): each word they hold weighs
         its IDF, so lacking a rare word costs more than lacking a common one. Each hit names
         the `parts` it lacks."""
         scores = match_scores(self.searcher, either, candidates, self.phrases)
-        docs = as_array(candidates)
+        docs = np.flatnonzero(candidates)
         score = scores[docs] if scores is not None else np.zeros(len(docs))
         order = np.lexsort((docs, -score))[:room]
         best = [(int(docs[i]), float(score[i])) for i in order]
@@ -388,8 +388,10 @@ class Search:
         # The exact matches as a filter when facets filter them, or when the query excludes
         # words: Whoosh's AndNot matcher can let through documents the excluded part matches
         # (tests/search/test_matches.py). Otherwise none: a filter costs Whoosh its skipping.
-        exact = allowed != docs or excludes(query) or resolved.bag is not None
-        results = self.searcher.search(query, limit=limit, filter=allowed if exact else None,
+        exact = (not np.array_equal(allowed, docs) or excludes(query)
+                 or resolved.bag is not None)
+        results = self.searcher.search(query, limit=limit,
+                                       filter=whoosh_filter(allowed) if exact else None,
                                        sortedby=sortedby)
         # Not list(results): that asks len(), which counts every match a second time.
         hits = [results[i] for i in range(results.scored_length())]

@@ -24,9 +24,9 @@ from app.search.matches import Phrases, matching_docs
 CONSTANT = (Every, NumericRange)
 
 
-def top_matches(searcher: Searcher, query: Query, docs: set[int], limit: int,
+def top_matches(searcher: Searcher, query: Query, docs: np.ndarray, limit: int,
                 phrases: Phrases | None = None) -> list[tuple[int, float]] | None:
-    """The `limit` best of `docs` (the query's matches) with the scores Whoosh gives them,
+    """The `limit` best of `docs` (the query's matches, a mask) with the scores Whoosh gives them,
     for queries of words and phrases joined by And, Or and AndNot, where a match's score is
     the sum of the BM25F scores of the terms that match it (a phrase's: of its words); None
     for other queries (ranges, filter fields...)."""
@@ -34,7 +34,7 @@ def top_matches(searcher: Searcher, query: Query, docs: set[int], limit: int,
     return None if scored is None else best_scores(scored, limit)
 
 
-def match_scores(searcher: Searcher, query: Query, docs: set[int],
+def match_scores(searcher: Searcher, query: Query, docs: np.ndarray,
                  phrases: Phrases | None = None) -> np.ndarray | None:
     """The scores `top_matches` ranks by, of every document (by document number; 0 outside
     `docs` and where no term counts); None for the queries it cannot score."""
@@ -42,15 +42,15 @@ def match_scores(searcher: Searcher, query: Query, docs: set[int],
     return None if scored is None else scored[1]
 
 
-def _scores(searcher: Searcher, query: Query, docs: set[int],
+def _scores(searcher: Searcher, query: Query, docs: np.ndarray,
             phrases: Phrases | None) -> tuple[np.ndarray, np.ndarray] | None:
     leaves = _scored_terms(searcher, query, {} if phrases is None else phrases)
     if leaves is None or not all(
             name in searcher.schema and searcher.schema[name].scorable for name, *_ in leaves):
         return None  # filter terms (ID fields) Whoosh scores by weight alone
     counted, scores = bm25_sums(searcher, leaves, docs)
-    if len(counted) < len(docs):  # matched by a constant part alone (-model, year:2020 -x)
-        counted = np.fromiter(sorted(docs), dtype=np.int64, count=len(docs))
+    if len(counted) < np.count_nonzero(docs):  # matched by a constant part alone (-model)
+        counted = np.flatnonzero(docs)
     return counted, scores
 
 

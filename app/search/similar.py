@@ -21,7 +21,7 @@ from whoosh.searching import Searcher
 from app.search import reasons, weights
 from app.search.analysis import analyze
 from app.search.bm25 import Leaf, best_scores, bm25_sums
-from app.search.columns import FacetColumn
+from app.search.columns import FacetColumn, as_mask
 from app.search.filters import FacetFilter
 from app.search.matches import matching_docs
 from app.search.reasons import Concept, Frequencies
@@ -198,7 +198,8 @@ def recommendations(searcher: Searcher, ids: list[str], columns: dict[str, Facet
     docs = _without(docs, listed_docs)
     chosen = {name: value for name, value in filters.items() if value not in ("", None)}
     if chosen:
-        docs = FacetFilter(columns, chosen, docs).allowed()
+        docs = np.flatnonzero(FacetFilter(columns, chosen, as_mask(
+            docs, searcher.doc_count_all())).allowed())
     best = best_scores((docs, scores), limit)
     found = [ids[doc] for doc, _ in best]
     other_texts = texts(found)

@@ -39,7 +39,7 @@ def _postings(searcher: Searcher) -> tuple[list[tuple[object, int]], np.ndarray]
     fields = []
     for leaf, offset in searcher.leaf_searchers():
         reader = leaf.reader()
-        live[[doc + offset for doc in deleted_docs(reader)]] = False
+        live[deleted_docs(reader) + offset] = False
         arrays = field_arrays(reader, "text")
         if arrays is not None:
             fields.append((arrays, offset))

@@ -217,7 +217,7 @@ def _segments(searcher: Searcher, documents: int) -> tuple[
     segments = []
     for leaf, offset in searcher.leaf_searchers():
         reader = leaf.reader()
-        live[[doc + offset for doc in deleted_docs(reader)]] = False
+        live[deleted_docs(reader) + offset] = False
         fields = [arrays for arrays in (field_arrays(reader, name) for name in ("headline", "text"))
                   if arrays]
         if fields:

@@ -14,7 +14,7 @@ from app.search import arrays, bm25, weights
 from app.search.arrays import ARRAYS_DIR
 from app.search.bm25 import top_by_terms
 from app.search.index import SyncKind, sync_index
-from app.search.matches import matching_docs, matching_query
+from app.search.matches import matching_docs, matching_query, whoosh_filter
 from app.search.query import QueryParser
 from app.search.ranking import CONSTANT, top_matches
 from tests.conftest import Catalog, write_list
@@ -52,13 +52,18 @@ def _whoosh_docs(searcher, query) -> set[int]:
     return set(searcher.docs_for_query(query))
 
 
+def _found(searcher, query) -> set[int]:
+    """matching_docs's mask as the set of document numbers Whoosh gives."""
+    return whoosh_filter(matching_docs(searcher, query))
+
+
 def _assert_same(directory: Path) -> int:
     checked = 0
     with whoosh_index.open_dir(str(directory)).searcher() as searcher:
         for query in _queries():
             for variant in (query, matching_query(query)):
                 expected = _whoosh_docs(searcher, variant)
-                assert matching_docs(searcher, variant) == expected, variant
+                assert _found(searcher, variant) == expected, variant
                 checked += bool(expected)
     return checked
 
@@ -138,7 +143,7 @@ def test_top_matches_rank_as_whoosh_ranks_plain_word_queries(fresh: Catalog, tmp
             constant = sum(type(q) in CONSTANT for q in query.children()) \
                 if type(query) is And else 0
             expected = [(hit.docnum, 0.0 if type(base) in CONSTANT else hit.score - constant)
-                        for hit in searcher.search(query, limit=10, filter=docs)]
+                        for hit in searcher.search(query, limit=10, filter=whoosh_filter(docs))]
             assert [doc for doc, _ in got] == [doc for doc, _ in expected], query
             assert all(abs(a - b) <= 1e-5 * b
                        for (_, a), (_, b) in zip(got, expected, strict=True)), query
@@ -153,13 +158,13 @@ def test_phrases_match_alike_from_the_arrays_and_decoded_and_kept(fresh: Catalog
     with whoosh_index.open_dir(str(directory)).searcher() as searcher:
         expected = [set(searcher.docs_for_query(phrase)) for phrase in phrases]
         assert sum(map(len, expected)) >= 10
-        assert [matching_docs(searcher, phrase) for phrase in phrases] == expected
+        assert [_found(searcher, phrase) for phrase in phrases] == expected
     shutil.rmtree(directory / ARRAYS_DIR)  # then positions are decoded, then kept
     arrays._opened.clear()
     arrays._decoded.clear()
     with whoosh_index.open_dir(str(directory)).searcher() as searcher:
         for _ in range(2):
-            assert [matching_docs(searcher, phrase) for phrase in phrases] == expected
+            assert [_found(searcher, phrase) for phrase in phrases] == expected
     assert any(positions for *_, positions in arrays._decoded._values)  # decoded and kept
 
 
