@@ -37,7 +37,7 @@ from app.search.parts import (
     concepts,
     query_parts,
 )
-from app.search.question import Reading, is_function_word, reading_of, without_asking_phrases
+from app.search.question import Reading, is_function_word, prose_tokens, reading_of
 
 MAX_QUERY_CHARS = 500
 # A query of more words is a pasted text (an abstract): answered by papers like it as a whole
@@ -133,7 +133,7 @@ class QueryParser:
         self.dropped: list[str] = []
         self.reading = reading_of(self.tokens, text, unmatched)
         if self.reading is not Reading.KEYWORDS:
-            self.tokens, asking = without_asking_phrases(self.tokens)
+            self.tokens, asking = prose_tokens(self.tokens)
             self.dropped.extend(asking)
         parsed = ParsedQuery(text, None, notes=notes, reading=self.reading,
                              dropped=self.dropped)

@@ -73,8 +73,7 @@ def reading_of(tokens: list[re.Match[str]], text: str, unmatched: bool = False) 
              if token["word"] and not token["neg"] and token["word"] not in _OPERATORS]
     phrases = sum(token["phrase"] is not None for token in tokens)
     plain = [_plain(word) for word in words]
-    content = [w for w, p in zip(words, plain, strict=True)
-               if p not in QUESTION_FUNCTION_WORDS and analyze(w)]
+    content = [word for word in words if is_content_word(word)]
     if not content and not phrases:
         return Reading.KEYWORDS  # "what is best": nothing else to search for
     asks = (any(p in INTERROGATIVES for p in plain) or (plain and plain[0] in AUXILIARIES)
@@ -86,11 +85,11 @@ def reading_of(tokens: list[re.Match[str]], text: str, unmatched: bool = False) 
     return Reading.DESCRIPTION if len(content) + phrases >= many else Reading.KEYWORDS
 
 
-def without_asking_phrases(tokens: list[re.Match[str]]) -> tuple[list[re.Match[str]], list[str]]:
-    """A question's or a description's tokens without parentheses (prose: "(max, average,
-    etc)" groups nothing) and without the phrases that ask rather than name a concept
-    (`QUESTION_FUNCTION_PHRASES`), and those phrases as typed; the phrases kept when nothing
-    else would be left to search for."""
+def prose_tokens(tokens: list[re.Match[str]]) -> tuple[list[re.Match[str]], list[str]]:
+    """A question's or a description's tokens read as prose: without parentheses ("(max,
+    average, etc)" groups nothing) and without the phrases that ask rather than name a
+    concept (`QUESTION_FUNCTION_PHRASES`); and those phrases as typed. The phrases are kept
+    when nothing else would be left to search for."""
     tokens = [t for t in tokens if not (t["open"] or t["close"])]
     plain = [_plain(t["word"]) if t["word"] and not t["neg"] else "" for t in tokens]
     kept: list[re.Match[str]] = []
@@ -105,14 +104,18 @@ def without_asking_phrases(tokens: list[re.Match[str]]) -> tuple[list[re.Match[s
             continue
         asked.append(" ".join(t["word"] for t in tokens[i:i + len(phrase)]))
         i += len(phrase)
-    if not any(t["phrase"] or (t["word"] and not is_function_word(t["word"])
-                               and analyze(t["word"])) for t in kept):
+    if not any(t["phrase"] or (t["word"] and is_content_word(t["word"])) for t in kept):
         return tokens, []
     return kept, asked
 
 
 def is_function_word(word: str) -> bool:
     return _plain(word) in QUESTION_FUNCTION_WORDS
+
+
+def is_content_word(word: str) -> bool:
+    """A word a question or a description searches for: not a function word, and indexed."""
+    return not is_function_word(word) and bool(analyze(word))
 
 
 def said_as_words(searcher: Searcher, query: Query) -> int:
