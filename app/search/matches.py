@@ -21,6 +21,7 @@ from whoosh.query.ranges import NumericRange
 from whoosh.searching import Searcher
 
 from app.search.arrays import deleted_docs, term_postings
+from app.search.columns import as_mask
 from app.search.postings import TermPostings
 
 MAX_RANGE_VALUES = 1000  # wider ranges than years: Whoosh's trie terms
@@ -79,10 +80,8 @@ def _no_docs(searcher: Searcher) -> np.ndarray:
 
 
 def docs_mask(searcher: Searcher, docs: Iterable[int]) -> np.ndarray:
-    """Document numbers as a mask."""
-    mask = _no_docs(searcher)
-    mask[np.fromiter(docs, dtype=np.int64)] = True
-    return mask
+    """Document numbers as a mask over the searcher's documents."""
+    return as_mask(np.fromiter(docs, dtype=np.int64), searcher.doc_count_all())
 
 
 def _range_docs(searcher: Searcher, query: NumericRange) -> np.ndarray:
