@@ -25,6 +25,7 @@ from app.outputs import (
     YearCount,
 )
 from app.people import rankings
+from app.search.searcher import PaperSearch
 from app.web import charts
 from app.web.deps import (
     AuthorDep,
@@ -34,14 +35,14 @@ from app.web.deps import (
     SearchDep,
     SessionDep,
 )
-from app.web.formats import answer
-from app.web.render import render
+from app.web.formats import answer, render_view
 from app.web.shapes import named_out, papers_out
 from app.web.urls import profile_path
 from app.web.views import PaperList, Queried
 
 router = APIRouter(default_response_class=HTMLResponse)
 api = APIRouter(prefix="/api", tags=["people"], responses=ERRORS)
+NameParam = Annotated[str, Query(max_length=200)]
 
 
 @dataclass(frozen=True)
@@ -73,11 +74,27 @@ def profile_view(request: Request, session: Session, found: people.Profile) -> P
     return ProfileView(found, papers, catalog.venues_by_slug(session))
 
 
+@dataclass(frozen=True)
+class AuthorsView:
+    """Authors whose name, or a later part of it (the surname), starts with what was asked."""
+
+    template: ClassVar[str] = "authors.html"
+    q: str
+    found: list[people.Named]
+
+    def context(self) -> dict[str, Any]:
+        return dict(q=self.q, found=self.found)
+
+
+def authors_view(session: Session, search: PaperSearch, q: str) -> AuthorsView:
+    return AuthorsView(q, people.find_authors(session, q,
+                                              search.author_names(q, people.FOUND_AUTHORS)))
+
+
 @router.get("/authors")
 def authors(request: Request, session: SessionDep, search: SearchDep,
-            q: Annotated[str, Query(max_length=200)] = "") -> HTMLResponse:
-    found = people.find_authors(session, q, search.author_names(q, people.FOUND_AUTHORS))
-    return render(request, "authors.html", q=q, found=found)
+            q: NameParam = "") -> Response:
+    return render_view(request, authors_view(session, search, q))
 
 
 @router.get("/authors/{slug}")
@@ -101,23 +118,33 @@ def country(request: Request, found: CountryDep, session: SessionDep,
     return answer(request, profile_view(request, session, found), format)
 
 
+@dataclass(frozen=True)
+class RankingView:
+    """The institutions' or countries' ranking in a series and range of years, and the
+    series and years it can be asked of."""
+
+    template: ClassVar[str] = "ranking.html"
+    ranking: rankings.Ranking
+    all_series: list[series.Series]
+    all_years: list[int]
+
+    def context(self) -> dict[str, Any]:
+        return dict(ranking=self.ranking, all_series=self.all_series, all_years=self.all_years)
+
+
+def ranking_view(session: Session, kind: people.Kind, chosen: rankings.Scope) -> RankingView:
+    return RankingView(rankings.ranking(session, kind, chosen), series.list_series(session),
+                       sorted({v.year for v in catalog.list_venues(session)}))
+
+
 @router.get("/institutions")
-def institutions(request: Request, session: SessionDep,
-                 chosen: RankingScopeDep) -> HTMLResponse:
-    return _ranking_page(request, session, "institution", chosen)
+def institutions(request: Request, session: SessionDep, chosen: RankingScopeDep) -> Response:
+    return render_view(request, ranking_view(session, "institution", chosen))
 
 
 @router.get("/countries")
-def countries(request: Request, session: SessionDep, chosen: RankingScopeDep) -> HTMLResponse:
-    return _ranking_page(request, session, "country", chosen)
-
-
-def _ranking_page(request: Request, session: Session, kind: people.Kind,
-                  chosen: rankings.Scope) -> HTMLResponse:
-    ranked = rankings.ranking(session, kind, chosen)
-    return render(request, "ranking.html", ranking=ranked,
-                  all_series=series.list_series(session),
-                  all_years=sorted({v.year for v in catalog.list_venues(session)}))
+def countries(request: Request, session: SessionDep, chosen: RankingScopeDep) -> Response:
+    return render_view(request, ranking_view(session, "country", chosen))
 
 
 def profile_out(request: Request, session: Session, found: people.Profile) -> ProfileOut:
@@ -139,10 +166,10 @@ def profile_out(request: Request, session: Session, found: people.Profile) -> Pr
 
 @api.get("/authors", name="api_authors")
 def authors_api(search: SearchDep, session: SessionDep, request: Request,
-            q: Annotated[str, Query(max_length=200)] = "") -> AuthorsFoundOut:
+                q: NameParam = "") -> AuthorsFoundOut:
     """Authors whose name, or a later part of it (the surname), starts with `q`, most
     papers first."""
-    found = people.find_authors(session, q, search.author_names(q, people.FOUND_AUTHORS))
+    found = authors_view(session, search, q).found
     return AuthorsFoundOut(q=q, authors=[named_out(request, "author", a) for a in found])
 
 
@@ -168,7 +195,7 @@ def country_api(request: Request, found: CountryDep, session: SessionDep) -> Pro
 
 def ranking_out(request: Request, session: Session, kind: people.Kind,
                 chosen: rankings.Scope) -> RankingOut:
-    found = rankings.ranking(session, kind, chosen)
+    found = ranking_view(session, kind, chosen).ranking
     return RankingOut(
         kind=kind, series=chosen.series or None, first_year=found.first, last_year=found.last,
         papers=found.papers, known=found.known, before=found.before or None,
