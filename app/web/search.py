@@ -24,14 +24,14 @@ from app.outputs import (
     SearchOut,
     SuggestOut,
 )
+from app.search.acronyms import Meaning
 from app.search.query import MAX_QUERY_CHARS, PASTED_TEXT_WORDS, replace_word
 from app.search.results import PER_PAGE, SearchRequest, SearchResult
 from app.search.searcher import PaperSearch
 from app.search.synonyms import SYNONYM_GROUPS
 from app.web import charts, sidebar
 from app.web.deps import SearchDep, SearchRequestDep, SessionDep
-from app.web.formats import answer
-from app.web.render import render
+from app.web.formats import answer, render_view
 from app.web.results import facet_names, run_search
 from app.web.urls import paper_url_for, search_query_string
 from app.web.views import PaperList, Ranked
@@ -94,10 +94,22 @@ def search(
     return answer(request, search_view(request, session, search, query), format)
 
 
+@dataclass(frozen=True)
+class SearchHelpView:
+    """The search help: the query language, with the synonym table and the acronyms learned
+    from the catalog's abstracts."""
+
+    template: ClassVar[str] = "search_help.html"
+    learned: list[Meaning]
+
+    def context(self) -> dict[str, Any]:
+        return dict(synonyms=SYNONYM_GROUPS, learned=self.learned,
+                    pasted_words=PASTED_TEXT_WORDS)
+
+
 @router.get("/help/search")
-def search_help(request: Request, search: SearchDep) -> HTMLResponse:
-    return render(request, "search_help.html", synonyms=SYNONYM_GROUPS,
-                  learned=search.learned_acronyms(), pasted_words=PASTED_TEXT_WORDS)
+def search_help(request: Request, search: SearchDep) -> Response:
+    return render_view(request, SearchHelpView(search.learned_acronyms()))
 
 
 @api.get("/search", name="api_search")

@@ -38,7 +38,7 @@ from app.web.deps import (
     topic_named,
 )
 from app.web.formats import answer, render_view
-from app.web.render import compile_templates, render, topic_name
+from app.web.render import compile_templates, topic_name
 from app.web.shapes import (
     edition_out,
     papers_out,
@@ -150,24 +150,51 @@ def series_view(session: Session, search: PaperSearch, found: series.Series) -> 
                       rankings.publishers(session, [e.slug for e in found.editions]))
 
 
-@router.get("/")
-def home(request: Request, session: SessionDep, search: SearchDep) -> HTMLResponse:
-    all_series = series.list_series(session)
+@dataclass(frozen=True)
+class HomeView:
+    """The home page: the series and their editions, the topics by papers, example searches
+    and what rose in the catalog's latest year."""
+
+    template: ClassVar[str] = "index.html"
+    all_series: list[series.Series]
+    topic_totals: list[tuple[str, int]]  # (topic slug, papers), largest first, none empty
+    rising: WhatsNew | None
+
+    def context(self) -> dict[str, Any]:
+        return dict(grid=series.series_grid(self.all_series),
+                    total=sum(s.papers for s in self.all_series),
+                    editions=sum(len(s.editions) for s in self.all_series),
+                    examples=EXAMPLE_SEARCHES, topic_totals=self.topic_totals,
+                    rising=self.rising)
+
+
+def home_view(session: Session, search: PaperSearch) -> HomeView:
     matrix = series.topic_matrix(session)
     topic_totals = sorted(((t.slug, matrix.row_total(t.slug)) for t in load_taxonomy().topics),
                           key=lambda kv: -kv[1])
-    return render(request, "index.html", grid=series.series_grid(all_series),
-                  total=sum(s.papers for s in all_series),
-                  editions=sum(len(s.editions) for s in all_series),
-                  examples=EXAMPLE_SEARCHES, topic_totals=[t for t in topic_totals if t[1]],
-                  rising=whats_new(search, limit=HOME_TERMS))
+    return HomeView(series.list_series(session), [t for t in topic_totals if t[1]],
+                    whats_new(search, limit=HOME_TERMS))
+
+
+@dataclass(frozen=True)
+class VenuesView:
+    """The list of venues: every series with its editions."""
+
+    template: ClassVar[str] = "venues.html"
+    all_series: list[series.Series]
+
+    def context(self) -> dict[str, Any]:
+        return dict(grid=series.series_grid(self.all_series), all_series=self.all_series)
+
+
+@router.get("/")
+def home(request: Request, session: SessionDep, search: SearchDep) -> Response:
+    return render_view(request, home_view(session, search))
 
 
 @router.get("/venues")
-def venues(request: Request, session: SessionDep) -> HTMLResponse:
-    all_series = series.list_series(session)
-    return render(request, "venues.html", grid=series.series_grid(all_series),
-                  all_series=all_series)
+def venues(request: Request, session: SessionDep) -> Response:
+    return render_view(request, VenuesView(series.list_series(session)))
 
 
 # A page's downloads are a second path of its route, by suffix, registered first:
