@@ -85,10 +85,6 @@ def _ranked(request: Request, found: Ranked, fmt: str) -> tuple[PaperRows, bool]
     return _by_id(request, ranked[end - DOWNLOAD_PAPERS:end]), len(ranked) > end
 
 
-def _listed(request: Request, found: Listed, _fmt: str) -> tuple[PaperRows, bool]:
-    return _by_id(request, found.ids), False  # a list is short enough for one download
-
-
 def _download(request: Request, papers: PaperList, fmt: str) -> StreamingResponse:
     """The papers as a download: a feed of the newest, or a part of the list."""
     match papers.found:
@@ -96,8 +92,8 @@ def _download(request: Request, papers: PaperList, fmt: str) -> StreamingRespons
             rows, more = _queried(request, found, fmt)
         case Ranked() as found:
             rows, more = _ranked(request, found, fmt)
-        case Listed() as found:
-            rows, more = _listed(request, found, fmt)
+        case Listed() as found:  # a reading list (at most MAX_LISTED papers) in one part
+            rows, more = _by_id(request, found.ids), False
     writer = WRITERS[fmt]
     feed = Feed(papers.title, str(request.url), papers.page_url)
     body = _in_turns(writer.write(rows, paper_url_for(request), feed), request.app.state.search)
