@@ -73,9 +73,9 @@ class SavedView:
     bibtex: str
 
     def context(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in (
-            "listed", "venues", "recommended", "all_series", "chosen_series", "chosen_year",
-            "years", "bibtex")}
+        return dict(listed=self.listed, venues=self.venues, recommended=self.recommended,
+                    all_series=self.all_series, chosen_series=self.chosen_series,
+                    chosen_year=self.chosen_year, years=self.years, bibtex=self.bibtex)
 
 
 def saved_view(request: Request, session: Session, search: PaperSearch, listed: SavedList,
