@@ -20,11 +20,11 @@ from starlette.middleware.gzip import GZipMiddleware
 from app.config import Settings, get_settings
 from app.db import get_engine
 from app.map import routes as maps
-from app.people import routes as people_api
+from app.people import routes as people
 from app.search.keeper import IndexKeeper
 from app.search.searcher import PaperSearch
 from app.topics import use_taxonomy
-from app.web import api, discovery, health, pages, saved
+from app.web import discovery, health, papers, saved, search, topics, trends, venues
 from app.web.assets import STATIC_DIR, SWAGGER_UI_DIR, SWAGGER_UI_URL, Assets
 from app.web.lanes import QuickLane
 from app.web.middleware import (
@@ -44,6 +44,9 @@ logger = logging.getLogger("uvicorn.error")
 M_ARENA_MAX = -8  # glibc's mallopt parameter
 MALLOC_ARENAS = 2
 SWITCH_INTERVAL = 0.0002  # seconds
+# Each resource's module: its pages with their downloads (`router`), and their JSON twins
+# under /api/ (`api`).
+RESOURCES = (venues, people, topics, papers, search, trends, saved)
 
 
 def limit_malloc_arenas() -> None:
@@ -101,7 +104,7 @@ def _warm_pages(settings: Settings) -> None:
     read it (a clear 500 page), not by a server that does not start."""
     try:
         with Session(get_engine(settings.database_url)) as session:
-            pages.warm(session)
+            venues.warm(session)
     except Exception:  # noqa: BLE001
         logger.warning("Warming up the pages failed; the first requests will do it.",
                        exc_info=True)
@@ -128,7 +131,10 @@ def _add_middlewares(app: FastAPI, settings: Settings, search: PaperSearch) -> N
 def _add_routes(app: FastAPI, settings: Settings) -> None:
     app.mount(SWAGGER_UI_URL, Assets(directory=SWAGGER_UI_DIR), name="swagger-ui")
     app.mount("/static", Assets(directory=STATIC_DIR), name="static")
-    for module in (pages, api, people_api, saved, maps, discovery, health):
+    for resource in RESOURCES:
+        app.include_router(resource.router)
+        app.include_router(resource.api)
+    for module in (maps, discovery, health):
         app.include_router(module.router)
     if settings.bench_endpoint:
         @app.get("/bench/hello", include_in_schema=False)

@@ -7,7 +7,7 @@ them; `/api/recommendations` is its JSON twin for the recommendations.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
@@ -16,15 +16,19 @@ from sqlmodel import Session
 from app import catalog, series
 from app.exports import bibtex_entry
 from app.ids import ID_LIST, MAX_LISTED, parse_paper_ids
-from app.models import Paper
+from app.models import Edition, Paper
 from app.outputs import ERRORS, RecommendationOut, RecommendationsOut
+from app.search.searcher import PaperSearch
+from app.search.similar import Recommendation
 from app.web.deps import SearchDep, SessionDep
-from app.web.downloads import list_response, rows_from_ids
+from app.web.formats import answer
 from app.web.render import render
 from app.web.results import RECOMMENDED, recommend
 from app.web.urls import paper_url_for
+from app.web.views import Listed, PaperList
 
 router = APIRouter()
+api = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)
 SavedFormat = Literal["csv", "json", "bib", "ris"]
 IdsParam = Annotated[str, Query(description=f"Comma-separated paper IDs, at most {MAX_LISTED}")]
 
@@ -52,36 +56,59 @@ def _parsed(session: Session, ids: str) -> SavedList:
         raise HTTPException(400, str(error)) from None
 
 
+@dataclass(frozen=True)
+class SavedView:
+    """The reading list's page: its papers, their BibTeX, and the papers most like them (of
+    the chosen series or year)."""
+
+    template: ClassVar[str] = "saved.html"
+    listed: SavedList
+    papers: PaperList
+    venues: dict[str, Edition]
+    recommended: list[tuple[Paper, Recommendation]]
+    all_series: list[series.Series]
+    chosen_series: str
+    chosen_year: int | None
+    years: list[int]  # newest first
+    bibtex: str
+
+    def context(self) -> dict[str, Any]:
+        return dict(listed=self.listed, venues=self.venues, recommended=self.recommended,
+                    all_series=self.all_series, chosen_series=self.chosen_series,
+                    chosen_year=self.chosen_year, years=self.years, bibtex=self.bibtex)
+
+
+def saved_view(request: Request, session: Session, search: PaperSearch, listed: SavedList,
+               series_slug: str, year: int | None) -> SavedView:
+    venues = catalog.venues_by_slug(session)
+    url_for = paper_url_for(request)
+    return SavedView(
+        listed, PaperList(Listed(listed.ids), "reading-list", "Reading list",
+                          str(request.url_for("saved_page"))),
+        venues, recommend(search, session, listed.ids, series_slug, year),
+        series.list_series(session), series_slug, year,
+        sorted(catalog.year_totals(session), reverse=True),
+        "\n".join(bibtex_entry(p, venues[p.venue_slug], url_for(p)) for p in listed.papers))
+
+
 @router.get("/saved", response_class=HTMLResponse)
 @router.get("/saved.{format}", name="saved_download", tags=["downloads"])
 def saved_page(request: Request, session: SessionDep, search: SearchDep, ids: IdsParam = "",
                series_slug: Annotated[str, Query(alias="series")] = "",
                year: Annotated[int | None, Query(ge=1900, le=2100)] = None,
                format: SavedFormat | None = None) -> Response:
-    if format:
-        return list_response(request, rows_from_ids(request, _parsed(session, ids).ids),
-                             format, "reading-list", "Reading list",
-                             str(request.url_for("saved_page")))
     try:
         listed = saved_list(session, ids)
     except ValueError as error:
+        if format:
+            raise HTTPException(400, str(error)) from None
         return render(request, "saved.html", status_code=400, error=str(error),
                       listed=SavedList([], [], []))
-    venues = catalog.venues_by_slug(session)
-    all_series = series.list_series(session)
-    url_for = paper_url_for(request)
-    return render(
-        request, "saved.html", listed=listed, venues=venues,
-        recommended=recommend(search, session, listed.ids, series_slug, year),
-        all_series=all_series, chosen_series=series_slug, chosen_year=year,
-        years=sorted(catalog.year_totals(session), reverse=True),
-        bibtex="\n".join(bibtex_entry(p, venues[p.venue_slug], url_for(p))
-                         for p in listed.papers),
-    )
+    return answer(request, saved_view(request, session, search, listed, series_slug, year),
+                  format)
 
 
-@router.get("/api/recommendations", name="api_recommendations", tags=["api"],
-            responses=ERRORS)
+@api.get("/recommendations", name="api_recommendations")
 def recommendations(
     request: Request, session: SessionDep, search: SearchDep,
     ids: Annotated[str, Query(description=f"Comma-separated paper IDs, 1 to {MAX_LISTED}",

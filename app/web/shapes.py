@@ -1,5 +1,5 @@
 """The JSON twins' parts (app/outputs.py) made from the catalog's objects, with this request's
-addresses: what the API's routes (api.py, people/routes.py) build their answers from."""
+addresses: what the JSON twins of several resources build their answers from."""
 
 from __future__ import annotations
 

@@ -8,6 +8,6 @@ a year, the terms met for the first time, and trends of a few queries year by ye
 - `rising.py`: what rose, ranked by weighted log-odds, at an edition or in a year;
 - `trends.py`: papers per year for a few queries, the year facet of each search.
 
-The routes live in web/: pages.py and views.py (the home, series and edition pages,
-/trends) and api.py (/api/whats-new, /api/trends).
+The pages that show it are in web/: venues.py (the home, series and edition pages) and
+trends.py (/trends, /api/whats-new, /api/trends).
 """

@@ -16,7 +16,7 @@ from whoosh.searching import Searcher
 from app.ingest.load import ingest_paths
 from app.main import create_app
 from app.models import Paper
-from app.web import downloads
+from app.web import formats
 from tests.conftest import Catalog, write_list
 
 # Right-to-left overrides, embeddings, isolates and marks; zero-width spaces, joiners at a
@@ -128,7 +128,7 @@ def test_a_download_comes_in_parts_that_together_hold_the_whole_list(
     A download now holds at most DOWNLOAD_PAPERS, and names its next part."""
     whole = client.get(url).json()
     assert len(whole) > 3
-    monkeypatch.setattr(downloads, "DOWNLOAD_PAPERS", 3)
+    monkeypatch.setattr(formats, "DOWNLOAD_PAPERS", 3)
     parts, address = [], url
     while address:
         response = client.get(address)

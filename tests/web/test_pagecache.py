@@ -8,8 +8,8 @@ from fastapi.testclient import TestClient
 
 from app import catalog as catalog_module
 from app.main import create_app
+from app.web import formats
 from app.web import pagecache as pagecache_module
-from app.web import pages as pages_module
 from tests.conftest import Catalog, write_list
 
 
@@ -55,15 +55,16 @@ def test_an_ingest_changes_the_page_at_once(fresh: Catalog, tmp_path: Path):
 
 
 def counted_renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The templates the page routes render from now on, in order."""
+    """The templates the page routes render from now on, in order (a view's page is
+    rendered by formats.render_view)."""
     rendered: list[str] = []
-    real = pages_module.render
+    real = formats.render
 
     def counting(request, name, status_code=200, **context):  # type: ignore[no-untyped-def]
         rendered.append(name)
         return real(request, name, status_code=status_code, **context)
 
-    monkeypatch.setattr(pages_module, "render", counting)
+    monkeypatch.setattr(formats, "render", counting)
     return rendered
 
 

@@ -6,7 +6,7 @@ import re
 
 from fastapi.testclient import TestClient
 
-from app.web import pages
+from app.main import RESOURCES
 
 # Each page route (by name) and its twin: a page added without one fails here.
 TWINS = {
@@ -16,6 +16,7 @@ TWINS = {
     "country": "/api/countries/{slug}", "countries": "/api/countries",
     "topics": "/api/topics", "topic": "/api/topics/{slug}/papers",
     "paper": "/api/papers/{paper_id}", "search": "/api/search", "trends": "/api/trends",
+    "saved_page": "/api/recommendations",
 }
 WITHOUT_TWIN = {"search_help"}  # a page of prose
 
@@ -23,7 +24,7 @@ WITHOUT_TWIN = {"search_help"}  # a page of prose
 def test_every_page_route_has_a_json_twin(multi_client: TestClient):
     api_paths = set(multi_client.app.openapi()["paths"])
     checked = set()
-    for route in pages.router.routes:
+    for route in [route for resource in RESOURCES for route in resource.router.routes]:
         page = route.endpoint.__name__  # a page's downloads (/venues/x.csv) are its route's
         if page in WITHOUT_TWIN:
             continue
