@@ -5,10 +5,11 @@ Tokens are lowercased, British spellings are mapped to American ones (so "genera
 endings (networks → network, policies → policy, learned/learning → learn), never derivations
 (transformer ≠ transform, generative ≠ generation, positive ≠ position), which a stemmer such as
 Snowball folds together and which made counts and trends wrong (docs/search.md, "Words").
-Words in the dictionary take their lemma (LemmInflect's tables, lemma_table.py); others, mostly field jargon
-("finetuned", "autoencoders"), the inflectional steps of Porter's algorithm only. Acronyms as
-written ("LLMs", "LoRA", "AIS") only lose a plural s: AIS is not "ai". Only a handful of stop
-words are dropped: "in" and "to" carry meaning in "in-context" and "weak-to-strong".
+Words in the dictionary take their lemma (LemmInflect's tables, as lemma_table.py reads them);
+others, mostly field jargon ("finetuned", "autoencoders"), the inflectional steps of Porter's
+algorithm only. Acronyms as written ("LLMs", "LoRA", "AIS") only lose a plural s: AIS is not
+"ai". Only a handful of stop words are dropped: "in" and "to" carry meaning in "in-context"
+and "weak-to-strong".
 """
 
 from __future__ import annotations

@@ -30,8 +30,8 @@ def test_words_the_tables_lack_have_no_lemmas() -> None:
 def test_analysis_leaves_lemminflects_tables_unloaded() -> None:
     # Loaded, the tables were 30 MB of every process that analyzes text.
     script = ("import lemminflect\nfrom app.search.analysis import analyze\n"
-              "assert analyze('Networks were trained and ran') == ('network', 'be', 'train', 'run')\n"
+              "print(analyze('Networks were trained and ran'))\n"
               "print(hasattr(lemminflect.Lemmatizer(), 'lemma_dict'))")
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True)
-    assert run.stdout.strip() == "False"
+    assert run.stdout.split("\n")[:2] == ["('network', 'be', 'train', 'run')", "False"]
