@@ -161,11 +161,11 @@ def _count(searcher: Searcher, phrases: Iterable[str]) -> dict[str, np.ndarray]:
     firsts = _firsts(column.codes, editions)
     return {
         "terms": np.array("\n".join(_term_text(int(key), names) for key in kept)),
-        "editions": np.array([str(slug) for slug in column.values]),
+        "editions": np.array([column.value(code) for code in range(editions)]),
         # Each edition's series and year: the value its first document has.
-        "series": np.array([str(columns["series"].values[columns["series"].codes[first]])
+        "series": np.array([columns["series"].value(columns["series"].codes[first])
                             for first in firsts]),
-        "years": np.array([int(columns["year"].values[columns["year"].codes[first]])
+        "years": np.array([columns["year"].value(columns["year"].codes[first])
                            for first in firsts], dtype=np.int32),
         "papers": np.bincount(column.codes[live], minlength=editions).astype(np.int32),
         "starts": np.searchsorted(edition_of, np.arange(editions + 1)).astype(np.int64),

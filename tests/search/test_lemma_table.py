@@ -4,23 +4,29 @@ import subprocess
 import sys
 
 import lemminflect
+import pytest
 
 from app.search.lemma_table import LEMMAS_FILE, lemmas, table_lines
 
 
-def test_the_file_is_what_lemminflect_gives_today() -> None:
-    assert LEMMAS_FILE.read_text(encoding="utf-8") == "".join(table_lines())
+@pytest.fixture(scope="module")
+def lines() -> list[str]:
+    return table_lines()
 
 
-def test_every_word_finds_lemminflects_lemmas() -> None:
-    words = [line.split("\t", 1)[0] for line in table_lines()]
+def test_the_file_is_what_lemminflect_gives_today(lines: list[str]) -> None:
+    assert LEMMAS_FILE.read_text(encoding="utf-8") == "".join(lines)
+
+
+def test_every_word_finds_lemminflects_lemmas(lines: list[str]) -> None:
+    words = [line.split("\t", 1)[0] for line in lines]
     assert len(words) > 60_000
     differing = [word for word in words if lemmas(word) != lemminflect.getAllLemmas(word)]
     assert differing == []
 
 
-def test_words_the_tables_lack_have_no_lemmas() -> None:
-    first, last = (line.split("\t", 1)[0] for line in (table_lines()[0], table_lines()[-1]))
+def test_words_the_tables_lack_have_no_lemmas(lines: list[str]) -> None:
+    first, last = (line.split("\t", 1)[0] for line in (lines[0], lines[-1]))
     for word in ("", "zzzzzzzzzzzzzzzzzz", "finetuned",
                  "ran\tverb", "aachen", first + "a", last + "z"):
         assert lemmas(word) == lemminflect.getAllLemmas(word) == {}, word
