@@ -49,6 +49,10 @@ class FacetColumn:
         value = self.values[code]
         return value.decode() if isinstance(value, bytes) else int(value)
 
+    def decoded(self) -> list[object]:
+        """Every code's value, as `value` reads it (for the few values of a small facet)."""
+        return [self.value(code) for code in range(len(self.values))]
+
     def code(self, value: object) -> int:
         """The value's code, or -1 when no document has it."""
         if self.values.dtype.kind == "S":

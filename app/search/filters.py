@@ -28,7 +28,10 @@ def write_facet_columns(directory: Path) -> None:
 
 
 def mapped_facet_columns(directory: Path) -> dict[str, FacetColumn]:
-    return mapped_columns(directory / COLUMNS_DIR)
+    """The columns `write_facet_columns` wrote, in the facet table's order (the sidebar's and
+    the JSON's)."""
+    columns = mapped_columns(directory / COLUMNS_DIR)
+    return {facet.name: columns[facet.name] for facet in FACETS if facet.name in columns}
 
 
 class FacetFilter:

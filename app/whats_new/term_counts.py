@@ -161,7 +161,7 @@ def _count(searcher: Searcher, phrases: Iterable[str]) -> dict[str, np.ndarray]:
     firsts = _firsts(column.codes, editions)
     return {
         "terms": np.array("\n".join(_term_text(int(key), names) for key in kept)),
-        "editions": np.array([column.value(code) for code in range(editions)]),
+        "editions": np.array(column.decoded()),
         # Each edition's series and year: the value its first document has.
         "series": np.array([columns["series"].value(columns["series"].codes[first])
                             for first in firsts]),
