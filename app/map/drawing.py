@@ -53,7 +53,7 @@ def chosen_points(current: OpenIndex, ids: list[str]) -> MapPoints | None:
     docs = docs[current.live[docs]]  # a paper removed since the layout has no place
     column = current.columns["topic"]
     order = {topic.slug: i for i, topic in enumerate(load_taxonomy().topics)}
-    colours = np.array([order.get(str(slug), len(order)) for slug in column.values],
+    colours = np.array([order.get(str(slug), len(order)) for slug in column.decoded()],
                        dtype=np.int64)
     return MapPoints(docs, current.positions[docs], colours[column.codes[docs]])
 

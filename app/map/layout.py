@@ -24,7 +24,6 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import curve_fit
 
 from app.search.vectors import VECTORS_FILE, read_vectors
 from app.search.whoosh_adapter import open_index
@@ -110,6 +109,10 @@ def fuzzy_graph(index: np.ndarray, sims: np.ndarray) -> sp.csr_matrix:
 def curve(min_dist: float = MIN_DIST, spread: float = SPREAD) -> tuple[float, float]:
     """UMAP's a and b: 1 / (1 + a x^2b) fitted to 1 within min_dist, exp(-(x - min_dist) /
     spread) beyond."""
+    # Imported here, by the process that lays the map out: every server worker imports this
+    # module to read the map, and scipy.optimize was 11 MB of each one's private memory.
+    from scipy.optimize import curve_fit
+
     x = np.linspace(0, spread * 3, 300)
     y = np.where(x < min_dist, 1.0, np.exp(-(x - min_dist) / spread))
     (a, b), _ = curve_fit(lambda x, a, b: 1.0 / (1.0 + a * x ** (2 * b)), x, y)

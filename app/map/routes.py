@@ -132,7 +132,7 @@ def _points_json(current: OpenIndex, found: list[str]) -> bytes:
 
     def of(name: str) -> list[object]:
         column = current.columns[name]
-        return np.asarray(column.values, dtype=object)[column.codes[chosen.docs]].tolist()
+        return np.asarray(column.decoded(), dtype=object)[column.codes[chosen.docs]].tolist()
 
     papers = [{"id": current.ids[doc], "x": round(x, 4), "y": round(y, 4), "topic": str(topic),
                "year": int(year), "status": str(status), "colour": colour}

@@ -5,10 +5,11 @@ Tokens are lowercased, British spellings are mapped to American ones (so "genera
 endings (networks → network, policies → policy, learned/learning → learn), never derivations
 (transformer ≠ transform, generative ≠ generation, positive ≠ position), which a stemmer such as
 Snowball folds together and which made counts and trends wrong (docs/search.md, "Words").
-Words in the dictionary take their lemma (LemmInflect's tables); others, mostly field jargon
-("finetuned", "autoencoders"), the inflectional steps of Porter's algorithm only. Acronyms as
-written ("LLMs", "LoRA", "AIS") only lose a plural s: AIS is not "ai". Only a handful of stop
-words are dropped: "in" and "to" carry meaning in "in-context" and "weak-to-strong".
+Words in the dictionary take their lemma (LemmInflect's tables, as lemma_table.py reads them);
+others, mostly field jargon ("finetuned", "autoencoders"), the inflectional steps of Porter's
+algorithm only. Acronyms as written ("LLMs", "LoRA", "AIS") only lose a plural s: AIS is not
+"ai". Only a handful of stop words are dropped: "in" and "to" carry meaning in "in-context"
+and "weak-to-strong".
 """
 
 from __future__ import annotations
@@ -16,9 +17,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
-from functools import lru_cache
 
-from lemminflect import getAllLemmas
 from whoosh.analysis import (
     Analyzer,
     CharsetFilter,
@@ -33,6 +32,7 @@ from whoosh.formats import Positions
 from whoosh.lang import porter2
 from whoosh.support.charset import accent_map
 
+from app.search.lemma_table import lemmas
 from app.search.spelling import americanize
 from app.words import STOP_WORDS
 
@@ -65,13 +65,6 @@ class MathSymbolFilter(Filter):
 _VOWEL = re.compile("[aeiouy]")
 _VERB_FIRST = ("VERB", "AUX", "NOUN")
 _NOUN_FIRST = ("AUX", "NOUN", "VERB")
-
-
-@lru_cache(maxsize=16_384)
-def lemmas(word: str) -> dict[str, tuple[str, ...]]:
-    """A lowercase word's lemmas by part of speech (LemmInflect's tables; {} when unknown),
-    looked up once: every lookup deep-copies the tables' entry. Not to be modified."""
-    return getAllLemmas(word)
 
 
 def _lemma(word: str) -> str | None:

@@ -1,45 +1,74 @@
 """Facet columns as arrays: each document's value of a facet (series, edition, year, topic,
 status, code) as a small integer code, or its several values (institutions, countries) as a
-run of codes, read once per opened index.
+run of codes.
 
 Filtering the matches (a mask over the documents) by facet values and counting them per value
 (filters.py) are then comparisons and `bincount`s in C: for "learning" at L (33,000 matches,
 six facets each counted without its own filter) Python's Counter over the looked-up values
 cost ~25 ms of a 50 ms search.
+
+A column's values are one sorted array (slugs as UTF-8 bytes, years as integers), so that an
+index generation writes its columns once and every server worker maps them (filters.py): read
+as Python objects, each worker held its own 124,000 author names and their lookup table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 from whoosh.searching import Searcher
+
+from app.search.held_files import mapped_arrays, write_array_directory
+
+
+def _sorted_codes(values: list[object]) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values as one sorted array, and each value's code (its place there)."""
+    if values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        written = np.array(values, dtype=np.int64)
+    else:
+        written = np.array([str(v if v is not None else "").encode() for v in values],
+                           dtype=bytes)
+    kept, codes = np.unique(written, return_inverse=True)
+    return kept, codes.astype(np.int32).reshape(-1)
 
 
 @dataclass(frozen=True)
 class FacetColumn:
     codes: np.ndarray  # int32 code per document number
-    values: list[object]  # the value of each code
+    values: np.ndarray  # each code's value, sorted; `value` reads one back
 
     @classmethod
     def of(cls, values: Iterable[object], count: int) -> FacetColumn:
-        index: dict[object, int] = {}
-        codes = np.fromiter((index.setdefault(v, len(index)) for v in values),
-                            dtype=np.int32, count=count)
-        return cls(codes, list(index))
+        kept, codes = _sorted_codes(list(values))
+        return cls(codes, kept)
+
+    def value(self, code: int) -> object:
+        value = self.values[code]
+        return value.decode() if isinstance(value, bytes) else int(value)
+
+    def decoded(self) -> list[object]:
+        """Every code's value, as `value` reads it (for the few values of a small facet)."""
+        return [self.value(code) for code in range(len(self.values))]
 
     def code(self, value: object) -> int:
         """The value's code, or -1 when no document has it."""
-        return self._codes.get(value, -1)
-
-    @cached_property
-    def _codes(self) -> dict[object, int]:  # thousands of institutions: not a list search
-        return {value: code for code, value in enumerate(self.values)}
+        if self.values.dtype.kind == "S":
+            if not isinstance(value, str):
+                return -1
+            key: object = value.encode()
+        elif isinstance(value, int) and not isinstance(value, bool):
+            key = value
+        else:
+            return -1
+        at = int(np.searchsorted(self.values, key))
+        return at if at < len(self.values) and self.values[at] == key else -1
 
     def has_values(self) -> bool:
-        return any(v not in ("", None) for v in self.values)
+        # The empty value sorts first: if another is held, it is the first or the second.
+        return any(self.value(code) != "" for code in range(min(len(self.values), 2)))
 
     def holding(self, value: object) -> np.ndarray:
         """Which documents have the value (a mask)."""
@@ -53,16 +82,15 @@ class FacetColumn:
         """The `listed` values (all when None) with most documents, ties by value; never the
         empty value."""
         counted = counted.copy()
-        for empty in ("", None):
-            if (code := self.code(empty)) >= 0:
-                counted[code] = 0
+        if (code := self.code("")) >= 0:
+            counted[code] = 0
         held = np.flatnonzero(counted)
         # An author facet has 124,000 values: only those that can reach the list are sorted
         # in Python, the ones counting at least the `listed`-th largest count (ties kept).
         if listed is not None and 0 < listed < len(held):
             least = np.partition(counted[held], len(held) - listed)[len(held) - listed]
             held = held[counted[held] >= least]
-        pairs = [(self.values[code], int(counted[code])) for code in held]
+        pairs = [(self.value(code), int(counted[code])) for code in held]
         pairs.sort(key=lambda kv: (-kv[1], str(kv[0])))
         return pairs[:listed]
 
@@ -77,14 +105,13 @@ class MultiColumn(FacetColumn):
 
     @classmethod
     def of(cls, values: Iterable[object], count: int) -> MultiColumn:
-        index: dict[object, int] = {}
-        runs = [[index.setdefault(v, len(index)) for v in str(text).split()] for text in values]
+        runs = [str(text).split() for text in values]
         lengths = np.fromiter(map(len, runs), dtype=np.int64, count=count)
         starts = np.zeros(count + 1, dtype=np.int64)
         np.cumsum(lengths, out=starts[1:])
-        codes = np.fromiter((c for run in runs for c in run), dtype=np.int32,
-                            count=int(starts[-1]))
-        return cls(codes, list(index), starts, np.repeat(np.arange(count), lengths))
+        kept, codes = _sorted_codes([value for run in runs for value in run])
+        return cls(codes, kept, starts,
+                   np.repeat(np.arange(count, dtype=np.int32), lengths))
 
     def holding(self, value: object) -> np.ndarray:
         held = np.zeros(len(self.starts) - 1, dtype=bool)
@@ -103,6 +130,25 @@ def read_columns(searcher: Searcher, names: Iterable[str],
     return {name: (MultiColumn if name in multi else FacetColumn).of(
                 reader.column_reader(name), count)
             for name in names if name in searcher.schema and reader.has_column(name)}
+
+
+def write_columns(path: Path, columns: dict[str, FacetColumn]) -> None:
+    """Write the columns as arrays in the directory `path`, for `mapped_columns`."""
+    write_array_directory(path, {f"{name}.{part}": getattr(column, part)
+                                 for name, column in columns.items()
+                                 for part in _PARTS[type(column)]})
+
+
+def mapped_columns(path: Path) -> dict[str, FacetColumn]:
+    """The columns `write_columns` wrote, their arrays memory-mapped."""
+    arrays = mapped_arrays(path)
+    names = sorted({name.rsplit(".", 1)[0] for name in arrays})
+    kinds = {name: MultiColumn if f"{name}.starts" in arrays else FacetColumn for name in names}
+    return {name: kind(**{part: arrays[f"{name}.{part}"] for part in _PARTS[kind]})
+            for name, kind in kinds.items()}
+
+
+_PARTS = {FacetColumn: ("codes", "values"), MultiColumn: ("codes", "values", "starts", "owners")}
 
 
 def as_mask(docs: np.ndarray, total: int) -> np.ndarray:

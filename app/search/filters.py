@@ -3,19 +3,35 @@ filtered and counted by them: each facet's counts without its own filter, larges
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from pathlib import Path
 
 import numpy as np
-from whoosh.searching import Searcher
 
-from app.facets import BY_NAME, Facet, Kind
-from app.search.columns import FacetColumn, read_columns
+from app.facets import BY_NAME, FACETS, Kind
+from app.search.columns import FacetColumn, mapped_columns, read_columns, write_columns
+from app.search.whoosh_adapter import open_index
+
+COLUMNS_DIR = "columns"  # the facet table's columns, in an index generation's directory
 
 
-def read_facet_columns(searcher: Searcher, facets: Iterable[Facet]) -> dict[str, FacetColumn]:
-    listed = list(facets)
-    return read_columns(searcher, [facet.name for facet in listed],
-                        {facet.name for facet in listed if facet.kind is Kind.MULTI})
+def write_facet_columns(directory: Path) -> None:
+    """Write the facet table's columns of a committed index into its directory, once for
+    every server worker that maps them (`mapped_facet_columns`)."""
+    ix = open_index(directory)
+    try:
+        with ix.searcher() as searcher:
+            columns = read_columns(searcher, [facet.name for facet in FACETS],
+                                   {facet.name for facet in FACETS if facet.kind is Kind.MULTI})
+    finally:
+        ix.close()
+    write_columns(directory / COLUMNS_DIR, columns)
+
+
+def mapped_facet_columns(directory: Path) -> dict[str, FacetColumn]:
+    """The columns `write_facet_columns` wrote, in the facet table's order (the sidebar's and
+    the JSON's)."""
+    columns = mapped_columns(directory / COLUMNS_DIR)
+    return {facet.name: columns[facet.name] for facet in FACETS if facet.name in columns}
 
 
 class FacetFilter:

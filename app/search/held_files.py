@@ -1,13 +1,17 @@
-"""The small text files an index generation holds beside Whoosh's (generation.HELD): lines
-written atomically, and counts as "key<TAB>papers" lines, read back."""
+"""The files an index generation holds beside Whoosh's (generation.HELD): lines written
+atomically, counts as "key<TAB>papers" lines, read back, and directories of arrays that a
+server maps rather than reads, so that every worker shares their pages."""
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections import Counter
 from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
+
+import numpy as np
 
 
 def write_counts(path: Path, counts: Counter[str]) -> None:
@@ -31,3 +35,23 @@ def write_lines(path: Path, lines: Iterable[str]) -> None:
     with open(tmp, "w", encoding="utf-8") as out:
         out.writelines(lines)
     os.replace(tmp, path)
+
+
+def write_array_directory(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Write each array as `name.npy` in a directory that replaces `path` whole: a server
+    that mapped the old files keeps reading them, one that opens `path` finds all new ones."""
+    tmp, old = (path.with_name(f".{path.name}.{part}") for part in ("tmp", "old"))
+    for left in (tmp, old):  # by a write that stopped half-way
+        shutil.rmtree(left, ignore_errors=True)
+    tmp.mkdir()
+    for name, array in arrays.items():
+        np.save(tmp / f"{name}.npy", array)
+    with suppress(FileNotFoundError):
+        os.replace(path, old)
+    os.replace(tmp, path)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def mapped_arrays(path: Path) -> dict[str, np.ndarray]:
+    """The arrays `write_array_directory` wrote, by name, memory-mapped read-only."""
+    return {file.stem: np.load(file, mmap_mode="r") for file in sorted(path.glob("*.npy"))}

@@ -11,8 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from app.facets import FACETS
-from app.search.filters import read_facet_columns
 from app.search.generation import VERSION_FILE, open_held
 from app.search.opened import OpenIndex
 from app.search.whoosh_adapter import open_index
@@ -58,10 +56,9 @@ class LiveIndex:
                 # Threads still searching the previous version finish on their own searchers.
                 index = open_index(identity[0])
                 with index.searcher() as searcher:
-                    columns = read_facet_columns(searcher, FACETS)
                     ids = list(searcher.reader().column_reader("id"))
                 held = open_held(Path(identity[0]), len(ids))
-                self._open = OpenIndex(index, identity, columns, ids, **held)  # type: ignore[arg-type]
+                self._open = OpenIndex(index, identity, ids, **held)  # type: ignore[arg-type]
                 _kept_out_of_collections()
             return self._open
 

@@ -37,9 +37,9 @@ class OpenIndex:
 
     index: whoosh_index.Index
     identity: tuple[str, float]
-    columns: dict[str, FacetColumn]  # facet name → value per document number
     ids: list[str]  # paper ID per document number (Whoosh's stored fields unpickle a dict)
     # What the generation holds beside Whoosh's files (generation.HELD), as opened.
+    columns: dict[str, FacetColumn]  # facet name → value per document number
     vocabulary: Vocabulary
     completions: Completions
     meanings: list[Meaning]  # acronyms learned from the catalog

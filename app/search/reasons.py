@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from whoosh.searching import Searcher
 
 from app.keyphrases import PHRASE_BONUS, phrases_by_terms
-from app.search.analysis import analyze, lemmas
+from app.search.analysis import analyze
+from app.search.lemma_table import lemmas
 from app.words import FILLER_WORDS, GENERIC_WORDS, PREFIXES
 
 SHOWN = 6

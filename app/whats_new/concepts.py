@@ -24,8 +24,9 @@ from functools import cached_property
 import numpy as np
 
 from app.search.acronyms import Meaning
-from app.search.analysis import acronym_marker, acronym_term, analyze, lemmas
+from app.search.analysis import acronym_marker, acronym_term, analyze
 from app.search.completions import Completions
+from app.search.lemma_table import lemmas
 from app.search.opened import OpenIndex
 from app.search.synonyms import SYNONYM_GROUPS
 from app.search.vocabulary import PrefixTable, Vocabulary

@@ -2,13 +2,13 @@
 (rising.py) compares across editions and years.
 
 Counted from the index's own posting arrays when a generation is written (term_counts.py),
-kept in one file of the generation, like the vocabulary, and read here when the index is
-opened.
+kept in a directory of the generation, and mapped here when the index is opened: every worker
+shares the arrays' pages (12 MB at L).
 
-Layout of `edition_terms.npz`: `terms` (the analyzed terms, one word or two joined by a
-space, as one newline-separated string), `editions` (edition slugs), `papers` (papers per
-edition), and per edition a run of (term, papers) pairs: `starts` (one more than editions),
-`term_ids` and `counts` (int32).
+Layout of the directory `edition_terms`, one .npy file each: `terms` (the analyzed terms,
+one word or two joined by a space, as one newline-separated string), `editions` (edition
+slugs), `papers` (papers per edition), and per edition a run of (term, papers) pairs:
+`starts` (one more than editions), `term_ids` and `counts` (int32).
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-TERMS_FILE = "edition_terms.npz"
+from app.search.held_files import mapped_arrays
+
+TERMS_FILE = "edition_terms"
 
 
 @dataclass(frozen=True)
@@ -69,12 +71,12 @@ NO_TERMS = EditionTerms([], [], [], np.zeros(0, np.int32), np.zeros(0, np.int64)
 def read_edition_terms(directory: Path) -> EditionTerms:
     """The generation's counts (none where it was written before them)."""
     try:
-        with np.load(directory / TERMS_FILE) as found:
-            terms = str(found["terms"])
-            return EditionTerms(terms.split("\n") if terms else [],
-                                [str(slug) for slug in found["editions"]],
-                                [str(slug) for slug in found["series"]], found["years"],
-                                found["papers"], found["starts"], found["term_ids"],
-                                found["counts"])
+        found = mapped_arrays(directory / TERMS_FILE)
+        terms = str(found["terms"])
+        return EditionTerms(terms.split("\n") if terms else [],
+                            [str(slug) for slug in found["editions"]],
+                            [str(slug) for slug in found["series"]], found["years"],
+                            found["papers"], found["starts"], found["term_ids"],
+                            found["counts"])
     except (OSError, KeyError, ValueError):
         return NO_TERMS

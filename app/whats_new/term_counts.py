@@ -8,7 +8,6 @@ analyzer does).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from whoosh.searching import Searcher
 from app.search.analysis import analyze
 from app.search.arrays import FieldArrays, deleted_docs, field_arrays, windows
 from app.search.columns import read_columns
+from app.search.held_files import write_array_directory
 from app.search.whoosh_adapter import open_index
 from app.whats_new.edition_terms import TERMS_FILE
 from app.words import TERM_EDGE_WORDS, TERM_LEADING_WORDS
@@ -137,17 +137,15 @@ def _phrase_keys(phrases: Iterable[str], vocabulary: dict[str, int]) -> np.ndarr
 
 
 def count_edition_terms(directory: Path, phrases: Iterable[str]) -> None:
-    """Count the generation's terms per edition into its `edition_terms.npz` (after its
-    arrays are written), two-word terms among the catalog's `phrases`."""
+    """Count the generation's terms per edition into its `edition_terms` (after its arrays
+    are written), two-word terms among the catalog's `phrases`."""
     ix = open_index(directory)
     try:
         with ix.searcher() as searcher:
             counted = _count(searcher, phrases)
     finally:
         ix.close()
-    tmp = directory / f".{TERMS_FILE}.tmp.npz"
-    np.savez(tmp, **counted)
-    os.replace(tmp, directory / TERMS_FILE)
+    write_array_directory(directory / TERMS_FILE, counted)
 
 
 def _count(searcher: Searcher, phrases: Iterable[str]) -> dict[str, np.ndarray]:
@@ -163,11 +161,11 @@ def _count(searcher: Searcher, phrases: Iterable[str]) -> dict[str, np.ndarray]:
     firsts = _firsts(column.codes, editions)
     return {
         "terms": np.array("\n".join(_term_text(int(key), names) for key in kept)),
-        "editions": np.array([str(slug) for slug in column.values]),
+        "editions": np.array(column.decoded()),
         # Each edition's series and year: the value its first document has.
-        "series": np.array([str(columns["series"].values[columns["series"].codes[first]])
+        "series": np.array([columns["series"].value(columns["series"].codes[first])
                             for first in firsts]),
-        "years": np.array([int(columns["year"].values[columns["year"].codes[first]])
+        "years": np.array([columns["year"].value(columns["year"].codes[first])
                            for first in firsts], dtype=np.int32),
         "papers": np.bincount(column.codes[live], minlength=editions).astype(np.int32),
         "starts": np.searchsorted(edition_of, np.arange(editions + 1)).astype(np.int64),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.search.columns import FacetColumn, MultiColumn
+from app.search.columns import FacetColumn, MultiColumn, mapped_columns, write_columns
 
 
 def test_the_most_held_values_are_listed_most_first_ties_by_value():
@@ -32,7 +32,36 @@ def test_ties_at_the_cut_are_decided_by_value_as_when_all_were_sorted():
     column = MultiColumn.of([" ".join(names[i : i + 3]) for i in range(0, 300, 3)]
                             + ["author-299 author-150"], 101)
     counted = column.counted(np.ones(101, dtype=bool))
-    everything = sorted(((v, int(n)) for v, n in zip(column.values, counted, strict=True) if n),
+    everything = sorted(((column.value(code), int(n)) for code, n in enumerate(counted) if n),
                         key=lambda kv: (-kv[1], kv[0]))
     assert column.top(counted, 15) == everything[:15]
     assert column.top(counted, 15)[:2] == [("author-150", 2), ("author-299", 2)]
+
+
+def test_written_columns_are_mapped_back_with_the_same_answers(tmp_path):
+    columns = {"year": FacetColumn.of([2020, 2018, 2020, 2019], 4),
+               "topic": FacetColumn.of(["rl", "", "vision", "rl"], 4),
+               "by": MultiColumn.of(["li-ming ann", "", "ann", "bo 李明"], 4)}
+    write_columns(tmp_path / "columns", columns)
+    mapped = mapped_columns(tmp_path / "columns")
+    assert mapped.keys() == columns.keys()
+    everyone = np.ones(4, dtype=bool)
+    for name, column in columns.items():
+        assert type(mapped[name]) is type(column)
+        assert isinstance(mapped[name].values, np.memmap)
+        assert mapped[name].top(mapped[name].counted(everyone), None) == column.top(
+            column.counted(everyone), None)
+    assert mapped["by"].top(mapped["by"].counted(everyone), None) == [
+        ("ann", 2), ("bo", 1), ("li-ming", 1), ("李明", 1)]
+    assert list(mapped["by"].holding("ann")) == [True, False, True, False]
+    assert list(mapped["year"].holding(2020)) == [True, False, True, False]
+
+
+def test_a_value_of_another_kind_or_unheld_holds_no_document():
+    years, topics = FacetColumn.of([2020, 2018], 2), FacetColumn.of(["rl", "vision"], 2)
+    for column, value in ((years, "2020"), (years, True), (years, 2021), (topics, 2020),
+                          (topics, "zz"), (topics, "")):
+        assert column.code(value) == -1
+        assert not column.holding(value).any()
+    assert years.has_values() and topics.has_values()
+    assert not FacetColumn.of(["", None], 2).has_values()

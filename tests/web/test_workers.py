@@ -4,6 +4,7 @@ arrive at once are spread over the workers; a worker that dies is replaced."""
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import os
 import signal
@@ -12,9 +13,11 @@ import subprocess
 import threading
 import time
 from collections import Counter
+from pathlib import Path
 
 import httpx
 
+from app.search.lemma_table import LEMMAS_FILE
 from app.serving import _listening_sockets
 from tests.conftest import Catalog
 from tests.servers import CATALOG, running_server
@@ -78,6 +81,52 @@ def test_connections_arriving_at_once_are_spread_over_the_workers(fresh: Catalog
         served = Counter(answered)
         assert set(served) == workers and min(served.values()) >= 2, served
     assert all(_gone(pid) for pid in workers)  # stopping the server stopped its workers
+
+
+def _mapped_files(pid: int) -> dict[str, int]:
+    """The files a process maps, each with the kB of its pages that the process changed and so
+    holds alone (smaps' Private_Dirty). A page only it has read yet is Private_Clean, but it is
+    the file's page, which the kernel shares with the next process that reads it."""
+    private: dict[str, int] = {}
+    path = ""
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        fields = line.split()
+        if "-" in fields[0] and len(fields) >= 6 and fields[5].startswith("/"):
+            path = fields[5]
+            private.setdefault(path, 0)
+        elif "-" in fields[0]:
+            path = ""
+        elif path and fields[0] == "Private_Dirty:":
+            private[path] += int(fields[1])
+    return private
+
+
+def test_workers_map_what_the_index_generation_derived_and_share_it(fresh: Catalog):
+    """Facet columns, what's new's counts and the lemma table are files each worker maps: a
+    page of them is read once per machine, not copied into every worker's own memory."""
+    index = fresh.settings.index_path.resolve()
+    with running_server(fresh.env(), 60, "--workers", "2") as base:
+        host, port = base.removeprefix("http://").split(":")
+        by_worker: dict[int, http.client.HTTPConnection] = {}
+        for _ in range(40):  # connections are spread by a hash: some land on each worker
+            connection = http.client.HTTPConnection(host, int(port), timeout=10)
+            connection.request("GET", "/healthz")
+            by_worker.setdefault(json.loads(connection.getresponse().read())["worker"],
+                                 connection)
+            if len(by_worker) == 2:
+                break
+        assert len(by_worker) == 2
+        for worker, connection in by_worker.items():
+            for page in ("/search?q=learning+models&country=china", "/"):
+                connection.request("GET", page)
+                assert connection.getresponse().read()
+            mapped = _mapped_files(worker)
+            for derived in ("columns", "edition_terms"):
+                files = {path for path in mapped if Path(path).parent == index / derived}
+                assert files, f"worker {worker} maps nothing of {index / derived}"
+                assert all(mapped[path] == 0 for path in files), mapped
+            assert mapped[str(LEMMAS_FILE)] == 0
+            connection.close()
 
 
 def test_a_worker_that_dies_is_replaced(fresh: Catalog):

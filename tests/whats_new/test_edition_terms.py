@@ -16,7 +16,7 @@ from app.main import create_app
 from app.search import arrays
 from app.search.arrays import deleted_docs
 from app.search.completions import PHRASES_FILE
-from app.search.held_files import counts_in
+from app.search.held_files import counts_in, mapped_arrays
 from app.search.index import SyncKind, sync_index
 from app.search.searcher import PaperSearch
 from app.whats_new import edition_terms, term_counts
@@ -131,8 +131,7 @@ def test_an_update_of_the_index_counts_again(tmp_path: Path):
 
 def written(directory: Path) -> dict[str, np.ndarray]:
     count_edition_terms(directory, counts_in(directory / PHRASES_FILE))
-    with np.load(directory / TERMS_FILE) as found:
-        return {name: found[name] for name in found.files}
+    return mapped_arrays(directory / TERMS_FILE)
 
 
 def counted_by_chunks(index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -142,8 +141,7 @@ def counted_by_chunks(index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     index was built with. The copy, so counted."""
     directory = tmp_path / "index"
     shutil.copytree(index.resolve(), directory)  # the fixture's index stays as it was
-    with np.load(directory / TERMS_FILE) as found:
-        built = {name: found[name] for name in found.files}
+    built = {name: np.array(array) for name, array in mapped_arrays(directory / TERMS_FILE).items()}
     monkeypatch.setattr(term_counts, "CHUNK_DOCUMENTS", 1 << 30)
     whole = written(directory)
     monkeypatch.setattr(term_counts, "CHUNK_DOCUMENTS", papers)
