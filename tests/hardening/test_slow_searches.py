@@ -18,7 +18,12 @@ from sqlmodel import select
 from app.main import create_app
 from app.models import Paper
 from tests.conftest import Catalog
+from tests.postgres import sqlite_run
 from tests.servers import CATALOG, free_port, wait_until_ready
+
+# Slow searches hold the server's threads and slots whatever the database is: these run
+# once, in the SQLite run of `make test`.
+pytestmark = sqlite_run
 
 
 @contextmanager

@@ -20,7 +20,12 @@ import httpx
 from app.search.lemma_table import LEMMAS_FILE
 from app.serving import _listening_sockets
 from tests.conftest import Catalog
+from tests.postgres import sqlite_run
 from tests.servers import CATALOG, running_server
+
+# Workers, sockets and mapped files: what the database is changes none of it, so these run
+# once, in the SQLite run of `make test`.
+pytestmark = sqlite_run
 
 
 def _worker_answering(base: str) -> int | None:
