@@ -48,8 +48,8 @@ def chosen_points(current: OpenIndex, ids: list[str]) -> MapPoints | None:
     """The papers of `ids` that the map places (None: the map is not drawn yet)."""
     if current.positions is None:
         return None
-    number = current.document_numbers
-    docs = np.array([number[pid] for pid in ids if pid in number], dtype=np.int64)
+    numbers = (current.ids.number(pid) for pid in ids)
+    docs = np.array([doc for doc in numbers if doc is not None], dtype=np.int64)
     docs = docs[current.live[docs]]  # a paper removed since the layout has no place
     column = current.columns["topic"]
     order = {topic.slug: i for i, topic in enumerate(load_taxonomy().topics)}

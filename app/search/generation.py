@@ -33,6 +33,7 @@ from app.search.completions import (
 )
 from app.search.filters import COLUMNS_DIR, mapped_facet_columns, write_facet_columns
 from app.search.held_files import counts_in
+from app.search.paper_ids import IDS_DIR, PaperIds, write_paper_ids
 from app.search.vector_fit import write_vectors
 from app.search.vectors import MODEL_FILE, VECTORS_FILE, read_vectors
 from app.search.vocabulary import VOCABULARY_FILE, Vocabulary, WordCounts
@@ -72,6 +73,8 @@ def _counted(kind: type[WordCounts] | type[AcronymCounts] | type[CompletionCount
 # the map's layout reads the vectors.
 HELD: tuple[Held, ...] = (
     Held("arrays", (ARRAYS_DIR,), derive=lambda directory, whole: write_arrays(directory)),
+    Held("ids", (IDS_DIR,), derive=lambda directory, whole: write_paper_ids(directory),
+         open=lambda directory, documents: PaperIds.mapped(directory)),
     Held("columns", (COLUMNS_DIR,), derive=lambda directory, whole: write_facet_columns(directory),
          open=lambda directory, documents: mapped_facet_columns(directory)),
     Held("vocabulary", (VOCABULARY_FILE,), counts=_counted(WordCounts),

@@ -55,10 +55,8 @@ class LiveIndex:
             if self._open is None or identity != self._open.identity:
                 # Threads still searching the previous version finish on their own searchers.
                 index = open_index(identity[0])
-                with index.searcher() as searcher:
-                    ids = list(searcher.reader().column_reader("id"))
-                held = open_held(Path(identity[0]), len(ids))
-                self._open = OpenIndex(index, identity, ids, **held)  # type: ignore[arg-type]
+                held = open_held(Path(identity[0]), index.doc_count_all())
+                self._open = OpenIndex(index, identity, **held)  # type: ignore[arg-type]
                 _kept_out_of_collections()
             return self._open
 

@@ -19,6 +19,7 @@ from app.search.acronyms import Meaning
 from app.search.columns import FacetColumn
 from app.search.completions import Completions
 from app.search.expand import Synonyms
+from app.search.paper_ids import PaperIds
 from app.search.vectors import Model, read_model
 from app.search.vocabulary import Vocabulary
 from app.whats_new.edition_terms import EditionTerms
@@ -37,8 +38,8 @@ class OpenIndex:
 
     index: whoosh_index.Index
     identity: tuple[str, float]
-    ids: list[str]  # paper ID per document number (Whoosh's stored fields unpickle a dict)
     # What the generation holds beside Whoosh's files (generation.HELD), as opened.
+    ids: PaperIds  # paper ID per document number (Whoosh's stored fields unpickle a dict)
     columns: dict[str, FacetColumn]  # facet name → value per document number
     vocabulary: Vocabulary
     completions: Completions
@@ -54,10 +55,6 @@ class OpenIndex:
 
     def __post_init__(self) -> None:
         self.synonyms = Synonyms.of(self.meanings)
-
-    @cached_property
-    def document_numbers(self) -> dict[str, int]:
-        return {paper_id: doc for doc, paper_id in enumerate(self.ids)}
 
     @cached_property
     def with_vectors(self) -> np.ndarray:

@@ -365,8 +365,8 @@ class Search:
                                            or resolved.likeness is not None):
             return self._hits(self._own_order(resolved, start + PER_PAGE)[start:], query,
                               parts=resolved.bag)
-        numbers = self.current.document_numbers
-        return self._hits([(numbers[paper_id], score) for paper_id, score
+        number = self.current.ids.number
+        return self._hits([(number(paper_id), score) for paper_id, score
                            in self._ranked(resolved, query, start + PER_PAGE)[start:]], query)
 
     def _ranked(self, resolved: Resolved, query: Query,

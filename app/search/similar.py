@@ -24,6 +24,7 @@ from app.search.bm25 import Leaf, best_scores, bm25_sums
 from app.search.columns import FacetColumn, as_mask
 from app.search.filters import FacetFilter
 from app.search.matches import matching_docs
+from app.search.paper_ids import PaperIds
 from app.search.reasons import Concept, Frequencies
 from app.search.vectors import Model
 
@@ -108,7 +109,7 @@ def like_text(searcher: Searcher, key_terms: list[tuple[str, float]], text: str,
                                weights.WEIGHTS.related_vectors), limit)
 
 
-def related_papers(searcher: Searcher, ids: list[str], topics: np.ndarray | None,
+def related_papers(searcher: Searcher, ids: PaperIds, topics: np.ndarray | None,
                    paper_id: str, plain: str, texts: Texts, limit: int = RELATED_PAPERS,
                    vectors: Vectors | None = None) -> list[RelatedPaper]:
     """The papers most like one paper (by the key terms of its abstract, Whoosh's Bo1 model),
@@ -171,7 +172,7 @@ def _list_leaves(searcher: Searcher, profile: list[tuple[str, float, int]],
     return leaves
 
 
-def recommendations(searcher: Searcher, ids: list[str], columns: dict[str, FacetColumn],
+def recommendations(searcher: Searcher, ids: PaperIds, columns: dict[str, FacetColumn],
                     listed: list[str], texts: Texts, filters: dict[str, object],
                     limit: int, vectors: Vectors | None = None) -> list[Recommendation]:
     """The `limit` papers (of the facet values `filters` names) most like the listed ones

@@ -74,7 +74,7 @@ def test_vectors_are_unit_rows_one_per_document(themed: Catalog):
 def test_related_papers_find_the_theme_beyond_shared_words(themed: Catalog):
     search = PaperSearch(themed.settings.index_path)
     texts = texts_of(themed)
-    plains = texts(search.with_index(lambda current: current.ids, []))
+    plains = texts(search.with_index(lambda current: list(current.ids), []))
     kernels = {pid for pid, plain in plains.items() if plain.startswith("kernels")}
     assert len(kernels) == 40
     for pid in sorted(kernels)[:8]:
@@ -90,7 +90,7 @@ def test_a_text_is_projected_as_the_papers_are(themed: Catalog):
     search = PaperSearch(themed.settings.index_path)
     current = search.with_index(lambda current: current, None)
     assert current is not None and current.vector_model is not None
-    plains = texts_of(themed)(current.ids)
+    plains = texts_of(themed)(list(current.ids))
     for doc, pid in enumerate(current.ids[:20]):
         projected = current.vector_model.project(analyze(plains[pid]))
         assert float(projected @ current.vectors[doc]) > 0.99
@@ -101,7 +101,7 @@ def test_papers_like_a_pasted_text_are_of_its_theme_beyond_shared_words(themed: 
     """A text of kernel words, none of them the seeds': the papers like it by words and by
     vectors are kernel papers, also those sharing none of its words."""
     search = PaperSearch(themed.settings.index_path)
-    plains = texts_of(themed)(search.with_index(lambda current: current.ids, []))
+    plains = texts_of(themed)(search.with_index(lambda current: list(current.ids), []))
     text = " ".join(THEMES["kernels"][:4])
 
     def like(current: OpenIndex) -> list[tuple[int, float]]:
