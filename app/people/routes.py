@@ -38,7 +38,7 @@ from app.web.deps import (
 from app.web.formats import answer, render_view
 from app.web.shapes import named_out, papers_out
 from app.web.urls import profile_path
-from app.web.views import PaperList, Queried
+from app.web.views import Answers, PaperList, Queried
 
 router = APIRouter(default_response_class=HTMLResponse)
 api = APIRouter(prefix="/api", tags=["people"], responses=ERRORS)
@@ -52,7 +52,6 @@ class ProfileView:
 
     template: ClassVar[str] = "profile.html"
     profile: people.Profile
-    papers: PaperList
     venues: dict[str, Edition]
 
     def context(self) -> dict[str, Any]:
@@ -66,12 +65,13 @@ class ProfileView:
                     series_names={s.slug: s.name for s in summary.series})
 
 
-def profile_view(request: Request, session: Session, found: people.Profile) -> ProfileView:
-    papers = PaperList(
+def _profile(request: Request, session: Session, found: people.Profile) -> Answers:
+    """The profile's page, or its papers (of the chosen series or year), whole: its
+    downloads."""
+    return Answers(lambda: ProfileView(found, catalog.venues_by_slug(session)), lambda: PaperList(
         Queried(people.listing_conditions(found.kind, found.slug, found.where),
                 people.newest_first()), found.slug, f"{found.summary.name}: new papers",
-        str(request.base_url).rstrip("/") + profile_path(found.kind, found.slug))
-    return ProfileView(found, papers, catalog.venues_by_slug(session))
+        str(request.base_url).rstrip("/") + profile_path(found.kind, found.slug)))
 
 
 @dataclass(frozen=True)
@@ -101,21 +101,21 @@ def authors(request: Request, session: SessionDep, search: SearchDep,
 @router.get("/authors/{slug}.{format}", name="author_download", tags=["downloads"])
 def author(request: Request, found: AuthorDep, session: SessionDep,
            format: ListFormat | None = None) -> Response:
-    return answer(request, profile_view(request, session, found), format)
+    return answer(request, _profile(request, session, found), format)
 
 
 @router.get("/institutions/{slug}")
 @router.get("/institutions/{slug}.{format}", name="institution_download", tags=["downloads"])
 def institution(request: Request, found: InstitutionDep, session: SessionDep,
                 format: ListFormat | None = None) -> Response:
-    return answer(request, profile_view(request, session, found), format)
+    return answer(request, _profile(request, session, found), format)
 
 
 @router.get("/countries/{slug}")
 @router.get("/countries/{slug}.{format}", name="country_download", tags=["downloads"])
 def country(request: Request, found: CountryDep, session: SessionDep,
             format: ListFormat | None = None) -> Response:
-    return answer(request, profile_view(request, session, found), format)
+    return answer(request, _profile(request, session, found), format)
 
 
 @dataclass(frozen=True)

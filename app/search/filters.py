@@ -17,20 +17,26 @@ COLUMNS_DIR = "columns"  # the facet table's columns, in an index generation's d
 def write_facet_columns(directory: Path) -> None:
     """Write the facet table's columns of a committed index into its directory, once for
     every server worker that maps them (`mapped_facet_columns`)."""
+    write_columns(directory / COLUMNS_DIR, _read(directory))
+
+
+def _read(directory: Path) -> dict[str, FacetColumn]:
+    """The facet table's columns from the index's own."""
     ix = open_index(directory)
     try:
         with ix.searcher() as searcher:
-            columns = read_columns(searcher, [facet.name for facet in FACETS],
-                                   {facet.name for facet in FACETS if facet.kind is Kind.MULTI})
+            return read_columns(searcher, [facet.name for facet in FACETS],
+                                {facet.name for facet in FACETS if facet.kind is Kind.MULTI})
     finally:
         ix.close()
-    write_columns(directory / COLUMNS_DIR, columns)
 
 
 def mapped_facet_columns(directory: Path) -> dict[str, FacetColumn]:
     """The columns `write_facet_columns` wrote, in the facet table's order (the sidebar's and
-    the JSON's)."""
-    columns = mapped_columns(directory / COLUMNS_DIR)
+    the JSON's); read from the index where it was written before them (served while the
+    keeper rebuilds it)."""
+    columns = (mapped_columns(directory / COLUMNS_DIR) if (directory / COLUMNS_DIR).is_dir()
+               else _read(directory))
     return {facet.name: columns[facet.name] for facet in FACETS if facet.name in columns}
 
 

@@ -20,6 +20,11 @@ IDS_DIR = "paper_ids"
 
 def write_paper_ids(directory: Path) -> None:
     """Write the IDs of a committed index's documents into its directory."""
+    write_array_directory(directory / IDS_DIR, _read(directory))
+
+
+def _read(directory: Path) -> dict[str, np.ndarray]:
+    """The IDs from the index's own column."""
     ix = open_index(directory)
     try:
         with ix.reader() as reader:
@@ -28,8 +33,7 @@ def write_paper_ids(directory: Path) -> None:
     finally:
         ix.close()
     # Stable: an updated paper's IDs keep document order, its live (later) number last.
-    write_array_directory(directory / IDS_DIR, {"ids": ids,
-                                                "order": np.argsort(ids, kind="stable")})
+    return {"ids": ids, "order": np.argsort(ids, kind="stable")}
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,10 @@ class PaperIds(Sequence[str]):
 
     @classmethod
     def mapped(cls, directory: Path) -> PaperIds:
+        """The generation's IDs, mapped; read from the index where it was written before
+        them (served while the keeper rebuilds it)."""
+        if not (directory / IDS_DIR).is_dir():
+            return cls(**_read(directory))
         return cls(**mapped_arrays(directory / IDS_DIR))
 
     def __len__(self) -> int:

@@ -26,7 +26,7 @@ from app.models import Paper
 from app.search.searcher import PaperSearch
 from app.web.render import render
 from app.web.urls import paper_url_for
-from app.web.views import Citation, Listed, Page, PaperList, Queried, Ranked, View
+from app.web.views import Answers, Citation, Listed, Page, PaperList, Queried, Ranked
 
 FEED_ENTRIES = 50
 # Papers in one download: the whole catalog's 88,000 in one took 17 s of a CPU and 50 MB for
@@ -115,20 +115,20 @@ def render_view(request: Request, view: Page) -> Response:
     return render(request, view.template, **view.context())
 
 
-def _papers(request: Request, view: View, fmt: str) -> Response:
-    papers = view.papers
+def _papers(request: Request, answers: Answers, fmt: str) -> Response:
+    papers = answers.papers()
     if isinstance(papers, Citation):
         return _cited(papers, fmt)
     return _download(request, papers, fmt)
 
 
 # Every format a page is answered in: its template, or its papers in a download format.
-RENDERERS: dict[str, Callable[[Request, View, str], Response]] = {
-    "html": lambda request, view, _: render_view(request, view),
+RENDERERS: dict[str, Callable[[Request, Answers, str], Response]] = {
+    "html": lambda request, answers, _: render_view(request, answers.view()),
     **dict.fromkeys(WRITERS, _papers),
 }
 
 
-def answer(request: Request, view: View, fmt: str | None) -> Response:
-    """The view in the format the address asks for (None: the page itself)."""
-    return RENDERERS[fmt or "html"](request, view, fmt or "html")
+def answer(request: Request, answers: Answers, fmt: str | None) -> Response:
+    """The page in the format the address asks for (None: the page itself)."""
+    return RENDERERS[fmt or "html"](request, answers, fmt or "html")

@@ -25,7 +25,7 @@ from app.web.formats import answer
 from app.web.render import render
 from app.web.results import RECOMMENDED, recommend
 from app.web.urls import paper_url_for
-from app.web.views import Listed, PaperList
+from app.web.views import Answers, Listed, PaperList
 
 router = APIRouter()
 api = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)
@@ -63,7 +63,6 @@ class SavedView:
 
     template: ClassVar[str] = "saved.html"
     listed: SavedList
-    papers: PaperList
     venues: dict[str, Edition]
     recommended: list[tuple[Paper, Recommendation]]
     all_series: list[series.Series]
@@ -83,9 +82,7 @@ def saved_view(request: Request, session: Session, search: PaperSearch, listed: 
     venues = catalog.venues_by_slug(session)
     url_for = paper_url_for(request)
     return SavedView(
-        listed, PaperList(Listed(listed.ids), "reading-list", "Reading list",
-                          str(request.url_for("saved_page"))),
-        venues, recommend(search, session, listed.ids, series_slug, year),
+        listed, venues, recommend(search, session, listed.ids, series_slug, year),
         series.list_series(session), series_slug, year,
         sorted(catalog.year_totals(session), reverse=True),
         "\n".join(bibtex_entry(p, venues[p.venue_slug], url_for(p)) for p in listed.papers))
@@ -104,8 +101,10 @@ def saved_page(request: Request, session: SessionDep, search: SearchDep, ids: Id
             raise HTTPException(400, str(error)) from None
         return render(request, "saved.html", status_code=400, error=str(error),
                       listed=SavedList([], [], []))
-    return answer(request, saved_view(request, session, search, listed, series_slug, year),
-                  format)
+    return answer(request, Answers(
+        lambda: saved_view(request, session, search, listed, series_slug, year),
+        lambda: PaperList(Listed(listed.ids), "reading-list", "Reading list",
+                          str(request.url_for("saved_page")))), format)
 
 
 @api.get("/recommendations", name="api_recommendations")

@@ -34,7 +34,7 @@ from app.web.deps import SearchDep, SearchRequestDep, SessionDep
 from app.web.formats import answer, render_view
 from app.web.results import facet_names, run_search
 from app.web.urls import paper_url_for, search_query_string
-from app.web.views import PaperList, Ranked
+from app.web.views import Answers, PaperList, Ranked
 
 router = APIRouter(default_response_class=HTMLResponse)
 api = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)
@@ -50,7 +50,6 @@ class SearchView:
     query: SearchRequest
     result: SearchResult
     found: dict[str, Paper]  # the hits' papers by ID
-    papers: PaperList
     venues: dict[str, Edition]
     names: dict[str, dict[str, str]]  # facet values' names, by facet
     year_totals: dict[int, int]  # every year's papers
@@ -76,13 +75,16 @@ class SearchView:
              for year, total in self.year_totals.items() if total], height=110, as_share=True)
 
 
-def search_view(request: Request, session: Session, search: PaperSearch,
-                query: SearchRequest) -> SearchView:
+def search_view(session: Session, search: PaperSearch, query: SearchRequest) -> SearchView:
     result, found = run_search(search, session, query)
-    papers = PaperList(Ranked(query), "search", f"Search: {query.q}" if query.q else "Search",
-                       f"{request.url_for('search')}?{search_query_string(query, page=1)}")
-    return SearchView(query, result, found, papers, catalog.venues_by_slug(session),
+    return SearchView(query, result, found, catalog.venues_by_slug(session),
                       facet_names(session, result, query), catalog.year_totals(session))
+
+
+def search_paper_list(request: Request, query: SearchRequest) -> PaperList:
+    """Every paper the search finds, best first: what its downloads write."""
+    return PaperList(Ranked(query), "search", f"Search: {query.q}" if query.q else "Search",
+                     f"{request.url_for('search')}?{search_query_string(query, page=1)}")
 
 
 @router.get("/search")
@@ -91,7 +93,8 @@ def search(
     request: Request, session: SessionDep, search: SearchDep, query: SearchRequestDep,
     format: ListFormat | None = None,
 ) -> Response:
-    return answer(request, search_view(request, session, search, query), format)
+    return answer(request, Answers(lambda: search_view(session, search, query),
+                                   lambda: search_paper_list(request, query)), format)
 
 
 @dataclass(frozen=True)
@@ -117,7 +120,7 @@ def search_api(
     request: Request, session: SessionDep, search: SearchDep, query: SearchRequestDep
 ) -> SearchOut:
     """Ranked papers for a query and filters, with facet counts; see /help/search."""
-    view = search_view(request, session, search, query)
+    view = search_view(session, search, query)
     result, url_for = view.result, paper_url_for(request)
     hits = []
     for hit in [*result.hits, *result.partial]:

@@ -30,7 +30,7 @@ from app.web import charts
 from app.web.deps import ListFilterDep, PageDep, SessionDep, TopicDep, YearRangeDep
 from app.web.formats import answer, render_view
 from app.web.shapes import papers_out
-from app.web.views import PaperList, Queried
+from app.web.views import Answers, PaperList, Queried
 
 router = APIRouter(default_response_class=HTMLResponse)
 api = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)
@@ -63,7 +63,6 @@ class TopicView:
     template: ClassVar[str] = "topic.html"
     topic: Topic
     listing: Page[Paper]
-    papers: PaperList
     where: catalog.ListFilter
     years: list[tuple[int, int, int]]  # (year, papers on the topic, all papers)
     spread: series.TopicSpread
@@ -81,13 +80,17 @@ class TopicView:
                     keyphrases=self.keyphrases, years=self.years, share_chart=share_chart)
 
 
-def topic_view(request: Request, session: Session, topic: Topic, where: catalog.ListFilter,
+def topic_paper_list(request: Request, topic: Topic, where: catalog.ListFilter) -> PaperList:
+    """The topic's papers (of the chosen edition, series or year), whole: its downloads."""
+    return PaperList(Queried(catalog.topic_conditions(topic, where),
+                             [Paper.venue_slug, Paper.ordinal]),
+                     topic.slug, f"{topic.name}: new papers",
+                     str(request.url_for("topic", slug=topic.slug)))
+
+
+def topic_view(session: Session, topic: Topic, where: catalog.ListFilter,
                page: int) -> TopicView:
-    papers = PaperList(Queried(catalog.topic_conditions(topic, where),
-                               [Paper.venue_slug, Paper.ordinal]),
-                       topic.slug, f"{topic.name}: new papers",
-                       str(request.url_for("topic", slug=topic.slug)))
-    return TopicView(topic, catalog.topic_papers(session, topic, page, where), papers, where,
+    return TopicView(topic, catalog.topic_papers(session, topic, page, where), where,
                      catalog.topic_year_counts(session, topic.slug),
                      series.topic_spread(session, topic.slug),
                      catalog.topic_keyphrases(session, topic.slug),
@@ -106,7 +109,8 @@ def topic(
     request: Request, found: TopicDep, session: SessionDep, where: ListFilterDep,
     page: PageDep = 1, format: ListFormat | None = None,
 ) -> Response:
-    return answer(request, topic_view(request, session, found, where, page), format)
+    return answer(request, Answers(lambda: topic_view(session, found, where, page),
+                                   lambda: topic_paper_list(request, found, where)), format)
 
 
 @api.get("/topics", name="api_topics")
@@ -141,7 +145,7 @@ def topic_papers(
     """One page of a topic's papers, optionally of one edition, series or year, with what its
     page shows of the whole topic: its share per year, per series and of the catalog, and
     its frequent keyphrases."""
-    view = topic_view(request, session, topic, where, page)
+    view = topic_view(session, topic, where, page)
     listing, spread = view.listing, view.spread
     return TopicPapersOut(
         topic=TopicRef(slug=topic.slug, name=topic.name), venue=where.venue or None,

@@ -48,7 +48,7 @@ from app.web.shapes import (
     whats_new_out,
 )
 from app.web.urls import topic_path, venue_path
-from app.web.views import PaperList, Queried
+from app.web.views import Answers, PaperList, Queried
 from app.whats_new.rising import WhatsNew, whats_new
 
 router = APIRouter(default_response_class=HTMLResponse)
@@ -81,7 +81,6 @@ class EditionView:
     venue: Edition
     topic: str
     listing: Page[Paper]
-    papers: PaperList
     series: series.Series
     previous: series.ListedEdition | None
     following: series.ListedEdition | None
@@ -98,18 +97,22 @@ class EditionView:
                     publishers=self.publishers, whats_new=self.whats_new)
 
 
-def edition_view(request: Request, session: Session, search: PaperSearch, venue: Edition,
-                 topic: str, page: int) -> EditionView:
-    """The edition's view, of one `topic` (a slug the route has found) or all."""
-    listing = (catalog.venue_topic_papers(session, venue, topic, page) if topic
-               else catalog.venue_papers(session, venue, page))
-    papers = PaperList(
+def edition_paper_list(request: Request, venue: Edition, topic: str) -> PaperList:
+    """The edition's papers (of one `topic`, or all), whole: its downloads."""
+    return PaperList(
         Queried([Paper.venue_slug == venue.slug] + ([Paper.topic == topic] if topic else []),
                 [Paper.ordinal]),
         venue.slug, f"{venue.label}: new papers", str(request.url_for("venue", slug=venue.slug)))
+
+
+def edition_view(session: Session, search: PaperSearch, venue: Edition, topic: str,
+                 page: int) -> EditionView:
+    """The edition's view, of one `topic` (a slug the route has found) or all."""
+    listing = (catalog.venue_topic_papers(session, venue, topic, page) if topic
+               else catalog.venue_papers(session, venue, page))
     edition_series = series.series_of(session, venue)
     previous, following = edition_series.neighbours(venue.slug)
-    return EditionView(venue, topic, listing, papers, edition_series, previous, following,
+    return EditionView(venue, topic, listing, edition_series, previous, following,
                        catalog.venue_landscape(session, venue.slug),
                        rankings.publishers(session, [venue.slug]),
                        whats_new(search, edition=venue.slug, limit=EDITION_TERMS))
@@ -209,7 +212,8 @@ def venue(
         return render_view(request, series_view(session, search, found))
     if topic:
         topic_named(topic)  # a 404 for a topic that does not exist
-    return answer(request, edition_view(request, session, search, found, topic, page), format)
+    return answer(request, Answers(lambda: edition_view(session, search, found, topic, page),
+                                   lambda: edition_paper_list(request, found, topic)), format)
 
 
 @api.get("/venues", name="api_venues")
@@ -248,7 +252,7 @@ def venue_papers(
     editions of its series before and after, and what is new there."""
     if topic:
         topic_named(topic)  # a 404 for a topic that does not exist
-    view = edition_view(request, session, search, venue, topic, page)
+    view = edition_view(session, search, venue, topic, page)
     listing = view.listing
     return VenuePapersOut(
         venue=venue_out(request, venue), topic=topic or None, page=listing.number,

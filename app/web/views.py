@@ -1,10 +1,11 @@
 """What a page's view is. Each page's route builds one view, a dataclass of what the page
-shows, and answers it in the format the address asks for (formats.RENDERERS): its template,
-or its papers, whole, as a download. The page's JSON twin under /api/ is made from the same
-view, so the page, its twin and its downloads cannot drift apart."""
+shows, rendered by its template; the page's JSON twin under /api/ is made from the same view.
+A page with downloads also names its papers, whole (`PaperList`, `Citation`), and the address
+picks which of the two is made (formats.RENDERERS): a download never builds the page."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
@@ -63,8 +64,10 @@ class Page(Protocol):
         ...
 
 
-class View(Page, Protocol):
-    """A page's view with downloads: every other renderer writes its papers."""
+@dataclass(frozen=True)
+class Answers:
+    """What a page with downloads can answer, each made only when its format is asked: the
+    view (the page) or the papers (a download)."""
 
-    @property
-    def papers(self) -> PaperList | Citation: ...
+    view: Callable[[], Page]
+    papers: Callable[[], PaperList | Citation]

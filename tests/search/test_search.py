@@ -1,12 +1,15 @@
 """The search engine itself, over the seed catalog: PaperSearch with a real Whoosh index."""
 
 import re
+import shutil
 from pathlib import Path
 
 from sqlmodel import select
 
 from app.models import Paper
+from app.search.filters import COLUMNS_DIR
 from app.search.index import read_index_version
+from app.search.paper_ids import IDS_DIR
 from app.search.results import SearchRequest, SearchResult
 from app.search.searcher import PaperSearch
 from tests.conftest import Catalog, write_list
@@ -70,6 +73,20 @@ def test_server_picks_up_a_changed_index_without_restart(fresh: Catalog, tmp_pat
     assert search.search(SearchRequest(q="axolotl"), texts_from(fresh)).total == 0
     fresh.ingest(write_list(tmp_path / "new.txt", "ICLR 2027 Papers", "Axolotl regeneration."))
     assert search.search(SearchRequest(q="axolotl"), texts_from(fresh)).total == 1
+
+
+def test_a_generation_written_before_its_mapped_files_is_searched_alike(fresh: Catalog):
+    """An index of an older format is served until the keeper has rebuilt it: without the
+    facet columns and paper IDs a newer one maps, they are read from Whoosh's own columns."""
+    request = SearchRequest(q="learning", series="iclr")
+    before = PaperSearch(fresh.settings.index_path).search(request, texts_from(fresh))
+    directory = fresh.settings.index_path.resolve()
+    for written in (COLUMNS_DIR, IDS_DIR):
+        shutil.rmtree(directory / written)
+    after = PaperSearch(fresh.settings.index_path).search(request, texts_from(fresh))
+    assert after.total == before.total > 0
+    assert [hit.id for hit in after.hits] == [hit.id for hit in before.hits]
+    assert after.facets == before.facets and after.facets["venue"]
 
 
 def test_index_records_the_catalog_version(seeded: Catalog):
