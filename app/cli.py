@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -14,6 +16,7 @@ from app.enrich import retopic_all
 from app.ingest.load import IngestReport, expand_paths, ingest_paths
 from app.schema import CatalogSchemaError, upgrade
 from app.search.acronyms import AcronymCounts
+from app.search.generation import deferred_of
 from app.search.index import IndexStamp, SyncKind, build_index, sync_index
 from app.search.parallel_build import ParallelIndexBuild
 from app.topics import use_taxonomy
@@ -51,10 +54,13 @@ def ingest(
         if not _index_is_local(settings):
             index_state = "left to the servers (none on this machine)"
         else:  # up to date when the parallel build made it; else it did not: build now
-            outcome = sync_index(settings, session)
+            outcome = sync_index(settings, session, complete=False)
             index_state = (f"built while storing ({built} papers)"
                            if built is not None and outcome.kind is SyncKind.UP_TO_DATE
                            else str(outcome))
+    if _index_is_local(settings) and (left := deferred_of(settings.index_path.resolve())):
+        start_deferred(settings)
+        index_state += f"; {', '.join(left)} derived in the background (see /healthz)"
     _print_report(report, index_state)
     if report.errors:
         raise typer.Exit(1)
@@ -70,6 +76,17 @@ def _parallel_build(settings: Settings, session: Session,
     if sum(path.stat().st_size for path in files) < PARALLEL_BUILD_BYTES:
         return None  # starting the process costs more than it saves
     return ParallelIndexBuild(settings)
+
+
+def start_deferred(settings: Settings) -> subprocess.Popen[bytes]:
+    """`catalog update-index` in a session of its own, to derive what the ingest's build
+    deferred after this command returns; its output goes to `deferred.log`. Killed, it leaves
+    the work named in the generation: the next update (a server's, or this command's) redoes
+    it."""
+    with open(settings.data_dir / "deferred.log", "ab") as log:
+        return subprocess.Popen([sys.executable, "-m", "app.cli", "update-index"],
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                start_new_session=True)
 
 
 def _index_is_local(settings: Settings) -> bool:

@@ -7,9 +7,13 @@ when asked, keyphrases).
 from __future__ import annotations
 
 import json
+import multiprocessing
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing.pool import AsyncResult, Pool
+from typing import TypeVar
 
 from sqlalchemy import delete, insert, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -59,6 +63,59 @@ def add_keyphrases(rows: Sequence[dict[str, object]], extractor: KeyphraseExtrac
     for row in rows:
         row["keyphrases"] = "\n".join(extractor.extract(str(row["plain"]),
                                                         title=str(row["title"])))
+
+
+Rows = Sequence[dict[str, object]]
+Chunk = TypeVar("Chunk")
+
+
+def with_keyphrases(chunks: Iterable[Chunk], rows_of: Callable[[Chunk], Rows],
+                    extractor: KeyphraseExtractor, helper: Pool) -> Iterator[Chunk]:
+    """Each chunk, in order, with its new paper rows' `keyphrases` set: the first half of
+    each by the `helper` (`keyphrase_helper`), which works on a chunk's while the caller
+    stores the one before."""
+    before: tuple[Chunk, AsyncResult[list[str]]] | None = None
+    for chunk in chunks:
+        rows = rows_of(chunk)
+        half = len(rows) // 2
+        theirs = helper.apply_async(_keyphrases, ([(str(row["plain"]), str(row["title"]))
+                                                   for row in rows[:half]],))
+        if before is not None:
+            yield _joined(*before, rows_of)
+        add_keyphrases(rows[half:], extractor)
+        before = chunk, theirs
+    if before is not None:
+        yield _joined(*before, rows_of)
+
+
+def _joined(chunk: Chunk, theirs: AsyncResult[list[str]],
+            rows_of: Callable[[Chunk], Rows]) -> Chunk:
+    for row, keyphrases in zip(rows_of(chunk), theirs.get(), strict=False):  # the first half
+        row["keyphrases"] = keyphrases
+    return chunk
+
+
+@contextmanager
+def keyphrase_helper(extractor: KeyphraseExtractor) -> Iterator[Pool]:
+    """A second process extracting keyphrases with `extractor` (inherited, not copied: it is
+    forked), so that extracting them is not one process's alone while the index's build
+    writes (they were two thirds of an ingest's storing at L)."""
+    with multiprocessing.get_context("fork").Pool(
+            1, initializer=_use_extractor, initargs=(extractor,)) as pool:
+        yield pool
+
+
+_extractor: KeyphraseExtractor | None = None  # the helper's, set as it starts
+
+
+def _use_extractor(extractor: KeyphraseExtractor) -> None:
+    global _extractor
+    _extractor = extractor
+
+
+def _keyphrases(texts: list[tuple[str, str]]) -> list[str]:
+    assert _extractor is not None
+    return ["\n".join(_extractor.extract(plain, title=title)) for plain, title in texts]
 
 
 def add_topics(rows: Sequence[dict[str, object]], scorer: TopicScorer,

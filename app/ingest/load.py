@@ -22,7 +22,13 @@ from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
 from app.db import batched, bump_catalog_version, catalog_version
-from app.enrich import add_keyphrases, add_topics, keyphrase_extractor, update_word_stats
+from app.enrich import (
+    add_topics,
+    keyphrase_extractor,
+    keyphrase_helper,
+    update_word_stats,
+    with_keyphrases,
+)
 from app.faults import pause_point
 from app.ids import name_slug, venue_slug
 from app.ingest import identity, unpack
@@ -353,13 +359,16 @@ class _Store:
     def _insert(self, extractor: KeyphraseExtractor, first_added: dict[str, datetime]) -> None:
         """The spilled papers, a chunk at a time, with their keyphrases."""
         self.spill.seek(0)
-        for _ in range(self.chunks):
-            new: _NewPapers = pickle.load(self.spill)
-            add_keyphrases(new.rows, extractor)
-            for row in new.rows:
-                row["added_at"] = first_added.get(str(row["id"]), row["added_at"])
-            for table, rows in ((Paper, new.rows), (PaperAuthor, new.authors),
-                                (PaperOrigin, new.origins)):
-                for batch in batched(rows, 1000):
-                    self.session.execute(insert(table), batch)
-            self.report.added_ids.extend(str(row["id"]) for row in new.rows)
+        spilled = (pickle.load(self.spill) for _ in range(self.chunks))
+        with keyphrase_helper(extractor) as helper:
+            for new in with_keyphrases(spilled, lambda new: new.rows, extractor, helper):
+                self._insert_chunk(new, first_added)
+
+    def _insert_chunk(self, new: _NewPapers, first_added: dict[str, datetime]) -> None:
+        for row in new.rows:
+            row["added_at"] = first_added.get(str(row["id"]), row["added_at"])
+        for table, rows in ((Paper, new.rows), (PaperAuthor, new.authors),
+                            (PaperOrigin, new.origins)):
+            for batch in batched(rows, 1000):
+                self.session.execute(insert(table), batch)
+        self.report.added_ids.extend(str(row["id"]) for row in new.rows)

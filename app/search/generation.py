@@ -12,6 +12,10 @@ Things are made in one of two ways:
 - derived from the committed Whoosh files (`derive`), told whether the build is whole: an
   update keeps what is costly to refit (the vectors' model, the map's layout) and places the
   new papers in it.
+
+What no search needs (`deferred`: the vectors and the map) an ingest's build may leave to be
+derived after the ingest returns: the generation then names it in `DEFERRED_FILE` until it is
+made (`write_deferred`).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from app.faults import pause_point
 from app.map.layout import MAP_FILE, read_layout, write_layout
 from app.search.acronyms import ACRONYMS_FILE, AcronymCounts
 from app.search.arrays import ARRAYS_DIR, write_arrays
@@ -41,6 +46,7 @@ from app.whats_new.edition_terms import TERMS_FILE, read_edition_terms
 from app.whats_new.term_counts import count_edition_terms
 
 VERSION_FILE = "catalog_version"  # its stamp: catalog version, index format, catalog (index.py)
+DEFERRED_FILE = "deferred"  # the entries left to derive, one name a line
 Document = dict[str, object]
 
 
@@ -62,6 +68,8 @@ class Held:
     derive: Callable[[Path, bool], None] | None = None
     # What a server opens: (the directory, the number of documents) → the value it reads.
     open: Callable[[Path, int], object] | None = None
+    # Derived after an ingest returns: no search waits for it (related papers, the map).
+    deferred: bool = False
 
 
 def _counted(kind: type[WordCounts] | type[AcronymCounts] | type[CompletionCounts]
@@ -90,10 +98,10 @@ HELD: tuple[Held, ...] = (
          open=lambda directory, documents: read_edition_terms(directory)),
     Held("vectors", (VECTORS_FILE, MODEL_FILE),
          derive=lambda directory, whole: write_vectors(directory, refit=whole),
-         open=read_vectors),
+         open=read_vectors, deferred=True),
     Held("positions", (MAP_FILE,),
          derive=lambda directory, whole: write_layout(directory, relayout=whole),
-         open=read_layout),
+         open=read_layout, deferred=True),
 )
 
 
@@ -102,14 +110,39 @@ def start_counts(directory: Path | None = None) -> list[Counts]:
     return [held.counts(directory) for held in HELD if held.counts is not None]
 
 
-def write_held(directory: Path, counts: list[Counts], whole: bool) -> None:
-    """Write every entry's files into a generation whose Whoosh files are committed."""
+def write_held(directory: Path, counts: list[Counts], whole: bool, defer: bool = False) -> None:
+    """Write every entry's files into a generation whose Whoosh files are committed; with
+    `defer`, the deferred entries are only named in `DEFERRED_FILE`."""
     counted = iter(counts)
     for held in HELD:
         if held.counts is not None:
             next(counted).write(directory)
-        if held.derive is not None:
+        if held.derive is not None and not (defer and held.deferred):
             held.derive(directory, whole)
+    if defer:
+        (directory / DEFERRED_FILE).write_text("".join(
+            f"{held.name}\n" for held in HELD if held.deferred))
+    else:  # an update derives everything: nothing is left to derive
+        (directory / DEFERRED_FILE).unlink(missing_ok=True)
+
+
+def deferred_of(directory: Path) -> list[str]:
+    """The names of the entries the generation has left to derive."""
+    try:
+        return (directory / DEFERRED_FILE).read_text().split()
+    except OSError:
+        return []
+
+
+def write_deferred(directory: Path) -> None:
+    """Derive what the generation left to derive (all of it again after an interruption: each
+    entry's files are replaced whole, so a half-written one is never read)."""
+    names = set(deferred_of(directory))
+    for held in HELD:
+        if held.name in names and held.derive is not None:
+            held.derive(directory, True)
+            pause_point(f"derived-{held.name}")  # crash tests: killed half-way
+    (directory / DEFERRED_FILE).unlink(missing_ok=True)
 
 
 def open_held(directory: Path, documents: int) -> dict[str, object]:

@@ -42,7 +42,13 @@ from app.search.analysis import (
     word_analyzer,
 )
 from app.search.arrays import arrays_writer
-from app.search.generation import VERSION_FILE, start_counts, write_held
+from app.search.generation import (
+    VERSION_FILE,
+    deferred_of,
+    start_counts,
+    write_deferred,
+    write_held,
+)
 from app.search.whoosh_adapter import create_index, open_index
 from app.search.whoosh_adapter.writing import BulkSegmentWriter
 
@@ -173,10 +179,12 @@ def _build(settings: Settings, session: Session) -> int:
 
 
 class IndexBuild:
-    """A whole new index written beside the live one, swapped in when finished."""
+    """A whole new index written beside the live one, swapped in when finished; with `defer`,
+    what no search needs is left to derive after it is live (`complete_deferred`)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, defer: bool = False) -> None:
         self.settings = settings
+        self.defer = defer
         indexes = settings.data_dir / "indexes"
         indexes.mkdir(parents=True, exist_ok=True)
         self.directory = indexes / f"build-{uuid.uuid4().hex[:8]}"
@@ -205,7 +213,7 @@ class IndexBuild:
         self.writer.commit(mergetype=NO_MERGE)
         shutil.rmtree(self.directory / "runs", ignore_errors=True)
         self.index.close()
-        write_held(self.directory, self.counts, whole=True)
+        write_held(self.directory, self.counts, whole=True, defer=self.defer)
         self.written = True
 
     def finish(self, stamp: IndexStamp) -> int:
@@ -290,10 +298,10 @@ def _gap(settings: Settings, session: Session) -> tuple[IndexStamp | None, Index
 
 def pending_changes(settings: Settings, session: Session) -> int | None:
     """How many papers the change log says the index lacks (0: up to date), or None when only
-    a rebuild can bring it up to date."""
+    a rebuild, or deriving what its ingest deferred, can bring it up to date."""
     have, want, covered = _gap(settings, session)
-    if have == want:
-        return 0
+    if have == want:  # what is left to derive is derived as a rebuild is, in a process apart
+        return None if deferred_of(settings.index_path.resolve()) else 0
     if not covered or have is None:
         return None
     return session.exec(select(func.count(distinct(CatalogChange.paper_id))).where(
@@ -305,6 +313,7 @@ class SyncKind(Enum):
     BUSY = "busy"  # another process is updating the index
     UPDATED = "updated"  # the change log applied
     REBUILT = "rebuilt"
+    COMPLETED = "completed"  # what the ingest's build deferred derived
 
 
 @dataclass(frozen=True)
@@ -316,7 +325,7 @@ class SyncOutcome:
 
     @property
     def changed(self) -> bool:
-        return self.kind in (SyncKind.UPDATED, SyncKind.REBUILT)
+        return self.kind in (SyncKind.UPDATED, SyncKind.REBUILT, SyncKind.COMPLETED)
 
     def __str__(self) -> str:
         if self.kind is SyncKind.UPDATED:
@@ -326,18 +335,38 @@ class SyncOutcome:
         return self.kind.value
 
 
-def sync_index(settings: Settings, session: Session, wait: bool = True) -> SyncOutcome:
+def sync_index(settings: Settings, session: Session, wait: bool = True,
+               complete: bool = True) -> SyncOutcome:
     """Bring this node's index to the database's catalog version: apply the change log since
-    the index's version, or rebuild. Busy when `wait` is False and another process is already
-    updating the index.
+    the index's version, or rebuild; and (`complete`) derive what its ingest deferred. Busy
+    when `wait` is False and another process is already updating the index.
     """
     with index_lock(settings, wait) as locked:
         if not locked:
             return SyncOutcome(SyncKind.BUSY)
         have, want, covered = _gap(settings, session)
+        if have == want and have is not None and complete and _complete(settings, have):
+            return SyncOutcome(SyncKind.COMPLETED)
         if have == want:
             return SyncOutcome(SyncKind.UP_TO_DATE)
         if not covered or have is None:
             return SyncOutcome(SyncKind.REBUILT, _build(settings, session))
         return SyncOutcome(SyncKind.UPDATED,
                            _apply_changes(settings, session, have.version, want))
+
+
+def _complete(settings: Settings, stamp: IndexStamp) -> bool:
+    """Derive what the live generation deferred, if anything; then stamp it again, so that
+    servers reopen it with what was derived."""
+    directory = settings.index_path.resolve()
+    if not deferred_of(directory):
+        return False
+    write_deferred(directory)
+    _write_stamp(directory, stamp)
+    return True
+
+
+def index_busy(settings: Settings) -> bool:
+    """Whether another process holds the index lock now (building, updating or deriving)."""
+    with index_lock(settings, wait=False) as locked:
+        return not locked

@@ -27,7 +27,14 @@ from sqlmodel import Session
 
 from app.config import Settings
 from app.db import catalog_id, get_engine
-from app.search.index import SyncOutcome, pending_changes, read_index_stamp, sync_index
+from app.search.index import (
+    SyncKind,
+    SyncOutcome,
+    index_busy,
+    pending_changes,
+    read_index_stamp,
+    sync_index,
+)
 
 # Up to this many changed papers, the update runs in the server (about 1 ms per paper).
 IN_PROCESS_CHANGES = 2_000
@@ -75,7 +82,10 @@ class IndexKeeper:
                 if in_process:
                     outcome = sync_index(self.settings, session, wait=False)
             if not in_process:
-                outcome = self._update()
+                # A child started while another process holds the lock (an ingest's deferred
+                # work, for minutes) would only find it busy.
+                busy = index_busy(self.settings)
+                outcome = SyncOutcome(SyncKind.BUSY) if busy else self._update()
             state = str(outcome)
             if outcome.changed:
                 log.info("search index %s", state)

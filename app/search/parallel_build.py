@@ -6,7 +6,8 @@ the ingest hands each new paper's document to a child process as soon as it is n
 the child indexes while the parent goes on, writes the index's files once the last paper is
 sent (while the parent computes keyphrases and inserts), and swaps its index in only after
 the parent's transaction has committed and the paper counts agree. On any failure the
-child's index is discarded and the usual build from the database runs.
+child's index is discarded and the usual build from the database runs. What no search needs
+(generation.Held.deferred: the vectors, the map) it leaves to derive after the ingest returns.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ class ParallelIndexBuild:
 
 def _build_from_pipe(settings: Settings, pipe: Connection) -> None:
     with index_lock(settings):
-        build = IndexBuild(settings)
+        build = IndexBuild(settings, defer=True)  # derived after the ingest returns
         try:
             while True:
                 kind, payload = pipe.recv()

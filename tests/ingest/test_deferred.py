@@ -1,0 +1,114 @@
+"""What no search needs (the vectors, the map) is derived after `catalog ingest` returns, in a
+process of its own; searches answer meanwhile, /healthz says what is left, and a kill in the
+middle leaves the work to the next update, a server's keeper's."""
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from app import cli as cli_module
+from app.cli import cli
+from app.config import Settings, get_settings
+from app.main import create_app
+from app.map.layout import MAP_FILE
+from app.search.generation import deferred_of
+from app.search.vectors import MODEL_FILE, VECTORS_FILE
+from tests.conftest import SEEDS, TEST_HOSTS
+from tests.postgres import sqlite_run
+
+pytestmark = sqlite_run  # with a shared database, ingest leaves indexes to the servers
+
+DERIVED = (VECTORS_FILE, MAP_FILE)
+
+
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """A first ingest of the seeds indexes while storing; the processes it starts to derive
+    the rest are listed, and none outlives the test."""
+    monkeypatch.setattr(cli_module, "PARALLEL_BUILD_BYTES", 1)  # the seeds are small
+    processes: list[subprocess.Popen[bytes]] = []
+    start = cli_module.start_deferred
+
+    def recorded(settings: Settings) -> subprocess.Popen[bytes]:
+        processes.append(start(settings))
+        return processes[-1]
+
+    monkeypatch.setattr(cli_module, "start_deferred", recorded)
+    yield processes
+    for process in processes:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def _ingest() -> str:
+    result = CliRunner().invoke(cli, ["ingest", str(SEEDS)])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def _derived(directory: Path) -> dict[str, np.ndarray]:
+    with np.load(directory / MAP_FILE) as layout:
+        return {"vectors": np.load(directory / VECTORS_FILE), "xy": layout["xy"]}
+
+
+def _healthz(client: TestClient) -> dict:
+    answer = client.get("/healthz")
+    assert answer.status_code == 200
+    return answer.json()
+
+
+def test_the_ingest_returns_before_the_vectors_and_map_then_they_follow(
+        catalog_env: Path, started: list[subprocess.Popen[bytes]]):
+    output = _ingest()
+    assert "vectors, positions derived in the background" in output
+    assert started[0].wait(timeout=300) == 0
+    live = get_settings().index_path.resolve()
+    assert deferred_of(live) == []
+    derived = _derived(live)
+    assert CliRunner().invoke(cli, ["reindex"]).exit_code == 0
+    rebuilt = _derived(get_settings().index_path.resolve())
+    assert rebuilt.keys() == derived.keys()
+    for name, values in derived.items():  # the same as a whole build's
+        assert np.array_equal(values, rebuilt[name], equal_nan=True), name
+
+
+def test_a_kill_half_way_leaves_searches_answering_and_the_keeper_redoes_it(
+        catalog_env: Path, started: list[subprocess.Popen[bytes]], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch):
+    paused = tmp_path / "paused"
+    monkeypatch.setenv("CATALOG_PAUSE_AT", "derived-vectors")
+    monkeypatch.setenv("CATALOG_PAUSE_FILE", str(paused))
+    _ingest()
+    deadline = time.monotonic() + 120
+    while not (paused.exists() and paused.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert paused.read_text() == "derived-vectors"
+    os.killpg(started[0].pid, signal.SIGKILL)  # the vectors written, the map not
+    started[0].wait()
+    monkeypatch.delenv("CATALOG_PAUSE_AT")
+    live = get_settings().index_path.resolve()
+    assert (live / VECTORS_FILE).exists() and (live / MODEL_FILE).exists()
+    assert not (live / MAP_FILE).exists()
+    settings = replace(get_settings(), poll_seconds=0.1, allowed_hosts=TEST_HOSTS)
+    with TestClient(create_app(settings)) as client:
+        health = _healthz(client)
+        assert health["status"] == "ok"
+        assert health["index"].endswith("; deriving vectors, positions")
+        found = client.get("/api/search", params={"q": "learning"}).json()
+        assert found["total"] > 0
+        paper = found["hits"][0]["id"]
+        assert client.get(f"/papers/{paper}").status_code == 200
+        while _healthz(client)["index"] != "completed" and time.monotonic() < deadline + 120:
+            time.sleep(0.1)  # the keeper derives it all again, in a child process
+        assert _healthz(client)["index"] == "completed"
+    assert (live / MAP_FILE).exists() and deferred_of(live) == []
