@@ -27,9 +27,9 @@ def _read(directory: Path) -> dict[str, np.ndarray]:
     """The IDs from the index's own column."""
     ix = open_index(directory)
     try:
-        with ix.reader() as reader:
-            ids = np.array([paper_id.encode() for paper_id in reader.column_reader("id")],
-                           dtype=bytes)
+        with ix.reader() as reader:  # an index of no documents has no column
+            ids = np.array([paper_id.encode() for paper_id in reader.column_reader("id")]
+                           if reader.has_column("id") else [], dtype=bytes)
     finally:
         ix.close()
     # Stable: an updated paper's IDs keep document order, its live (later) number last.
