@@ -17,6 +17,7 @@ from app.main import create_app
 from app.models import Paper
 from bench.tiny import write_tiny
 from tests.conftest import Catalog
+from tests.postgres import sqlite_run
 
 BAD = Path(__file__).parents[1] / "data" / "bad"
 REJECTED = {
@@ -196,6 +197,7 @@ def _gzip_of_zeros(megabytes: int) -> bytes:
 
 
 @pytest.mark.parametrize("name", ["bomb.txt.gz", "bomb.jsonl.gz"])
+@sqlite_run  # refused as the file is read, whatever the database: once per `make test`
 def test_a_decompression_bomb_is_refused_before_it_inflates(
         fresh: Catalog, tmp_path: Path, name: str):
     bomb = tmp_path / name
