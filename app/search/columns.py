@@ -16,12 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 from whoosh.searching import Searcher
-
-from app.search.held_files import mapped_arrays, write_array_directory
 
 
 def _sorted_codes(values: list[object]) -> tuple[np.ndarray, np.ndarray]:
@@ -132,16 +129,14 @@ def read_columns(searcher: Searcher, names: Iterable[str],
             for name in names if name in searcher.schema and reader.has_column(name)}
 
 
-def write_columns(path: Path, columns: dict[str, FacetColumn]) -> None:
-    """Write the columns as arrays in the directory `path`, for `mapped_columns`."""
-    write_array_directory(path, {f"{name}.{part}": getattr(column, part)
-                                 for name, column in columns.items()
-                                 for part in _PARTS[type(column)]})
+def column_arrays(columns: dict[str, FacetColumn]) -> dict[str, np.ndarray]:
+    """The columns' arrays by "name.part": what `write_array_directory` writes."""
+    return {f"{name}.{part}": getattr(column, part)
+            for name, column in columns.items() for part in _PARTS[type(column)]}
 
 
-def mapped_columns(path: Path) -> dict[str, FacetColumn]:
-    """The columns `write_columns` wrote, their arrays memory-mapped."""
-    arrays = mapped_arrays(path)
+def columns_of(arrays: dict[str, np.ndarray]) -> dict[str, FacetColumn]:
+    """The columns whose arrays `column_arrays` gave (mapped, or in memory)."""
     names = sorted({name.rsplit(".", 1)[0] for name in arrays})
     kinds = {name: MultiColumn if f"{name}.starts" in arrays else FacetColumn for name in names}
     return {name: kind(**{part: arrays[f"{name}.{part}"] for part in _PARTS[kind]})

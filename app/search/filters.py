@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from app.facets import BY_NAME, FACETS, Kind
-from app.search.columns import FacetColumn, mapped_columns, read_columns, write_columns
+from app.search.columns import FacetColumn, column_arrays, columns_of, read_columns
+from app.search.held_files import mapped_arrays, write_array_directory
 from app.search.whoosh_adapter import open_index
 
 COLUMNS_DIR = "columns"  # the facet table's columns, in an index generation's directory
@@ -17,26 +18,25 @@ COLUMNS_DIR = "columns"  # the facet table's columns, in an index generation's d
 def write_facet_columns(directory: Path) -> None:
     """Write the facet table's columns of a committed index into its directory, once for
     every server worker that maps them (`mapped_facet_columns`)."""
-    write_columns(directory / COLUMNS_DIR, _read(directory))
+    write_array_directory(directory / COLUMNS_DIR, _read(directory))
 
 
-def _read(directory: Path) -> dict[str, FacetColumn]:
-    """The facet table's columns from the index's own."""
+def _read(directory: Path) -> dict[str, np.ndarray]:
+    """The arrays of the facet table's columns, from the index's own."""
     ix = open_index(directory)
     try:
         with ix.searcher() as searcher:
-            return read_columns(searcher, [facet.name for facet in FACETS],
-                                {facet.name for facet in FACETS if facet.kind is Kind.MULTI})
+            return column_arrays(read_columns(
+                searcher, [facet.name for facet in FACETS],
+                {facet.name for facet in FACETS if facet.kind is Kind.MULTI}))
     finally:
         ix.close()
 
 
 def mapped_facet_columns(directory: Path) -> dict[str, FacetColumn]:
     """The columns `write_facet_columns` wrote, in the facet table's order (the sidebar's and
-    the JSON's); read from the index where it was written before them (served while the
-    keeper rebuilds it)."""
-    columns = (mapped_columns(directory / COLUMNS_DIR) if (directory / COLUMNS_DIR).is_dir()
-               else _read(directory))
+    the JSON's)."""
+    columns = columns_of(mapped_arrays(directory / COLUMNS_DIR, lambda: _read(directory)))
     return {facet.name: columns[facet.name] for facet in FACETS if facet.name in columns}
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from pathlib import Path
 
@@ -52,6 +52,11 @@ def write_array_directory(path: Path, arrays: dict[str, np.ndarray]) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def mapped_arrays(path: Path) -> dict[str, np.ndarray]:
-    """The arrays `write_array_directory` wrote, by name, memory-mapped read-only."""
+def mapped_arrays(path: Path, derived: Callable[[], dict[str, np.ndarray]] | None = None
+                  ) -> dict[str, np.ndarray]:
+    """The arrays `write_array_directory` wrote, by name, memory-mapped read-only. Where a
+    generation was written before them (served while the keeper rebuilds it), `derived`
+    computes them in memory, when given; else there are none."""
+    if derived is not None and not path.is_dir():
+        return derived()
     return {file.stem: np.load(file, mmap_mode="r") for file in sorted(path.glob("*.npy"))}

@@ -43,11 +43,7 @@ class PaperIds(Sequence[str]):
 
     @classmethod
     def mapped(cls, directory: Path) -> PaperIds:
-        """The generation's IDs, mapped; read from the index where it was written before
-        them (served while the keeper rebuilds it)."""
-        if not (directory / IDS_DIR).is_dir():
-            return cls(**_read(directory))
-        return cls(**mapped_arrays(directory / IDS_DIR))
+        return cls(**mapped_arrays(directory / IDS_DIR, lambda: _read(directory)))
 
     def __len__(self) -> int:
         return len(self.ids)

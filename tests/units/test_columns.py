@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.search.columns import FacetColumn, MultiColumn, mapped_columns, write_columns
+from app.search.columns import FacetColumn, MultiColumn, column_arrays, columns_of
+from app.search.held_files import mapped_arrays, write_array_directory
 
 
 def test_the_most_held_values_are_listed_most_first_ties_by_value():
@@ -42,8 +43,8 @@ def test_written_columns_are_mapped_back_with_the_same_answers(tmp_path):
     columns = {"year": FacetColumn.of([2020, 2018, 2020, 2019], 4),
                "topic": FacetColumn.of(["rl", "", "vision", "rl"], 4),
                "by": MultiColumn.of(["li-ming ann", "", "ann", "bo 李明"], 4)}
-    write_columns(tmp_path / "columns", columns)
-    mapped = mapped_columns(tmp_path / "columns")
+    write_array_directory(tmp_path / "columns", column_arrays(columns))
+    mapped = columns_of(mapped_arrays(tmp_path / "columns"))
     assert mapped.keys() == columns.keys()
     everyone = np.ones(4, dtype=bool)
     for name, column in columns.items():
