@@ -1,7 +1,8 @@
 """A page in each of its formats: the URL's suffix (`/venues/icml-2026.csv`, a second path of
 the page's route) or `?format=` picks the renderer from one table, RENDERERS. HTML renders
-the view's template; every other format writes the view's papers as `exports.WRITERS` says
-(CSV, JSON, BibTeX, RIS, Atom), or, on a paper's page, cites the paper.
+the view's template; every other format writes the page's papers as `exports.WRITERS` says
+(CSV, JSON, BibTeX, RIS, Atom), or, on a paper's page, cites the paper. Each renderer makes
+only what it needs of the page's `views.Answers`: a download never builds the view.
 
 Rows stream from their own database session, a batch at a time. A long list comes in parts
 of DOWNLOAD_PAPERS (`?part=2`), each naming the next in a `Link: <...>; rel="next"` header; a
