@@ -65,7 +65,7 @@ def venue_papers(session: Session, venue: Edition, page: int) -> Page[Paper]:
     start = (max(page, 1) - 1) * VENUE_PAGE_SIZE
     papers = session.exec(
         select(Paper)
-        .where(Paper.venue_slug == venue.slug)
+        .where(Paper.edition_slug == venue.slug)
         .where(Paper.ordinal >= start, Paper.ordinal < start + VENUE_PAGE_SIZE)
         .order_by(Paper.ordinal)
     ).all()
@@ -77,7 +77,7 @@ def get_paper(session: Session, paper_id: str) -> Paper | None:
 
 
 def paper_venue(session: Session, paper: Paper) -> Edition:
-    venue = session.get(Edition, paper.venue_slug)
+    venue = session.get(Edition, paper.edition_slug)
     assert venue is not None  # a paper always belongs to a stored venue (foreign key)
     return venue
 
@@ -98,7 +98,7 @@ def stream_papers(session: Session, conditions: list[Any], order: list[Any],
     venues = venues_by_slug(session)
     statement = select(Paper).where(*conditions).order_by(*order).offset(offset).limit(limit)
     for paper in session.exec(statement.execution_options(yield_per=EXPORT_BATCH)):
-        yield paper, venues[paper.venue_slug]
+        yield paper, venues[paper.edition_slug]
 
 
 def count_papers(session: Session, conditions: list[Any]) -> int:
@@ -112,7 +112,7 @@ def stream_papers_by_id(session: Session, ids: list[str]) -> PaperRows:
         papers = papers_by_id(session, list(batch))
         for paper_id in batch:
             if paper_id in papers:
-                yield papers[paper_id], venues[papers[paper_id].venue_slug]
+                yield papers[paper_id], venues[papers[paper_id].edition_slug]
 
 
 def venues_by_slug(session: Session) -> dict[str, Edition]:
@@ -134,7 +134,7 @@ class Landscape:
 def venue_landscape(session: Session, slug: str) -> Landscape:
     return memoized(session, ("venue-landscape", slug), lambda: Landscape(
         venue_topic_counts(session, slug),
-        top_keyphrases(session, Paper.venue_slug == slug),
+        top_keyphrases(session, Paper.edition_slug == slug),
         code_count(session, slug),
     ))
 
@@ -144,8 +144,8 @@ def edition_topic_counts(session: Session) -> dict[str, Counter[str]]:
     per catalog version, from which topic, series and year counts are summed."""
     def count() -> dict[str, Counter[str]]:
         counts: dict[str, Counter[str]] = {}
-        rows = session.exec(select(Paper.venue_slug, Paper.topic, func.count())
-                            .group_by(Paper.venue_slug, Paper.topic))
+        rows = session.exec(select(Paper.edition_slug, Paper.topic, func.count())
+                            .group_by(Paper.edition_slug, Paper.topic))
         for venue, topic, n in rows:
             counts.setdefault(venue, Counter())[topic] = n
         return counts
@@ -162,14 +162,14 @@ def topic_venue_counts(session: Session) -> dict[str, dict[str, int]]:
     return counts
 
 
-def venue_topic_counts(session: Session, venue_slug: str) -> list[tuple[str, int]]:
-    counts = edition_topic_counts(session).get(venue_slug, Counter())
+def venue_topic_counts(session: Session, edition_slug: str) -> list[tuple[str, int]]:
+    counts = edition_topic_counts(session).get(edition_slug, Counter())
     return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
-def code_count(session: Session, venue_slug: str) -> int:
+def code_count(session: Session, edition_slug: str) -> int:
     return session.exec(select(func.count()).select_from(Paper).where(
-        Paper.venue_slug == venue_slug, Paper.code_urls != "")).one()
+        Paper.edition_slug == edition_slug, Paper.code_urls != "")).one()
 
 
 def top_keyphrases(
@@ -204,11 +204,11 @@ class ListFilter:
         """The filter as conditions on Paper."""
         conditions: list[Any] = []
         if self.venue:
-            conditions.append(Paper.venue_slug == self.venue)
+            conditions.append(Paper.edition_slug == self.venue)
         if self.series:  # an edition's slug is its series' slug, a dash and four digits
-            conditions.append(col(Paper.venue_slug).like(f"{self.series}-____"))
+            conditions.append(col(Paper.edition_slug).like(f"{self.series}-____"))
         if self.year:
-            conditions.append(col(Paper.venue_slug).in_(
+            conditions.append(col(Paper.edition_slug).in_(
                 select(Edition.slug).where(Edition.year == self.year)))
         return conditions
 
@@ -220,7 +220,7 @@ def topic_papers(session: Session, topic: Topic, page: int,
     total = sum(counts.get(venue.slug, Counter()).get(topic.slug, 0)
                 for venue in list_venues(session) if where.admits(venue))
     papers = session.exec(select(Paper).where(*conditions)
-                          .order_by(Paper.venue_slug, Paper.ordinal)
+                          .order_by(Paper.edition_slug, Paper.ordinal)
                           .offset((page - 1) * VENUE_PAGE_SIZE).limit(VENUE_PAGE_SIZE)).all()
     return Page(list(papers), page, total, VENUE_PAGE_SIZE)
 
@@ -233,7 +233,7 @@ def topic_conditions(topic: Topic, where: ListFilter = ListFilter()) -> list[Any
 
 def venue_topic_papers(session: Session, venue: Edition, topic: str, page: int) -> Page[Paper]:
     """One page of a venue's papers on one topic (the index on venue, topic, ordinal)."""
-    papers = session.exec(select(Paper).where(Paper.venue_slug == venue.slug,
+    papers = session.exec(select(Paper).where(Paper.edition_slug == venue.slug,
                                               Paper.topic == topic)
                           .order_by(Paper.ordinal)
                           .offset((page - 1) * VENUE_PAGE_SIZE).limit(VENUE_PAGE_SIZE)).all()
@@ -266,10 +266,10 @@ def year_totals(session: Session) -> dict[int, int]:
 # --- completions -------------------------------------------------------------------------------
 
 
-def papers_added(session: Session, venue_slugs: list[str]) -> list[tuple[str, datetime]]:
+def papers_added(session: Session, edition_slugs: list[str]) -> list[tuple[str, datetime]]:
     """(ID, when first ingested) of the venues' papers, in venue and list order."""
-    if not venue_slugs:
+    if not edition_slugs:
         return []
     return list(session.exec(
-        select(Paper.id, Paper.added_at).where(col(Paper.venue_slug).in_(venue_slugs))
-        .order_by(Paper.venue_slug, Paper.ordinal)).all())
+        select(Paper.id, Paper.added_at).where(col(Paper.edition_slug).in_(edition_slugs))
+        .order_by(Paper.edition_slug, Paper.ordinal)).all())

@@ -175,12 +175,12 @@ def _enrich(session: Session, keyphrases: bool) -> tuple[int, list[str]]:
     # Only the columns read and written: a migration runs this against the table as it was
     # then, without the columns later releases add.
     rows = session.exec(select(Paper.id, Paper.headline, Paper.plain, Paper.title,
-                               Paper.venue_slug, Paper.topic)).all()
+                               Paper.edition_slug, Paper.topic)).all()
     changes: list[dict[str, object]] = []
     moved: list[str] = []
     for chunk in batched(rows, 2000):  # the topic models read a chunk at a time
-        topics = topic_fields(scorer, [(headline, plain, series[venue_slug])
-                                       for _, headline, plain, _, venue_slug, _ in chunk])
+        topics = topic_fields(scorer, [(headline, plain, series[edition_slug])
+                                       for _, headline, plain, _, edition_slug, _ in chunk])
         for (pid, _, plain, title, _, old), change in zip(chunk, topics, strict=True):
             if extract is not None:
                 change["keyphrases"] = "\n".join(extract(plain, title=title))

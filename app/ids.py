@@ -13,12 +13,12 @@ def identity_text(raw: str) -> str:
     return " ".join(unicodedata.normalize("NFC", raw).split())
 
 
-def paper_id(venue_slug: str, raw: str, *told_apart_by: str) -> str:
+def paper_id(edition_slug: str, raw: str, *told_apart_by: str) -> str:
     """The ID of the paper with abstract `raw` in an edition. `told_apart_by` (a title, a
     digest) gives another paper listed with the same abstract an ID of its own; without it,
     the ID is the abstract's, as every paper had before twins were kept apart."""
     said = "".join(f"\n{identity_text(text)}" for text in told_apart_by)
-    digest = hashlib.sha256(f"{venue_slug}\n{identity_text(raw)}{said}".encode()).hexdigest()
+    digest = hashlib.sha256(f"{edition_slug}\n{identity_text(raw)}{said}".encode()).hexdigest()
     return digest[:16]
 
 
@@ -27,7 +27,7 @@ def slugify(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
 
 
-def venue_slug(name: str, year: int) -> str:
+def edition_slug(name: str, year: int) -> str:
     return f"{series_slug(name)}-{year}"
 
 

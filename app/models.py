@@ -30,13 +30,13 @@ class Edition(SQLModel, table=True):
 
 class Paper(SQLModel, table=True):
     __table_args__ = (
-        Index("ix_paper_venue_ordinal", "venue_slug", "ordinal", unique=True),
-        Index("ix_paper_venue_topic", "venue_slug", "topic", "ordinal"),
-        Index("ix_paper_topic_venue", "topic", "venue_slug", "ordinal"),
+        Index("ix_paper_edition_ordinal", "edition_slug", "ordinal", unique=True),
+        Index("ix_paper_edition_topic", "edition_slug", "topic", "ordinal"),
+        Index("ix_paper_topic_edition", "topic", "edition_slug", "ordinal"),
     )
 
     id: str = Field(primary_key=True)  # stable: hash of venue and normalized abstract
-    venue_slug: str = Field(foreign_key="edition.slug")
+    edition_slug: str = Field(foreign_key="edition.slug")
     # Position within the venue (0-based, in file and line order), renumbered at each ingest so
     # that page N of a venue is a range lookup on the index rather than an OFFSET scan.
     ordinal: int
@@ -112,7 +112,7 @@ class PaperOrigin(SQLModel, table=True):
     rankings and facets."""
 
     __table_args__ = (Index("ix_paperorigin_kind_slug", "kind", "slug"),
-                      Index("ix_paperorigin_kind_venue", "kind", "venue_slug", "slug",
+                      Index("ix_paperorigin_kind_edition", "kind", "edition_slug", "slug",
                             "paper_id"))
 
     paper_id: str = Field(foreign_key="paper.id", primary_key=True)
@@ -121,7 +121,7 @@ class PaperOrigin(SQLModel, table=True):
     name: str
     # The paper's edition, here too: a ranking counts an edition's rows from this table
     # alone (joined to the papers, all years took 2.1 s at L).
-    venue_slug: str
+    edition_slug: str
 
 
 class SourceFile(SQLModel, table=True):

@@ -121,7 +121,7 @@ def series_detail(session: Session, series: Series) -> SeriesDetail:
                  for e in series.editions]
         slugs = [e.slug for e in series.editions]
         return SeriesDetail(series, years,
-                            top_keyphrases(session, col(Paper.venue_slug).in_(slugs), limit=16))
+                            top_keyphrases(session, col(Paper.edition_slug).in_(slugs), limit=16))
 
     return memoized(session, ("series-detail", series.slug), compute)
 

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.ids import venue_slug
+from app.ids import edition_slug
 from app.search.searcher import PaperSearch
 from bench.load import CORPUS
 from bench.questions import (
@@ -90,7 +90,7 @@ def in_catalog(database: Path, rows: Iterable[dict]) -> list[Described]:
     found = []
     for row in rows:
         title = normal_title(row["title"])
-        pid = by_record.get((venue_slug(row["venue"], int(row["year"])), title))
+        pid = by_record.get((edition_slug(row["venue"], int(row["year"])), title))
         if pid:
             found.append(Described(pid, row["title"], " ".join(row["tldr"].split()),
                                    by_title[title]))

@@ -16,9 +16,9 @@ def build_fts5(settings: Settings, path: Path) -> sqlite3.Connection:
     fts.execute("CREATE VIRTUAL TABLE papers USING fts5(id UNINDEXED, venue UNINDEXED, "
                 "year UNINDEXED, code UNINDEXED, headline, plain, tokenize='porter unicode61')")
     source = sqlite3.connect(settings.database_path)
-    rows = source.execute("SELECT paper.id, paper.venue_slug, edition.year, paper.code_urls != '', "
-                          "paper.headline, paper.plain FROM paper JOIN edition "
-                          "ON edition.slug = paper.venue_slug")
+    rows = source.execute("SELECT paper.id, paper.edition_slug, edition.year, "
+                          "paper.code_urls != '', paper.headline, paper.plain "
+                          "FROM paper JOIN edition ON edition.slug = paper.edition_slug")
     fts.executemany("INSERT INTO papers VALUES (?, ?, ?, ?, ?, ?)", rows)
     fts.commit()
     return fts

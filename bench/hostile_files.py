@@ -109,9 +109,9 @@ def invisible_characters(data: Path) -> dict:
     with sqlite3.connect(data / "catalog.db") as db:
         names = [row[0] for row in db.execute(
             "SELECT DISTINCT a.name FROM paperauthor a JOIN paper p ON p.id = a.paper_id "
-            "WHERE p.venue_slug = 'bidi-2026'")]
+            "WHERE p.edition_slug = 'bidi-2026'")]
         titles = [row[0] for row in db.execute(
-            "SELECT title FROM paper WHERE venue_slug = 'bidi-2026'")]
+            "SELECT title FROM paper WHERE edition_slug = 'bidi-2026'")]
     stored = "".join(names + titles)
     return {**row, "authors": len(names), "bidi_kept": sum(ch in stored for ch in BIDI),
             "zero_width_kept": sum(ch in stored for ch in ZERO_WIDTH.replace("\u200d", ""))}

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from app.ids import identity_text, venue_slug
+from app.ids import edition_slug, identity_text
 from bench.harness import CORPUS
 
 
@@ -36,7 +36,7 @@ def rows(path: Path) -> Iterator[dict]:
 
 
 def edition_abstract(row: dict) -> tuple[str, str]:
-    return venue_slug(str(row["venue"]), int(row["year"])), identity_text(row["abstract"])
+    return edition_slug(str(row["venue"]), int(row["year"])), identity_text(row["abstract"])
 
 
 def paper_key(row: dict) -> tuple[str, str, str]:

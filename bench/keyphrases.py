@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 
-from app.ids import paper_id, venue_slug
+from app.ids import edition_slug, paper_id
 from app.ingest.load import PARSERS, input_format
 from app.ingest.normalize import normalize_abstract
 from app.ingest.unpack import read_input
@@ -83,7 +83,7 @@ def load_corpus() -> list[Paper]:
         path = CORPUS / name
         listing = PARSERS[input_format(path)](path, read_input(path, path.read_bytes()))
         for raw in listing.abstracts:
-            pid = paper_id(venue_slug(raw.venue, raw.year), raw.text)
+            pid = paper_id(edition_slug(raw.venue, raw.year), raw.text)
             if pid in claimed:
                 continue  # a duplicate, as the ingest counts it
             claimed.add(pid)

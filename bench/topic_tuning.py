@@ -23,7 +23,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from app.ids import paper_id, series_slug, venue_slug
+from app.ids import edition_slug, paper_id, series_slug
 from app.ingest.listfile import parse_list_bytes
 from app.ingest.normalize import normalize_abstract
 from app.tex import title_text
@@ -44,7 +44,7 @@ def seed_papers() -> dict[str, Paper]:
         for raw in parse_list_bytes(path, path.read_bytes()).abstracts:
             normalized = normalize_abstract(raw.text)
             headline = title_text(raw.title) or normalized.headline
-            papers[paper_id(venue_slug(raw.venue, raw.year), raw.text)] = (
+            papers[paper_id(edition_slug(raw.venue, raw.year), raw.text)] = (
                 headline, normalized.plain, None)
     return papers
 

@@ -122,7 +122,7 @@ def read_papers(database: Path) -> list[CatalogPaper]:
     db = sqlite3.connect(database)
     try:
         rows = db.execute("SELECT edition.year, paper.title, paper.keywords, paper.plain "
-                          "FROM paper JOIN edition ON edition.slug = paper.venue_slug")
+                          "FROM paper JOIN edition ON edition.slug = paper.edition_slug")
         return [CatalogPaper(year, "\n".join((title, keywords, plain)).lower())
                 for year, title, keywords, plain in rows]
     finally:

@@ -30,7 +30,7 @@ from app.enrich import (
     with_keyphrases,
 )
 from app.faults import pause_point
-from app.ids import name_slug, venue_slug
+from app.ids import edition_slug, name_slug
 from app.ingest import identity, unpack
 from app.ingest.listfile import InputError, ParsedList, RawAbstract, stream_list
 from app.ingest.normalize import normalize_abstract
@@ -269,7 +269,7 @@ class _Store:
         return outcomes
 
     def _venue(self, name: str, year: int) -> str:
-        slug = venue_slug(name, year)
+        slug = edition_slug(name, year)
         if slug not in self.venues:
             venue = self.session.get(Edition, slug)
             if venue is None:
@@ -295,7 +295,7 @@ class _Store:
         headline = title_text(abstract.title) or normalized.headline
         self.placeholder += 1
         row: dict[str, object] = {
-            "id": pid, "venue_slug": slug, "ordinal": self.placeholder,
+            "id": pid, "edition_slug": slug, "ordinal": self.placeholder,
             "abstract": abstract.text, "plain": normalized.plain, "html": normalized.html,
             "headline": headline, "title": abstract.title,
             "authors": "\n".join(people.authors),
@@ -317,19 +317,19 @@ class _Store:
 
     def _show(self, rows: list[dict[str, object]]) -> None:
         """Score new papers' topics together, then show them to the sink."""
-        add_topics(rows, self.scorer, [self.venues[str(row["venue_slug"])] for row in rows])
+        add_topics(rows, self.scorer, [self.venues[str(row["edition_slug"])] for row in rows])
         for row in rows:
             if self.sink is not None and identity.is_placeholder(str(row["title"])):
                 self.deferred.append(row)  # a twin read later may mark it a placeholder
             elif self.sink is not None:  # a plain object: validating it took a tenth of an ingest
-                self.sink.add(Paper.model_construct(**row), self.venues[str(row["venue_slug"])])
+                self.sink.add(Paper.model_construct(**row), self.venues[str(row["edition_slug"])])
 
     def sink_deferred(self, sink: PaperSink) -> None:
         """Show the sink the rows held back, marked as placeholders where a twin came."""
         for row in self.deferred:
             status = identity.PLACEHOLDER if row["id"] in self.ids.placeholders else row["status"]
             sink.add(Paper.model_construct(**{**row, "status": status}),
-                     self.venues[str(row["venue_slug"])])
+                     self.venues[str(row["edition_slug"])])
 
     def finish(self) -> None:
         """Word statistics, the spilled papers with their keyphrases, removals, ordinals and

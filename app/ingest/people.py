@@ -147,11 +147,11 @@ def read_people(row: dict[str, Any], problems: list[str]) -> People:
     return People(**found)
 
 
-def origin_rows(paper_id: str, venue_slug: str,
+def origin_rows(paper_id: str, edition_slug: str,
                 people: People) -> Iterator[dict[str, object]]:
     """The paper's institutions and countries as PaperOrigin rows."""
     for kind, names in (("institution", people.institutions), ("country", people.countries)):
         for name in names:
             yield {"paper_id": paper_id, "kind": kind, "slug": name_slug(name), "name": name,
-                   "venue_slug": venue_slug}
+                   "edition_slug": edition_slug}
 

@@ -32,16 +32,16 @@ def replace_papers(session: Session, ids: list[str]) -> dict[str, datetime]:
 
 def renumber_venue(session: Session, slug: str) -> None:
     """Give the venue's papers ordinals 0..n-1 in file and line order; drop it when empty."""
-    session.execute(text("UPDATE paper SET ordinal = -1 - ordinal WHERE venue_slug = :slug "
+    session.execute(text("UPDATE paper SET ordinal = -1 - ordinal WHERE edition_slug = :slug "
                          "AND ordinal >= 0"), {"slug": slug})
     session.execute(text(
         "UPDATE paper SET ordinal = ranked.n FROM ("
         "  SELECT id, row_number() OVER (ORDER BY source_file, source_line) - 1 AS n"
-        "  FROM paper WHERE venue_slug = :slug) AS ranked "
+        "  FROM paper WHERE edition_slug = :slug) AS ranked "
         "WHERE paper.id = ranked.id"
     ), {"slug": slug})
     count = session.exec(select(func.count()).select_from(Paper)
-                         .where(Paper.venue_slug == slug)).one()
+                         .where(Paper.edition_slug == slug)).one()
     if count:
         session.execute(update(Edition).where(Edition.slug == slug).values(paper_count=count))
     else:

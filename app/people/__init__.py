@@ -102,8 +102,8 @@ def _summary(session: Session, kind: Kind, slug: str) -> Summary | None:
         return None
     venues = venues_by_slug(session)
     per_edition: dict[str, int] = dict(session.exec(
-        select(Paper.venue_slug, func.count()).where(col(Paper.id).in_(ids))
-        .group_by(Paper.venue_slug)).all())
+        select(Paper.edition_slug, func.count()).where(col(Paper.id).in_(ids))
+        .group_by(Paper.edition_slug)).all())
     years: Counter[int] = Counter()
     for edition, n in per_edition.items():
         years[venues[edition].year] += n
@@ -178,7 +178,7 @@ def listing_conditions(kind: Kind, slug: str, where: ListFilter) -> list[Any]:
 def newest_first() -> list[Any]:
     """A profile's order: newest edition first, then by conference name and list order."""
     def of_edition(column: Any) -> Any:
-        return select(column).where(Edition.slug == Paper.venue_slug).scalar_subquery()
+        return select(column).where(Edition.slug == Paper.edition_slug).scalar_subquery()
 
     return [of_edition(Edition.year).desc(), of_edition(Edition.name), Paper.ordinal]
 

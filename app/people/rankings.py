@@ -151,7 +151,7 @@ def origin_table(session: Session, kind: Kind) -> OriginTable:
 
 
 def _origin_table(session: Session, kind: Kind) -> OriginTable:
-    rows = session.exec(select(PaperOrigin.slug, PaperOrigin.name, PaperOrigin.venue_slug)
+    rows = session.exec(select(PaperOrigin.slug, PaperOrigin.name, PaperOrigin.edition_slug)
                         .where(PaperOrigin.kind == kind)).all()
     spellings: dict[str, Counter[str]] = {}
     for slug, name, _ in rows:
@@ -162,10 +162,10 @@ def _origin_table(session: Session, kind: Kind) -> OriginTable:
     codes = np.fromiter((slugs[slug] for slug, _, _ in rows), dtype=np.int32, count=len(rows))
     edition_codes = np.fromiter((editions.setdefault(e, len(editions)) for _, _, e in rows),
                                 dtype=np.int32, count=len(rows))
-    known = dict(session.exec(select(PaperOrigin.venue_slug,
+    known = dict(session.exec(select(PaperOrigin.edition_slug,
                                      func.count(func.distinct(PaperOrigin.paper_id)))
                               .where(PaperOrigin.kind == kind)
-                              .group_by(PaperOrigin.venue_slug)).all())
+                              .group_by(PaperOrigin.edition_slug)).all())
     return OriginTable(list(slugs), list(names.values()), codes, edition_codes, list(editions),
                        known)
 

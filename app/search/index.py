@@ -171,7 +171,7 @@ def _build(settings: Settings, session: Session) -> int:
     build = IndexBuild(settings)
     try:
         for paper in session.exec(select(Paper).execution_options(yield_per=2000)):
-            build.add(paper_document(paper, venues[paper.venue_slug]))
+            build.add(paper_document(paper, venues[paper.edition_slug]))
         return build.finish(stamp)
     except BaseException:
         build.abort()
@@ -271,7 +271,7 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
         for paper_id in batch:
             if paper_id in present:
                 paper = present[paper_id]
-                document = paper_document(paper, venues[paper.venue_slug])
+                document = paper_document(paper, venues[paper.edition_slug])
                 writer.update_document(**document)
                 if paper_id not in indexed:  # applied twice, a paper is still counted once
                     for counts in counted:

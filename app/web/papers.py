@@ -67,7 +67,7 @@ def paper_api(request: Request, found: PaperDep, session: SessionDep,
     view = paper_view(request, session, search, found)
     url_for = paper_url_for(request)
     related = [RelatedOut(id=other.id, headline=other.headline,
-                          venue=view.venues[other.venue_slug].label, url=url_for(other),
+                          venue=view.venues[other.edition_slug].label, url=url_for(other),
                           shares=shared)
                for other, shared in view.related]
     return PaperDetailOut(**PaperOut.of(found, view.venue, view.url).model_dump(),

@@ -85,7 +85,7 @@ def saved_view(request: Request, session: Session, search: PaperSearch, listed: 
         listed, venues, recommend(search, session, listed.ids, series_slug, year),
         series.list_series(session), series_slug, year,
         sorted(catalog.year_totals(session), reverse=True),
-        "\n".join(bibtex_entry(p, venues[p.venue_slug], url_for(p)) for p in listed.papers))
+        "\n".join(bibtex_entry(p, venues[p.edition_slug], url_for(p)) for p in listed.papers))
 
 
 @router.get("/saved", response_class=HTMLResponse)
@@ -124,7 +124,7 @@ def recommendations(
     return RecommendationsOut(ids=listed.ids, unknown=listed.unknown, papers=[
         RecommendationOut(
             id=paper.id, title=paper.title or None, headline=paper.headline,
-            venue=venues[paper.venue_slug].label, venue_slug=paper.venue_slug,
-            year=venues[paper.venue_slug].year, score=found.score, shares=found.shares,
+            venue=venues[paper.edition_slug].label, venue_slug=paper.edition_slug,
+            year=venues[paper.edition_slug].year, score=found.score, shares=found.shares,
             url=url_for(paper))
         for paper, found in recommend(search, session, listed.ids, series_slug, year, limit)])

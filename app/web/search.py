@@ -126,7 +126,7 @@ def search_api(
     for hit in [*result.hits, *result.partial]:
         found = view.found[hit.id]
         hits.append(SearchHitOut(
-            **PaperOut.of(found, view.venues[found.venue_slug], url_for(found)).model_dump(),
+            **PaperOut.of(found, view.venues[found.edition_slug], url_for(found)).model_dump(),
             score=round(hit.score, 4), snippet=hit.snippet, partial=hit.partial,
             missing=hit.missing))
     return SearchOut(

@@ -52,7 +52,7 @@ def venue_out(request: Request, venue: Edition) -> VenueOut:
 def papers_out(request: Request, session: Session, papers: list[Paper]) -> list[PaperOut]:
     venues = catalog.venues_by_slug(session)
     url_for = paper_url_for(request)
-    return [PaperOut.of(p, venues[p.venue_slug], url_for(p)) for p in papers]
+    return [PaperOut.of(p, venues[p.edition_slug], url_for(p)) for p in papers]
 
 
 def edition_out(request: Request, edition: series.Edition) -> EditionOut:

@@ -83,7 +83,7 @@ class TopicView:
 def topic_paper_list(request: Request, topic: Topic, where: catalog.ListFilter) -> PaperList:
     """The topic's papers (of the chosen edition, series or year), whole: its downloads."""
     return PaperList(Queried(catalog.topic_conditions(topic, where),
-                             [Paper.venue_slug, Paper.ordinal]),
+                             [Paper.edition_slug, Paper.ordinal]),
                      topic.slug, f"{topic.name}: new papers",
                      str(request.url_for("topic", slug=topic.slug)))
 

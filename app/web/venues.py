@@ -100,7 +100,7 @@ class EditionView:
 def edition_paper_list(request: Request, venue: Edition, topic: str) -> PaperList:
     """The edition's papers (of one `topic`, or all), whole: its downloads."""
     return PaperList(
-        Queried([Paper.venue_slug == venue.slug] + ([Paper.topic == topic] if topic else []),
+        Queried([Paper.edition_slug == venue.slug] + ([Paper.topic == topic] if topic else []),
                 [Paper.ordinal]),
         venue.slug, f"{venue.label}: new papers", str(request.url_for("venue", slug=venue.slug)))
 

@@ -50,7 +50,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.ids import venue_slug
+from app.ids import edition_slug
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from bench.load import CORPUS
@@ -148,7 +148,7 @@ def catalog_titles(database: Path, record_key: Callable[[str], str] = str) -> tu
     `record_key` of its title."""
     db = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
     try:
-        papers = db.execute("SELECT id, venue_slug, title FROM paper").fetchall()
+        papers = db.execute("SELECT id, edition_slug, title FROM paper").fetchall()
     finally:
         db.close()
     by_title: dict[str, set[str]] = {}
@@ -164,7 +164,7 @@ def sample_known(data_dir: Path, rows: list[dict], size: int, seed: int) -> list
     eligible = []
     for row in rows:
         title = row.get("title") or ""
-        pid = by_record.get((venue_slug(row["venue"], int(row["year"])), title))
+        pid = by_record.get((edition_slug(row["venue"], int(row["year"])), title))
         if pid and len(title_words(title)) >= WORDS:
             eligible.append(Known(pid, title, by_title[normal_title(title)]))
     return random.Random(seed).sample(eligible, size)

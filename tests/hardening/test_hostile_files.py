@@ -162,7 +162,7 @@ def test_control_characters_are_dropped_and_long_fields_cut(fresh: Catalog, tmp_
     (error,) = report.errors
     assert error.line == 2 and "2,000 characters" in error.message
     with fresh.session() as session:
-        (paper,) = session.exec(select(Paper).where(Paper.venue_slug == "ctrl-2026")).all()
+        (paper,) = session.exec(select(Paper).where(Paper.edition_slug == "ctrl-2026")).all()
     assert paper.title == "Bell and [31mescape"
     assert paper.author_list == ["Ada Lovelace", "N" * 200]
     assert paper.keyword_list == ["k" * 200]

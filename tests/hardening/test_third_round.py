@@ -50,7 +50,7 @@ def test_a_file_gone_or_swapped_while_others_load_is_an_error_and_the_rest_loads
     assert "no such file" in report.errors[0].message.lower()
     assert report.added == 2
     with fresh.session() as session:
-        venues = {p.venue_slug for p in session.exec(select(Paper))}
+        venues = {p.edition_slug for p in session.exec(select(Paper))}
     assert {"first-2026", "last-2026"} <= venues and "gone-2026" not in venues
 
 

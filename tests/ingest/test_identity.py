@@ -33,7 +33,7 @@ def write_jsonl(path: Path, *rows: dict[str, object]) -> Path:
 def papers(catalog: Catalog, venue: str = "iclr-2018") -> dict[str, tuple[str, str]]:
     with catalog.session() as session:
         return {p.id: (p.title, p.status) for p in session.exec(
-            select(Paper).where(Paper.venue_slug == venue))}
+            select(Paper).where(Paper.edition_slug == venue))}
 
 
 def search(catalog: Catalog, query: str) -> list[tuple[str, str]]:
@@ -97,7 +97,7 @@ def test_list_file_rows_with_one_abstract_still_merge(fresh: Catalog, tmp_path: 
 
 def test_a_paper_without_a_twin_keeps_the_id_of_its_abstract(seeded: Catalog):
     with seeded.session() as session:
-        stored = session.exec(select(Paper.id, Paper.venue_slug, Paper.abstract)).all()
+        stored = session.exec(select(Paper.id, Paper.edition_slug, Paper.abstract)).all()
     assert len(stored) == 91
     assert all(pid == paper_id(venue, abstract) for pid, venue, abstract in stored)
 

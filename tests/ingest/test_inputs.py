@@ -60,7 +60,7 @@ def test_gzipped_inputs_of_every_format_load(fresh: Catalog, tmp_path: Path):
     report = fresh.ingest(tmp_path)
     assert report.errors == [] and report.added == 3
     with fresh.session() as session:
-        status = session.exec(select(Paper.status).where(Paper.venue_slug == "sepconf-2024"))
+        status = session.exec(select(Paper.status).where(Paper.edition_slug == "sepconf-2024"))
         assert list(status) == ["Spotlight"]
     again = fresh.ingest(tmp_path)
     assert again.files_unchanged == 3 and again.added == 0

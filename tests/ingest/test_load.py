@@ -15,7 +15,7 @@ from tests.conftest import Catalog, write_list
 
 def snapshot(catalog: Catalog) -> dict[str, tuple[str, int, int]]:
     with catalog.session() as session:
-        return {p.id: (p.venue_slug, p.ordinal, p.source_line)
+        return {p.id: (p.edition_slug, p.ordinal, p.source_line)
                 for p in session.exec(select(Paper))}
 
 
@@ -28,7 +28,7 @@ def test_two_files_of_one_venue_merge(seeded: Catalog):
 
 def test_each_paper_records_its_source_file_and_line(seeded: Catalog):
     with seeded.session() as session:
-        paper = session.exec(select(Paper).where(Paper.venue_slug == "iclr-2026")
+        paper = session.exec(select(Paper).where(Paper.edition_slug == "iclr-2026")
                              .order_by(Paper.ordinal)).first()
     assert paper is not None
     assert (paper.source_file, paper.source_line) == ("001_4bd91504f5572ffe.txt", 3)
@@ -85,7 +85,7 @@ def test_changed_file_replaces_its_papers(fresh: Catalog, tmp_path: Path):
     assert (report.added, report.unchanged, report.removed) == (1, 1, 1)
     with fresh.session() as session:
         texts = {p.abstract for p in session.exec(select(Paper)
-                                                  .where(Paper.venue_slug == "tmlr-2025"))}
+                                                  .where(Paper.edition_slug == "tmlr-2025"))}
     assert texts == {"Kept abstract.", "A new one."}
 
 

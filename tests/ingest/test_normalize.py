@@ -1,6 +1,6 @@
 import pytest
 
-from app.ids import paper_id, venue_slug
+from app.ids import edition_slug, paper_id
 from app.ingest.normalize import make_headline, normalize_abstract, split_url
 from app.tex import tex_to_text
 
@@ -117,6 +117,6 @@ def test_ids_are_stable_and_depend_on_venue_and_text():
     assert len(paper_id("icml-2026", "x")) == 16
 
 
-def test_venue_slugs():
-    assert venue_slug("NeurIPS", 2026) == "neurips-2026"
-    assert venue_slug("Learning on Graphs", 2024) == "learning-on-graphs-2024"
+def test_edition_slugs():
+    assert edition_slug("NeurIPS", 2026) == "neurips-2026"
+    assert edition_slug("Learning on Graphs", 2024) == "learning-on-graphs-2024"

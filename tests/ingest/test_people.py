@@ -74,7 +74,7 @@ def test_a_malformed_field_is_named_and_its_row_loads_without_it(fresh: Catalog,
                for e in report.errors)
     with fresh.session() as session:
         papers = {p.source_line: p for p in session.exec(
-            select(Paper).where(Paper.venue_slug == "corl-2025"))}
+            select(Paper).where(Paper.edition_slug == "corl-2025"))}
     assert papers[1].author_list == ["Ada Lovelace", "José García"]
     assert papers[1].affiliation_list == [] and papers[1].country_list == ["Switzerland", "Chile"]
     assert papers[2].institution_list == [] and papers[2].country_list == []
@@ -88,7 +88,7 @@ def test_hostile_people_are_bounded(fresh: Catalog, tmp_path: Path):
            "institutions": [f"Lab {i}" for i in range(1_000)]}
     fresh.ingest(_jsonl(tmp_path, row))
     with fresh.session() as session:
-        (paper,) = session.exec(select(Paper).where(Paper.venue_slug == "corl-2025"))
+        (paper,) = session.exec(select(Paper).where(Paper.edition_slug == "corl-2025"))
         origins = session.exec(select(PaperOrigin).where(PaperOrigin.kind == "institution"))
         assert len(origins.all()) == 100
     assert len(paper.author_list) == 200
@@ -99,7 +99,7 @@ def test_hostile_people_are_bounded(fresh: Catalog, tmp_path: Path):
 def test_stored_people_and_places(fresh: Catalog, tmp_path: Path):
     fresh.ingest(_jsonl(tmp_path, ROW))
     with fresh.session() as session:
-        (paper,) = session.exec(select(Paper).where(Paper.venue_slug == "corl-2025"))
+        (paper,) = session.exec(select(Paper).where(Paper.edition_slug == "corl-2025"))
         authors = session.exec(select(PaperAuthor.name, PaperAuthor.slug)
                                .order_by(PaperAuthor.position)).all()
         origins = session.exec(select(PaperOrigin.kind, PaperOrigin.slug, PaperOrigin.name)
@@ -124,7 +124,7 @@ def test_a_row_with_new_people_replaces_its_paper_and_unchanged_files_do_no_work
     fresh.ingest(path)
     with fresh.session() as session:
         first_added = {p.id: p.added_at for p in session.exec(select(Paper))
-                       if p.venue_slug == "corl-2025"}
+                       if p.edition_slug == "corl-2025"}
     again = fresh.ingest(path)
     assert (again.files_unchanged, again.added, again.updated, again.changed) == (1, 0, 0, False)
 
@@ -135,7 +135,7 @@ def test_a_row_with_new_people_replaces_its_paper_and_unchanged_files_do_no_work
     assert (report.added, report.updated, report.unchanged, report.removed) == (0, 1, 1, 0)
     assert report.changed
     with fresh.session() as session:
-        papers = {p.id: p for p in session.exec(select(Paper)) if p.venue_slug == "corl-2025"}
+        papers = {p.id: p for p in session.exec(select(Paper)) if p.edition_slug == "corl-2025"}
         names = session.exec(select(PaperAuthor.name)).all()
         places = session.exec(select(PaperOrigin.name)).all()
     assert {p.id: p.added_at for p in papers.values()} == first_added  # first ingested: kept
@@ -158,7 +158,7 @@ def test_an_upgraded_catalog_reads_its_jsonl_again_to_fill_in_people(fresh: Cata
     report = fresh.ingest(path)
     assert (report.files_unchanged, report.updated) == (0, 1)
     with fresh.session() as session:
-        (paper,) = session.exec(select(Paper).where(Paper.venue_slug == "corl-2025"))
+        (paper,) = session.exec(select(Paper).where(Paper.edition_slug == "corl-2025"))
         assert len(session.exec(select(PaperOrigin)).all()) == 4
     assert paper.institution_list == ["ETH Zurich", "Universidad de Chile"]
 
@@ -168,5 +168,5 @@ def test_a_code_link_is_one_address(fresh: Catalog, tmp_path: Path):
         **ROW, "code": "https://github.com/x javascript:alert(1)"}))
     assert [e.message.split(" ")[0] for e in report.errors] == ["code"]
     with fresh.session() as session:
-        (paper,) = session.exec(select(Paper).where(Paper.venue_slug == "corl-2025"))
+        (paper,) = session.exec(select(Paper).where(Paper.edition_slug == "corl-2025"))
     assert paper.code_links == ["https://github.com/q/legged"]  # the abstract's own

@@ -114,7 +114,7 @@ def test_reingesting_a_changed_jsonl_removes_its_dropped_rows(fresh: Catalog, tm
     assert (report.added, report.removed) == (1, 1)
     with fresh.session() as session:
         texts = [p.abstract for p in session.exec(select(Paper)
-                                                  .where(Paper.venue_slug == "collas-2025"))]
+                                                  .where(Paper.edition_slug == "collas-2025"))]
     assert texts == ["A replacement abstract."]
 
 

@@ -4,8 +4,10 @@
 import json
 from pathlib import Path
 
+from alembic import command
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, inspect, text
+from sqlmodel import Session
 from typer.testing import CliRunner
 
 from app.cli import cli
@@ -13,8 +15,9 @@ from app.config import Settings
 from app.db import connect
 from app.ingest.identity import source_digest
 from app.ingest.listfile import RawAbstract
+from app.ingest.load import ingest_paths
 from app.main import create_app
-from app.schema import FIRST_REVISION, head_revision, upgrade
+from app.schema import FIRST_REVISION, _config, head_revision, upgrade
 from tests.conftest import SEEDS, TEST_HOSTS
 from tests.postgres import BACKEND, cluster, sqlite_run
 
@@ -42,13 +45,14 @@ def _url(tmp_path: Path) -> str:
         cluster().new_database())
 
 
-def _rows(url: str, names: dict[str, str] | None = None) -> dict[str, list[tuple[object, ...]]]:
+def _rows(url: str, names: dict[str, str] | None = None, tables: tuple[str, ...] = TABLES
+          ) -> dict[str, list[tuple[object, ...]]]:
     """Every row of the catalog's tables, by the table's name at head (`names` gives the
     older name of a table renamed since)."""
     names = names or {}
     with connect(url).connect() as connection:
         return {table: sorted(tuple(str(v) for v in row) for row in connection.execute(
-            text(f"SELECT * FROM {names.get(table, table)}"))) for table in TABLES}
+            text(f"SELECT * FROM {names.get(table, table)}"))) for table in tables}
 
 
 def test_a_first_release_catalog_upgrades_to_head_without_loss(tmp_path: Path):
@@ -179,4 +183,40 @@ def test_abstracts_with_tex_font_switches_are_shown_again_on_upgrade(tmp_path: P
                           "Wombats dig deep burrows at 100% speed.",
                           "Wombats dig deep burrows at 100% speed.")
     assert rows["p1"][0] == "<p>We study quokkas.</p>"  # no switch: as stored
+    engine.dispose()
+
+
+def _names(engine: Engine) -> set[str]:
+    """The names of every table's columns, indexes and constraints."""
+    inspector = inspect(engine)
+    names: set[str] = set()
+    for table in inspector.get_table_names():
+        names |= {column["name"] for column in inspector.get_columns(table)}
+        names |= {index["name"] for index in inspector.get_indexes(table)}
+        names |= {key["name"] for key in inspector.get_foreign_keys(table) if key["name"]}
+        names.add(inspector.get_pk_constraint(table)["name"] or "")
+    return names
+
+
+def test_a_catalog_of_the_previous_release_keeps_its_papers_under_edition_names(
+        tmp_path: Path):
+    url = _url(tmp_path)
+    engine = connect(url)
+    upgrade(engine)
+    people = tmp_path / "people.jsonl"  # a paper with institutions and countries, as origins
+    people.write_text(json.dumps({
+        "venue": "CoRL", "year": 2025, "abstract": "We train legged quokkas.",
+        "authors": ["Ada Lovelace"], "institutions": ["ETH Zurich"],
+        "countries": ["Switzerland"]}) + "\n")
+    with Session(engine) as session:
+        ingest_paths(session, [SEEDS, people])
+    with engine.begin() as connection:  # back to revision 0008, which named them "venue"
+        command.downgrade(_config(connection), "0008")
+    before = _rows(url, tables=(*TABLES, "paperorigin"))
+    assert {"venue_slug", "ix_paper_venue_ordinal", "ix_paperorigin_kind_venue"} <= _names(engine)
+
+    assert upgrade(engine) == ("0008", head_revision())
+    assert _rows(url, tables=(*TABLES, "paperorigin")) == before
+    assert len(before["paper"]) > 90 and len(before["paperorigin"]) == 2
+    assert not [name for name in _names(engine) if "venue" in name]
     engine.dispose()

@@ -58,7 +58,7 @@ def _documents(*catalogs: Catalog) -> list[dict[str, object]]:
     for catalog in catalogs:
         with catalog.session() as session:
             venues = {venue.slug: venue for venue in session.exec(select(Edition))}
-            documents.extend(paper_document(paper, venues[paper.venue_slug])
+            documents.extend(paper_document(paper, venues[paper.edition_slug])
                              for paper in session.exec(select(Paper).order_by(Paper.id)))
     return documents
 

@@ -41,8 +41,8 @@ def test_filters_apply_to_papers_like_a_text(client: TestClient, seeded: Catalog
     with seeded.session() as session:
         paper = next(p for p in session.exec(select(Paper).order_by(Paper.id))
                      if len(p.plain.split()) > PASTED_TEXT_WORDS)
-    body = client.get("/api/search", params={"q": paper.plain, "venue": paper.venue_slug}).json()
-    assert body["hits"] and all(hit["venue_slug"] == paper.venue_slug for hit in body["hits"])
+    body = client.get("/api/search", params={"q": paper.plain, "venue": paper.edition_slug}).json()
+    assert body["hits"] and all(hit["venue_slug"] == paper.edition_slug for hit in body["hits"])
 
 
 def test_a_query_of_a_few_words_still_matches_every_word(client: TestClient):

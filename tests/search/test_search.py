@@ -34,7 +34,7 @@ def ids(result: SearchResult) -> set[str]:
 def ids_matching(catalog: Catalog, pattern: str, venue: str | None = None) -> set[str]:
     with catalog.session() as session:
         return {p.id for p in session.exec(select(Paper))
-                if re.search(pattern, p.plain, re.I) and venue in (None, p.venue_slug)}
+                if re.search(pattern, p.plain, re.I) and venue in (None, p.edition_slug)}
 
 
 def test_a_word_finds_its_inflections_and_not_its_derivations(seeded: Catalog):

@@ -60,6 +60,6 @@ def test_ingest_and_retopic_score_a_paper_with_its_series(fresh: Catalog, tmp_pa
         with fresh.session() as session:
             if recompute:
                 retopic_all(session)
-            topics = dict(session.exec(select(Paper.venue_slug, Paper.topic).where(
-                col(Paper.venue_slug).in_(["icra-2030", "iclr-2030"]))).all())
+            topics = dict(session.exec(select(Paper.edition_slug, Paper.topic).where(
+                col(Paper.edition_slug).in_(["icra-2030", "iclr-2030"]))).all())
         assert topics == {"icra-2030": "robotics", "iclr-2030": "applications"}

@@ -156,7 +156,7 @@ def test_retopic_recomputes_after_definitions_change(fresh: Catalog, tmp_path: P
     # Only the paper that moved goes through the index, which now files it under its topic.
     assert "1 moved to another topic; search index: updated (1 papers changed)" in result.output
     with fresh.session() as session:
-        paper = session.exec(select(Paper).where(Paper.venue_slug == "iclr-2030")).one()
+        paper = session.exec(select(Paper).where(Paper.edition_slug == "iclr-2030")).one()
     assert paper.topic == taxonomy["topics"][0]["slug"]
     found = PaperSearch(fresh.settings.index_path).search(
         SearchRequest(q="zymurgy", topic=paper.topic), lambda ids: {})
@@ -176,7 +176,7 @@ def test_lists_name_a_close_second_topic_and_only_that(seeded: Catalog, client: 
     assert close and distant
     names = {t.slug: t.name for t in load_taxonomy().topics}
     for paper, shown in ((close[0], True), (distant[0], False)):
-        page = client.get(f"/venues/{paper.venue_slug}?topic={paper.topic}").text
+        page = client.get(f"/venues/{paper.edition_slug}?topic={paper.topic}").text
         item = page[page.index(f'href="/papers/{paper.id}"'):]
         item = item[:item.index("</li>")]
         assert (f'(also <a href="/topics/{paper.topic_list[1][0]}">'

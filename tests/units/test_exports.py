@@ -18,7 +18,7 @@ URL = "http://cat/p/0123456789abcdef"
 
 def paper(**changes: object) -> Paper:
     fields: dict[str, object] = dict(
-        id="0123456789abcdef", venue_slug="neurips-2024", ordinal=0, abstract="x",
+        id="0123456789abcdef", edition_slug="neurips-2024", ordinal=0, abstract="x",
         plain="We show 50% of $x_1$ & {y} ~ z^2 \\input{x} cost.", html="",
         headline="The headline…", title="On the $\\alpha$-Divergence of #Things",
         authors="Ada Lovelace\nAlan_Turing", url="https://example.org/p",

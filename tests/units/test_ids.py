@@ -32,10 +32,10 @@ def test_slugify(text: str, slug: str):
 
 
 def test_venue_and_series_slugs():
-    assert ids.venue_slug("NeurIPS", 2026) == "neurips-2026"
+    assert ids.edition_slug("NeurIPS", 2026) == "neurips-2026"
     assert ids.series_slug("Conférence IA") == "conference-ia"
     assert ids.series_slug("会议") == "venue"
-    assert ids.venue_slug("会议", 2024) == "venue-2024"
+    assert ids.edition_slug("会议", 2024) == "venue-2024"
 
 
 def test_name_slug_hashes_names_without_latin_letters():

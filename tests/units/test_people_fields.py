@@ -172,11 +172,11 @@ def test_origin_rows():
                                                       countries=("Switzerland", "USA"))))
     assert rows == [
         {"paper_id": "p1", "kind": "institution", "slug": "eth-zurich", "name": "ETH Zürich",
-         "venue_slug": "icml-2026"},
+         "edition_slug": "icml-2026"},
         {"paper_id": "p1", "kind": "country", "slug": "switzerland", "name": "Switzerland",
-         "venue_slug": "icml-2026"},
+         "edition_slug": "icml-2026"},
         {"paper_id": "p1", "kind": "country", "slug": "usa", "name": "USA",
-         "venue_slug": "icml-2026"}]
+         "edition_slug": "icml-2026"}]
 
 
 def test_an_item_no_column_holds_is_named_by_its_field():

@@ -19,7 +19,7 @@ from tests.multiseries import SERIES, TINY_SERIES
 def _papers(multiseries) -> list[tuple[Paper, Edition]]:
     with multiseries.session() as session:
         return list(session.exec(select(Paper, Edition)
-                                 .join(Edition, Edition.slug == Paper.venue_slug)))
+                                 .join(Edition, Edition.slug == Paper.edition_slug)))
 
 
 def test_series_api_lists_every_series_with_its_editions(multi_client, multiseries):

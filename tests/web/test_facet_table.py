@@ -21,7 +21,7 @@ def values(multiseries) -> dict[str, Counter[object]]:
     """Each facet's values over the catalog, counted from the database."""
     with multiseries.session() as session:
         rows = list(session.exec(select(Paper, Edition)
-                                 .join(Edition, Edition.slug == Paper.venue_slug)))
+                                 .join(Edition, Edition.slug == Paper.edition_slug)))
     return {facet.name: Counter(value for paper, venue in rows
                                 for value in _values(facet, facet.value(paper, venue)))
             for facet in FACETS}

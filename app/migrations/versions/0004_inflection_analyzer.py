@@ -17,10 +17,12 @@ down_revision = "0003"
 
 def upgrade() -> None:
     # enrich_all reads through this release's models, which name the editions' table as
-    # revision 0007 does: under that name for the while.
+    # revision 0007 does and the papers' column as 0009 does: under those names for the while.
     op.rename_table("venue", "edition")
+    op.alter_column("paper", "venue_slug", new_column_name="edition_slug")
     with Session(bind=op.get_bind()) as session:
         enrich_all(session)
+    op.alter_column("paper", "edition_slug", new_column_name="venue_slug")
     op.rename_table("edition", "venue")
 
 
