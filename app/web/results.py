@@ -10,6 +10,7 @@ from sqlmodel import Session
 
 from app import people, series
 from app.catalog import papers_by_id, venues_by_slug
+from app.facets import FACETS, Names
 from app.models import Paper
 from app.people import rankings
 from app.search.results import SearchRequest, SearchResult
@@ -52,25 +53,30 @@ def run_search(search: PaperSearch, session: Session,
     return result, papers
 
 
-# The facets whose values are slugs of people and places, and where their names are.
-_PEOPLE_NAMES: dict[str, Callable[[Session, list[str]], dict[str, str]]] = {
-    "institution": lambda session, slugs: rankings.origin_names(session, "institution", slugs),
-    "country": lambda session, slugs: rankings.origin_names(session, "country", slugs),
-    "by": people.author_names,
+# Where each of the facet table's `Names` is read: every series, edition and topic; only the
+# people and places a search shows or filters by (of thousands).
+_NAMES: dict[Names, Callable[[Session, list[str]], dict[str, str]]] = {
+    Names.SERIES: lambda session, _: {s.slug: s.name for s in series.list_series(session)},
+    Names.EDITION: lambda session, _: {slug: v.label
+                                       for slug, v in venues_by_slug(session).items()},
+    Names.TOPIC: lambda session, _: {t.slug: t.name for t in load_taxonomy().topics},
+    Names.INSTITUTION: lambda session, slugs: rankings.origin_names(session, "institution",
+                                                                    slugs),
+    Names.COUNTRY: lambda session, slugs: rankings.origin_names(session, "country", slugs),
+    Names.AUTHOR: people.author_names,
 }
 
 
 def facet_names(session: Session, result: SearchResult,
                 request: SearchRequest) -> dict[str, dict[str, str]]:
-    """The names of a search's facet values and filters, by facet (a value without one reads
-    as its facet's `label` makes it): what the sidebar, the chips and the JSON show."""
+    """The names of a search's facet values and filters, by facet, where the facet table
+    says they are (a value without one reads as its facet's `label` makes it): what the
+    sidebar, the chips and the JSON show."""
     filters = request.filters()
-    return {"series": {s.slug: s.name for s in series.list_series(session)},
-            "venue": {slug: v.label for slug, v in venues_by_slug(session).items()},
-            "topic": {t.slug: t.name for t in load_taxonomy().topics},
-            **{kind: names_of(session, [str(value) for value, _ in result.facets.get(kind, [])]
-                              + [str(filters.get(kind, ""))])
-               for kind, names_of in _PEOPLE_NAMES.items()}}
+    return {facet.name: _NAMES[facet.names](
+                session, [str(value) for value, _ in result.facets.get(facet.name, [])]
+                + [str(filters.get(facet.name, ""))])
+            for facet in FACETS if facet.names is not None}
 
 
 def related_papers(search: PaperSearch, session: Session,

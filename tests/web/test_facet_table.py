@@ -97,3 +97,13 @@ def test_the_json_names_each_facet_value_as_the_sidebar_does(multi_client: TestC
             assert f">{html.escape(value['label'])}<" in page, (facet.name, value)
     authors = body["facets"]["by"]  # names, as their pages write them, not slugs
     assert all(a["label"] != a["value"] and " " in a["label"] for a in authors)
+
+
+def test_every_facet_the_table_names_shows_names_not_slugs(multi_client: TestClient):
+    body = multi_client.get("/api/search", params={"q": "", "series": "alpha"}).json()
+    named = [facet for facet in FACETS if facet.names is not None]
+    assert {facet.name for facet in named} == {
+        "series", "venue", "topic", "by", "institution", "country"}
+    for facet in named:  # some value reads otherwise than its slug would
+        assert any(value["label"] != facet.label(value["value"], {})
+                   for value in body["facets"][facet.name]), facet.name
