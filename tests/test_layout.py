@@ -220,9 +220,39 @@ def _dependencies(tree: ast.AST) -> set[str]:
     return {getattr(arg.func if isinstance(arg, ast.Call) else arg, "id", "") for arg in named}
 
 
+def _called_outside_depends(tree: ast.AST, names: set[str]) -> set[str]:
+    """The functions of web/deps.py among `names` that a module calls other than to make a
+    dependency (imported by name, or called as `deps.name`)."""
+    imported = {alias.asname or alias.name for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.module == "app.web.deps"
+                for alias in node.names if alias.name in names}
+    made = {id(call.args[0]) for call in ast.walk(tree) if isinstance(call, ast.Call)
+            and getattr(call.func, "id", "") == "Depends" and call.args}
+    return {name for call in ast.walk(tree) if isinstance(call, ast.Call) and id(call) not in made
+            and ((name := getattr(call.func, "id", "")) in imported
+                 or isinstance(call.func, ast.Attribute) and call.func.attr in names
+                 and getattr(call.func.value, "id", "") == "deps" and (name := call.func.attr))}
+
+
 def test_404s_are_raised_only_in_lookup_dependencies():
     """A route renders what its dependencies looked up; what is not there is a 404 from the
-    lookup (issue 41), so every route of a kind answers it alike."""
-    trees = [ast.parse(path.read_text(encoding="utf-8")) for path in _modules("app").values()]
-    raising = set().union(*map(_raising_404, trees))
-    assert raising and raising <= set().union(*map(_dependencies, trees))
+    lookup in web/deps.py (issue 41), so every route of a kind answers it alike."""
+    trees = {name: ast.parse(path.read_text(encoding="utf-8"))
+             for name, path in _modules("app").items()}
+    raising = {name: found for name, tree in trees.items() if (found := _raising_404(tree))}
+    assert list(raising) == ["app.web.deps"]
+    assert raising["app.web.deps"] <= set().union(*map(_dependencies, trees.values()))
+    # ... and a route does not call a lookup itself, outside Depends
+    assert {name: called for name, tree in trees.items() if name != "app.web.deps"
+            and (called := _called_outside_depends(tree, raising["app.web.deps"]))} == {}
+
+
+def test_the_404_check_finds_a_lookup_called_in_a_route():
+    tree = ast.parse("from app.web.deps import sitemap_chunk, topic_named\n"
+                     "def page(topic: str, found: Annotated[T, Depends(deps._series)]):\n"
+                     "    topic_named(topic)\n"
+                     "    deps._paper(topic)\n"
+                     "    _series(topic)\n"  # a function of its own of the same name
+                     "chunk = Depends(sitemap_chunk(pages, 10))\n")
+    assert _called_outside_depends(tree, {"topic_named", "_series", "_paper", "sitemap_chunk"}
+                                   ) == {"topic_named", "_paper"}

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Annotated
 
 import numpy as np
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 from sqlmodel import Session, col
@@ -23,7 +23,7 @@ from app.outputs import ERRORS, PhraseCount
 from app.search.opened import OpenIndex
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
-from app.web.deps import SearchDep, SearchRequestDep, SessionDep
+from app.web.deps import MappedDep, SearchDep, SearchRequestDep, SessionDep
 from app.web.urls import paper_url_for
 
 router = APIRouter()
@@ -80,17 +80,6 @@ def _ids(search: PaperSearch, request: SearchRequest, ids: str) -> list[str]:
         except ValueError as error:
             raise HTTPException(400, str(error)) from error
     return search.ranked_ids(request, limit=MAX_POINTS)
-
-
-def _mapped(search: SearchDep) -> OpenIndex:
-    """The live index, with its map; a 404 until the map is drawn."""
-    current = search.with_index(lambda current: current, None)
-    if current is None or current.positions is None:
-        raise HTTPException(404, "The map is not drawn yet: it is computed with the index.")
-    return current
-
-
-MappedDep = Annotated[OpenIndex, Depends(_mapped)]
 
 
 def _drawn_once(search: PaperSearch, current: OpenIndex, kind: str, papers: Papers,

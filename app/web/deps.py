@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterator
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import Depends, HTTPException, Query, Request
 from sqlmodel import Session
@@ -17,12 +17,18 @@ from app.facets import FACETS, Facet, Kind
 from app.ids import slugify
 from app.models import Edition, Paper
 from app.people import rankings
+from app.search.opened import OpenIndex
 from app.search.query import MAX_TEXT_CHARS
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from app.series import Series, get_series
 from app.topics import Topic, load_taxonomy
 from app.web.urls import venue_path
+from app.whats_new.rising import LIMIT as WHATS_NEW
+from app.whats_new.rising import WhatsNew, whats_new
+
+MAX_WHATS_NEW = 50
+Entry = TypeVar("Entry")
 
 
 def get_session(request: Request) -> Iterator[Session]:
@@ -142,6 +148,57 @@ def topic_named(slug: str) -> Topic:
     return found
 
 
+def _topic_filter(topic: Annotated[
+        str, Query(description="Only papers of this topic (slug)")] = "") -> str:
+    """The topic a listing narrows to ("" for none); a 404 for one the taxonomy lacks."""
+    if topic:
+        topic_named(topic)
+    return topic
+
+
+def _edition_topic(found: EditionOrSeriesDep, topic: str = "") -> str:
+    """The topic an edition's page narrows to (a 404 for one the taxonomy lacks); a series'
+    page has no topic to narrow to."""
+    return topic if isinstance(found, Series) else _topic_filter(topic)
+
+
+def _whats_new_found(
+    search: SearchDep, chosen: ChosenSeriesDep,
+    year: Annotated[int | None, Query(ge=1000, le=9999, description="e.g. 2018")] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_WHATS_NEW)] = WHATS_NEW,
+) -> WhatsNew:
+    """What is new where a request asks; a 404 where there are no papers."""
+    found = whats_new(search, series=chosen.slug if chosen else "", year=year, limit=limit)
+    if found is None:
+        raise HTTPException(404, "No papers there, or the search index is not built yet.")
+    return found
+
+
+def _mapped(search: SearchDep) -> OpenIndex:
+    """The live index, with its map; a 404 until the map is drawn."""
+    current = search.with_index(lambda current: current, None)
+    if current is None or current.positions is None:
+        raise HTTPException(404, "The map is not drawn yet: it is computed with the index.")
+    return current
+
+
+def sitemap_chunk(parts_of: Callable[[Session, str], list[list[Entry]] | None]
+                  ) -> Callable[..., list[Entry]]:
+    """The dependency that finds one part of the sitemap file named in the path: a 404 for a
+    file `parts_of` does not know (None: no such series) or a part past its end."""
+
+    def found(name: str, session: SessionDep,
+              part: Annotated[int, Query(ge=1, le=1000)] = 1) -> list[Entry]:
+        parts = parts_of(session, name)
+        if parts is None:
+            raise HTTPException(404, f"There is no series called “{name}”.")
+        if part > len(parts):
+            raise HTTPException(404, f"The sitemap of “{name}” has no part {part}.")
+        return parts[part - 1]
+
+    return found
+
+
 def _profile_of(kind: people.Kind) -> Callable[..., people.Profile]:
     """The dependency that finds the profile of that kind named in the path (or a 404)."""
 
@@ -182,3 +239,7 @@ YearRangeDep = Annotated[tuple[int | None, int | None], Depends(year_range)]
 PageDep = Annotated[int, Query(ge=1, le=100_000, description="1-based page number")]
 RankingScopeDep = Annotated[rankings.Scope, Depends(_ranking_scope)]
 ChosenSeriesDep = Annotated[Series | None, Depends(_chosen_series)]
+TopicFilterDep = Annotated[str, Depends(_topic_filter)]
+EditionTopicDep = Annotated[str, Depends(_edition_topic)]
+WhatsNewDep = Annotated[WhatsNew, Depends(_whats_new_found)]
+MappedDep = Annotated[OpenIndex, Depends(_mapped)]

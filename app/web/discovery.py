@@ -15,14 +15,14 @@ from datetime import datetime
 from typing import Annotated
 from xml.sax.saxutils import escape
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 from sqlmodel import Session
 
 from app import catalog, people, series
 from app.topics import load_taxonomy
 from app.web.assets import SWAGGER_UI_URL, SWAGGER_UI_VERSION
-from app.web.deps import SessionDep
+from app.web.deps import SessionDep, sitemap_chunk
 from app.web.render import render
 from app.web.urls import paper_path, profile_path, topic_path, venue_path
 
@@ -131,27 +131,24 @@ def sitemap(request: Request, session: SessionDep) -> StreamingResponse:
                       "</sitemapindex>\n"]))
 
 
-def _sitemap_chunk(name: str, session: SessionDep,
-                   part: Annotated[int, Query(ge=1, le=1000)] = 1) -> list[PageUrl]:
-    """The pages of one sitemap file; a 404 for a sitemap or a part that does not exist."""
+def _file_parts(session: Session, name: str) -> list[list[PageUrl]] | None:
+    """The parts of one sitemap file by its name; None for a series the catalog lacks."""
     if name == "_site":  # never a series: slugs are letters, digits and dashes
         pages = _site_pages()
     elif name in PEOPLE_FILES:
         pages = _people_pages(session, PEOPLE_FILES[name])
-    else:
-        found = series.get_series(session, name)
-        if found is None:
-            raise HTTPException(404, f"There is no series called “{name}”.")
+    elif found := series.get_series(session, name):
         pages = _series_pages(session, found)
-    chunk = pages[(part - 1) * SITEMAP_URLS : part * SITEMAP_URLS]
-    if not chunk:
-        raise HTTPException(404, f"The sitemap of “{name}” has no part {part}.")
-    return chunk
+    else:
+        return None
+    return [pages[start : start + SITEMAP_URLS] for start in range(0, len(pages), SITEMAP_URLS)]
+
+
+SitemapChunkDep = Annotated[list[PageUrl], Depends(sitemap_chunk(_file_parts))]
 
 
 @router.get("/sitemaps/{name}.xml", name="sitemap_part")
-def sitemap_part(request: Request,
-                 chunk: Annotated[list[PageUrl], Depends(_sitemap_chunk)]) -> StreamingResponse:
+def sitemap_part(request: Request, chunk: SitemapChunkDep) -> StreamingResponse:
     """The site's own pages (`_site`), the people pages (`_authors`, `_institutions`,
     `_countries`), or a series' pages (its editions and papers), in parts (`part`)."""
     return _xml(_urlset(str(request.base_url).rstrip("/"), chunk))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
@@ -15,16 +15,14 @@ from app.catalog import year_totals
 from app.outputs import ERRORS, TrendLineOut, TrendsOut, WhatsNewOut
 from app.search.searcher import PaperSearch
 from app.web import charts
-from app.web.deps import ChosenSeriesDep, SearchDep, SessionDep
+from app.web.deps import SearchDep, SessionDep, WhatsNewDep
 from app.web.formats import render_view
 from app.web.shapes import whats_new_out
-from app.whats_new.rising import LIMIT as WHATS_NEW
 from app.whats_new.rising import WhatsNew, whats_new
 from app.whats_new.trends import MAX_TERMS, Trends, compute_trends
 
 router = APIRouter(default_response_class=HTMLResponse)
 api = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)
-MAX_WHATS_NEW = 50
 QueriesParam = Annotated[list[str], Query(description="Up to 6 queries")]
 
 
@@ -73,21 +71,8 @@ def trends(
     return render_view(request, trends_view(session, search, q, year, series_slug))
 
 
-def _whats_new_found(
-    search: SearchDep, chosen: ChosenSeriesDep,
-    year: Annotated[int | None, Query(ge=1000, le=9999, description="e.g. 2018")] = None,
-    limit: Annotated[int, Query(ge=1, le=MAX_WHATS_NEW)] = WHATS_NEW,
-) -> WhatsNew:
-    """What is new where a request asks; a 404 where there are no papers."""
-    found = whats_new(search, series=chosen.slug if chosen else "", year=year, limit=limit)
-    if found is None:
-        raise HTTPException(404, "No papers there, or the search index is not built yet.")
-    return found
-
-
 @api.get("/whats-new", name="api_whats_new")
-def whats_new_api(request: Request,
-                  found: Annotated[WhatsNew, Depends(_whats_new_found)]) -> WhatsNewOut:
+def whats_new_api(request: Request, found: WhatsNewDep) -> WhatsNewOut:
     """Terms whose share of papers rose most against the previous three editions of a series
     (`series` and `year`: one edition; `series` alone: its latest) or years of the catalog
     (`year` alone; neither: the latest year), and terms seen there for the first time."""

@@ -4,9 +4,9 @@ page and its downloads, and their JSON twins (/api/venues, /api/series)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar
+from typing import Any, ClassVar
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
@@ -30,12 +30,13 @@ from app.topics import load_taxonomy
 from app.web import charts
 from app.web.deps import (
     EditionOrSeriesDep,
+    EditionTopicDep,
     PageDep,
     SearchDep,
     SeriesDep,
     SessionDep,
+    TopicFilterDep,
     VenueDep,
-    topic_named,
 )
 from app.web.formats import answer, render_view
 from app.web.render import compile_templates, topic_name
@@ -206,12 +207,10 @@ def venues(request: Request, session: SessionDep) -> Response:
 @router.get("/venues/{slug}.{format}", name="venue_download", tags=["downloads"])
 def venue(
     request: Request, found: EditionOrSeriesDep, session: SessionDep, search: SearchDep,
-    page: PageDep = 1, topic: str = "", format: ListFormat | None = None,
+    topic: EditionTopicDep, page: PageDep = 1, format: ListFormat | None = None,
 ) -> Response:
     if isinstance(found, series.Series):
         return render_view(request, series_view(session, search, found))
-    if topic:
-        topic_named(topic)  # a 404 for a topic that does not exist
     return answer(request, Answers(lambda: edition_view(session, search, found, topic, page),
                                    lambda: edition_paper_list(request, found, topic)), format)
 
@@ -244,14 +243,11 @@ def series_detail(request: Request, found: SeriesDep, session: SessionDep,
 @api.get("/venues/{slug}/papers", name="api_venue_papers")
 def venue_papers(
     request: Request, venue: VenueDep, session: SessionDep, search: SearchDep,
-    page: PageDep = 1,
-    topic: Annotated[str, Query(description="Only papers of this topic (slug)")] = "",
+    topic: TopicFilterDep, page: PageDep = 1,
 ) -> VenuePapersOut:
     """One page of an edition's papers in list order, optionally of one topic, with what its
     page shows of the whole edition: papers per topic, keyphrases, papers with code, and the
     editions of its series before and after, and what is new there."""
-    if topic:
-        topic_named(topic)  # a 404 for a topic that does not exist
     view = edition_view(session, search, venue, topic, page)
     listing = view.listing
     return VenuePapersOut(
