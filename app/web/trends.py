@@ -83,7 +83,7 @@ def whats_new_api(request: Request, found: WhatsNewDep) -> WhatsNewOut:
 def trends_api(session: SessionDep, search: SearchDep, q: QueriesParam = []  # noqa: B006
                ) -> TrendsOut:
     """Papers matching each query per year, and their share of that year's papers."""
-    found = trends_view(session, search, q).trends
+    found = compute_trends(search, session, q)  # the page's trends, without its what's new
     return TrendsOut(years=found.years, totals=found.totals, notes=found.notes, terms=[
         TrendLineOut(q=line.q, counts=line.counts,
                      shares=[round(share, 6) for share in line.shares], total=line.total,

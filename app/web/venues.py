@@ -151,7 +151,11 @@ def series_view(session: Session, search: PaperSearch, found: series.Series) -> 
             for e in found.editions[::-1][:SERIES_EDITIONS]]
     return SeriesView(found, series.series_detail(session, found),
                       [(slug, label, n) for slug, label, n in news if n and n.rising],
-                      rankings.publishers(session, [e.slug for e in found.editions]))
+                      series_publishers(session, found))
+
+
+def series_publishers(session: Session, found: series.Series) -> rankings.Publishers:
+    return rankings.publishers(session, [e.slug for e in found.editions])
 
 
 @dataclass(frozen=True)
@@ -228,16 +232,16 @@ def series_list(request: Request, session: SessionDep) -> SeriesListOut:
 
 
 @api.get("/series/{slug}", name="api_series_detail")
-def series_detail(request: Request, found: SeriesDep, session: SessionDep,
-                  search: SearchDep) -> SeriesDetailOut:
+def series_detail(request: Request, found: SeriesDep, session: SessionDep) -> SeriesDetailOut:
     """One series: its editions, and per year its papers and their topics."""
-    view = series_view(session, search, found)
+    # The series page's parts that this answer holds, without the page's what's new.
+    detail = series.series_detail(session, found)
     return SeriesDetailOut(
         **series_out(request, found).model_dump(),
         years=[SeriesYearOut(year=y.year, papers=y.papers, topics=dict(y.topics))
-               for y in view.detail.years],
-        keyphrases=[PhraseCount(phrase=phrase, papers=n) for phrase, n in view.detail.keyphrases],
-        **publishers_out(request, view.publishers))
+               for y in detail.years],
+        keyphrases=[PhraseCount(phrase=phrase, papers=n) for phrase, n in detail.keyphrases],
+        **publishers_out(request, series_publishers(session, found)))
 
 
 @api.get("/venues/{slug}/papers", name="api_venue_papers")

@@ -67,3 +67,20 @@ def test_the_topics_twin_is_the_pages_matrix_over_the_same_years(multi_client: T
     assert shown == [column["name"] for column in ranged["series"]]
     rows = re.findall(r'<th scope="row"><a href="/topics/([a-z-]+)', page)
     assert rows == [t["slug"] for t in ranged["topics"]][:len(rows)]
+
+
+def test_the_series_and_trends_twins_compute_no_whats_new(multi_client: TestClient,
+                                                          monkeypatch):
+    """They answer what their pages show but what's new, and so do not compute it."""
+    import app.web.trends
+    import app.web.venues
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("what's new computed for a twin that does not return it")
+
+    series = multi_client.get("/api/series").json()["series"][0]["slug"]
+    monkeypatch.setattr(app.web.venues, "whats_new", refused)
+    monkeypatch.setattr(app.web.trends, "whats_new", refused)
+    assert multi_client.get(f"/api/series/{series}").status_code == 200
+    assert multi_client.get("/api/trends").status_code == 200
+    assert multi_client.get("/api/trends", params={"q": "learning"}).status_code == 200
