@@ -18,6 +18,7 @@ from pathlib import Path
 from app.search.analysis import acronym_form, catalog_analyzer
 from app.search.definitions import definitions
 from app.search.held_files import write_lines
+from app.search.phrase import analyze_phrase
 
 ACRONYMS_FILE = "acronyms.tsv"
 MIN_PAPERS = 2  # a definition seen once may be a one-off coinage
@@ -95,10 +96,9 @@ def learned_groups(meanings: Iterable[Meaning], known: set[tuple[str, ...]]
     matches every meaning, a long form its acronym and its own variants ("model predictive
     control", "model-predictive controllers"), never another meaning of the acronym (GP:
     "gaussian process" does not find "genetic programming")."""
-    terms = catalog_analyzer().terms
     long_forms: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
     for meaning in meanings:
-        acronym, long_form = acronym_form(meaning.acronym), terms(meaning.long_form)
+        acronym, long_form = acronym_form(meaning.acronym), analyze_phrase(meaning.long_form)
         if acronym and long_form and acronym not in known and long_form not in known:
             long_forms.setdefault(acronym, []).append(long_form)
     groups: dict[tuple[str, ...], list[tuple[str, ...]]] = {}

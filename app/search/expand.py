@@ -21,6 +21,7 @@ from app.search import weights
 from app.search.acronyms import Meaning, learned_groups
 from app.search.analysis import acronym_form, acronym_term, analyze
 from app.search.clauses import text_query
+from app.search.phrase import analyze_phrase
 from app.search.synonyms import SYNONYM_GROUPS
 
 SynonymTable = dict[tuple[str, ...], tuple[tuple[str, ...], ...]]
@@ -29,10 +30,17 @@ SynonymTable = dict[tuple[str, ...], tuple[tuple[str, ...], ...]]
 def _group_table(groups: Iterable[Iterable[str]]) -> SynonymTable:
     table: SynonymTable = {}
     for group in groups:
-        forms = tuple(dict.fromkeys(acronym_form(expression) for expression in group))
+        forms = tuple(dict.fromkeys(_form(expression) for expression in group))
         for form in forms:
             table[form] = forms
     return table
+
+
+def _form(expression: str) -> tuple[str, ...]:
+    """A group's expression as search looks for it: an acronym's form, or a phrase's words
+    with the stop words between them."""
+    form = acronym_form(expression)
+    return analyze_phrase(expression) if len(form) > 1 else form
 
 
 
@@ -101,7 +109,9 @@ class Synonyms:
         key = self.key(typed, tokens)
         if key is None:
             return text_query(tokens)
-        return Or([text_query(form, 1.0 if form == key else weights.WEIGHTS.other_form)
+        # The typed form as typed: with its own stop words ("mixture experts").
+        return Or([text_query(tokens if form == tokens else form,
+                              1.0 if form == key else weights.WEIGHTS.other_form)
                    for form in self.table[key]])
 
     def learned_meanings(self, typed: str, tokens: tuple[str, ...]) -> list[str] | None:

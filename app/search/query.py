@@ -37,6 +37,7 @@ from app.search.parts import (
     concepts,
     query_parts,
 )
+from app.search.phrase import analyze_phrase
 from app.search.question import Reading, is_function_word, prose_tokens, reading_of
 
 MAX_QUERY_CHARS = 500
@@ -219,7 +220,7 @@ class QueryParser:
                 self._note("An unclosed quote was closed at the end of the query.")
             # Quoted, a learned acronym means itself ("GP" alone): only the hand-written
             # table expands it. A quoted long form finds its acronym, learned or not.
-            tokens = analyze(token["phrase"])
+            tokens = analyze_phrase(token["phrase"])
             synonyms = Synonyms.hand() if len(tokens) == 1 else self.synonyms
             return self._counted(_Item(synonyms.expand(token["phrase"], tokens),
                                        negated)) if tokens else None
@@ -235,7 +236,7 @@ class QueryParser:
     def _word(self, word: str, negated: bool) -> _Item | None:
         if word.endswith("*"):
             return self._prefix(word.rstrip("*"), negated)
-        tokens = analyze(word)
+        tokens = analyze_phrase(word)  # "in-context": a phrase, as written
         if not tokens:
             return None  # punctuation, a stop word or a lone operator
         if self.reading is not Reading.KEYWORDS and not negated and is_function_word(word):

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from whoosh.query import Phrase
 from whoosh.searching import Searcher
 
 from app.search import reasons, weights
@@ -25,6 +24,7 @@ from app.search.columns import FacetColumn, as_mask
 from app.search.filters import FacetFilter
 from app.search.matches import matching_docs
 from app.search.paper_ids import PaperIds
+from app.search.phrase import GappedPhrase
 from app.search.reasons import Concept, Frequencies
 from app.search.vectors import Model
 
@@ -167,7 +167,7 @@ def _list_leaves(searcher: Searcher, profile: list[tuple[str, float, int]],
         leaves += [(field, term, weight * boost, None) for term, weight, _ in profile]
         weight = weights.WEIGHTS.list_phrases * mean * boost
         for terms in phrases:
-            where = matching_docs(searcher, Phrase(field, list(terms)))
+            where = matching_docs(searcher, GappedPhrase(field, list(terms)))
             leaves += [(field, term, weight, where) for term in terms]
     return leaves
 
