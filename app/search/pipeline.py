@@ -195,7 +195,8 @@ class Search:
         complete = self._filtered(bag.complete & required)
         result.reading = QueryReading(parsed.reading.value, parsed.dropped, bag.labels,
                                       int(np.count_nonzero(complete)))
-        return Resolved(result, parsed, Or(related), listed, self._filtered(listed), bag)
+        return Resolved(result, parsed, Or(related + parsed.lacking), listed,
+                        self._filtered(listed), bag)
 
     def _own_order(self, resolved: Resolved, limit: int) -> list[tuple[int, float]]:
         """The best `limit` of a pasted text's or a question's papers, in their own order."""

@@ -38,7 +38,14 @@ from app.search.parts import (
     query_parts,
 )
 from app.search.phrase import analyze_phrase
-from app.search.question import Reading, is_function_word, prose_tokens, reading_of
+from app.search.question import (
+    Reading,
+    doing_without,
+    is_doing_without,
+    is_function_word,
+    prose_tokens,
+    reading_of,
+)
 
 MAX_QUERY_CHARS = 500
 # A query of more words is a pasted text (an abstract): answered by papers like it as a whole
@@ -69,6 +76,9 @@ class ParsedQuery:
     expansions: list[tuple[str, list[str]]] = field(default_factory=list)
     reading: Reading = Reading.KEYWORDS  # a question or a description: see question.py
     dropped: list[str] = field(default_factory=list)  # its function words, left out
+    # Scored, not required: how papers say they do without what a question asks to do
+    # without ("without backpropagation", "backpropagation-free": question.doing_without).
+    lacking: list[Query] = field(default_factory=list)
 
     @property
     def message(self) -> str | None:
@@ -132,12 +142,14 @@ class QueryParser:
         self.tokens = list(_TOKEN.finditer(text))
         self.position = 0
         self.dropped: list[str] = []
+        self.lacking: list[Query] = []
+        self.doing_without = False
         self.reading = reading_of(self.tokens, text, unmatched)
         if self.reading is not Reading.KEYWORDS:
             self.tokens, asking = prose_tokens(self.tokens)
             self.dropped.extend(asking)
         parsed = ParsedQuery(text, None, notes=notes, reading=self.reading,
-                             dropped=self.dropped)
+                             dropped=self.dropped, lacking=self.lacking)
         if not self.tokens:
             return parsed
         query = self._expression(depth=0)
@@ -241,7 +253,11 @@ class QueryParser:
             return None  # punctuation, a stop word or a lone operator
         if self.reading is not Reading.KEYWORDS and not negated and is_function_word(word):
             self.dropped.append(word)  # "how", "best": a question's words, not its concepts
+            self.doing_without = self.doing_without or is_doing_without(word)
             return None
+        if self.doing_without and not negated:
+            self.lacking.extend(text_query(form) for form in doing_without(tokens))
+        self.doing_without = False
         if not negated:
             self.words.append(word)
             meanings = self.synonyms.learned_meanings(word, tokens)
