@@ -11,14 +11,13 @@ acronym expands to all of them.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from app.search.analysis import acronym_form, catalog_analyzer
 from app.search.definitions import definitions
 from app.search.held_files import write_lines
-from app.search.phrase import analyze_phrase
 
 ACRONYMS_FILE = "acronyms.tsv"
 MIN_PAPERS = 2  # a definition seen once may be a one-off coinage
@@ -89,16 +88,18 @@ class AcronymCounts:
         return sorted(kept, key=lambda m: (m.acronym.lower(), -m.papers, m.long_form))
 
 
-def learned_groups(meanings: Iterable[Meaning], known: set[tuple[str, ...]]
+def learned_groups(meanings: Iterable[Meaning], known: set[tuple[str, ...]],
+                   analyze_form: Callable[[str], tuple[str, ...]]
                    ) -> dict[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     """Synonym groups (analyzed expression → the forms it also matches) from the learned
     meanings, leaving out any expression the hand-written table already knows: an acronym
     matches every meaning, a long form its acronym and its own variants ("model predictive
     control", "model-predictive controllers"), never another meaning of the acronym (GP:
-    "gaussian process" does not find "genetic programming")."""
+    "gaussian process" does not find "genetic programming"). Long forms are analyzed by
+    `analyze_form`, which keeps the stop words between their words (expand.py)."""
     long_forms: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
     for meaning in meanings:
-        acronym, long_form = acronym_form(meaning.acronym), analyze_phrase(meaning.long_form)
+        acronym, long_form = acronym_form(meaning.acronym), analyze_form(meaning.long_form)
         if acronym and long_form and acronym not in known and long_form not in known:
             long_forms.setdefault(acronym, []).append(long_form)
     groups: dict[tuple[str, ...], list[tuple[str, ...]]] = {}

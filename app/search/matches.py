@@ -16,12 +16,14 @@ from collections.abc import Iterable
 from copy import copy
 
 import numpy as np
+from whoosh import matching
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Phrase, Query, Term
 from whoosh.query.ranges import NumericRange
 from whoosh.searching import Searcher
 
 from app.search.analysis import MAX_STOPS, STOP_BITS
 from app.search.arrays import deleted_docs, term_postings
+from app.search.clauses import GappedPhrase
 from app.search.columns import as_mask
 from app.search.postings import TermPostings
 
@@ -61,6 +63,31 @@ def matching_docs(searcher: Searcher, query: Query,
     if kind is NumericRange and query.start is not None and query.end is not None:
         return _range_docs(searcher, query)
     return docs_mask(searcher, searcher.docs_for_query(query))
+
+
+class _WordsWherePhraseStands(GappedPhrase):
+    """A phrase as Whoosh's searcher runs it: its words' matcher (so scores add up as in
+    Whoosh's phrase matcher) kept to the documents where the phrase stands."""
+
+    def matcher(self, searcher: Searcher, context: object = None) -> matching.Matcher:
+        docs = np.flatnonzero(matching_docs(searcher, self))  # the leaf's own numbers
+        if not docs.size:
+            return matching.NullMatcher()
+        words = And([Term(self.fieldname, word) for word in self.words])
+        return matching.FilterMatcher(words.matcher(searcher, context), set(docs.tolist()),
+                                      boost=self.boost)
+
+
+def whoosh_query(query: Query) -> Query:
+    """The query for Whoosh's own searcher (sorted results, downloads): its phrases matched
+    as matching_docs matches them, with the stop words stored under each position."""
+    def swap(node: Query) -> Query:
+        if not isinstance(node, Phrase) or node.slop != 1:
+            return node
+        return _WordsWherePhraseStands(node.fieldname, list(node.words), boost=node.boost,
+                                       gaps=getattr(node, "gaps", None))
+
+    return query.accept(swap)
 
 
 def whoosh_filter(docs: np.ndarray) -> set[int]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from whoosh.query import (
@@ -28,8 +28,8 @@ from whoosh.query import (
 
 from app.facets import BY_NAME, FACETS, Kind
 from app.search.analysis import analyze, word_analyzer
-from app.search.clauses import text_query
-from app.search.expand import Synonyms, SynonymTable
+from app.search.clauses import analyze_phrase, text_query
+from app.search.expand import Synonyms
 from app.search.parts import (
     AUTHOR,
     FILTER_FIELDS,
@@ -37,7 +37,6 @@ from app.search.parts import (
     concepts,
     query_parts,
 )
-from app.search.phrase import analyze_phrase
 from app.search.question import (
     Reading,
     doing_without,
@@ -233,7 +232,8 @@ class QueryParser:
             # Quoted, a learned acronym means itself ("GP" alone): only the hand-written
             # table expands it. A quoted long form finds its acronym, learned or not.
             tokens = analyze_phrase(token["phrase"])
-            synonyms = Synonyms.hand() if len(tokens) == 1 else self.synonyms
+            synonyms = replace(Synonyms.hand(), telling=self.synonyms.telling) \
+                if len(tokens) == 1 else self.synonyms
             return self._counted(_Item(synonyms.expand(token["phrase"], tokens),
                                        negated)) if tokens else None
         return self._word(token["word"], negated)
@@ -297,7 +297,7 @@ class QueryParser:
         return _Item(query, negated)
 
     def _combine(self, items: list[_Item]) -> Query | None:
-        items = _join_synonym_spans(items, self.synonyms.table)
+        items = _join_synonym_spans(items, self.synonyms)
         positive = [item.query for item in items if not item.negated]
         negative = [item.query for item in items if item.negated]
         if not positive and not negative:
@@ -332,10 +332,11 @@ def _filter_query(name: str, value: str) -> Query | None:
     return And([Term(name, w) for w in words]) if words else None
 
 
-def _join_synonym_spans(items: list[_Item], table: SynonymTable) -> list[_Item]:
+def _join_synonym_spans(items: list[_Item], synonyms: Synonyms) -> list[_Item]:
     """Runs of bare words that spell a synonym ("large language model") mean its group, as
     the quoted phrase does: the phrase or any other form ("LLM"), so that every member of a
     group finds the same papers."""
+    table = synonyms.table
     longest = max(map(len, table), default=1)
     joined: list[_Item] = []
     i = 0
@@ -345,9 +346,8 @@ def _join_synonym_spans(items: list[_Item], table: SynonymTable) -> list[_Item]:
             if any(item.plain_tokens is None for item in span):
                 continue
             tokens = tuple(t for item in span for t in item.plain_tokens or ())
-            forms = table.get(tokens)
-            if forms:
-                joined.append(_Item(Or([text_query(form) for form in forms])))
+            if tokens in table:
+                joined.append(_Item(synonyms.group(tokens, None)))
                 i += n
                 break
         else:

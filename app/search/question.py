@@ -36,7 +36,7 @@ from whoosh.searching import Searcher
 
 from app.search import weights
 from app.search.analysis import analyze
-from app.search.phrase import Tokens
+from app.search.clauses import Tokens
 from app.words import (
     AUXILIARIES,
     INTERROGATIVES,

@@ -20,11 +20,11 @@ from whoosh.searching import Searcher
 from app.search import reasons, weights
 from app.search.analysis import analyze
 from app.search.bm25 import Leaf, best_scores, bm25_sums
+from app.search.clauses import GappedPhrase
 from app.search.columns import FacetColumn, as_mask
 from app.search.filters import FacetFilter
 from app.search.matches import matching_docs
 from app.search.paper_ids import PaperIds
-from app.search.phrase import GappedPhrase
 from app.search.reasons import Concept, Frequencies
 from app.search.vectors import Model
 

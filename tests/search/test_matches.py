@@ -14,9 +14,9 @@ from app.search import arrays, bm25, weights
 from app.search.analysis import MAX_STOPS, word_place
 from app.search.arrays import ARRAYS_DIR
 from app.search.bm25 import top_by_terms
+from app.search.clauses import GappedPhrase
 from app.search.index import SyncKind, sync_index
-from app.search.matches import matching_docs, matching_query, whoosh_filter
-from app.search.phrase import GappedPhrase
+from app.search.matches import matching_docs, matching_query, whoosh_filter, whoosh_query
 from app.search.query import QueryParser
 from app.search.ranking import CONSTANT, top_matches
 from tests.conftest import Catalog, write_list
@@ -174,7 +174,8 @@ def test_top_matches_rank_as_whoosh_ranks_plain_word_queries(fresh: Catalog, tmp
             constant = sum(type(q) in CONSTANT for q in query.children()) \
                 if type(query) is And else 0
             expected = [(hit.docnum, 0.0 if type(base) in CONSTANT else hit.score - constant)
-                        for hit in searcher.search(query, limit=10, filter=whoosh_filter(docs))]
+                        for hit in searcher.search(whoosh_query(query), limit=10,
+                                                        filter=whoosh_filter(docs))]
             assert [doc for doc, _ in got] == [doc for doc, _ in expected], query
             assert all(abs(a - b) <= 1e-5 * b
                        for (_, a), (_, b) in zip(got, expected, strict=True)), query
