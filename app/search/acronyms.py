@@ -11,7 +11,7 @@ acronym expands to all of them.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,17 +88,18 @@ class AcronymCounts:
         return sorted(kept, key=lambda m: (m.acronym.lower(), -m.papers, m.long_form))
 
 
-def learned_groups(meanings: Iterable[Meaning], known: set[tuple[str, ...]]
+def learned_groups(meanings: Iterable[Meaning], known: set[tuple[str, ...]],
+                   analyze_form: Callable[[str], tuple[str, ...]]
                    ) -> dict[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     """Synonym groups (analyzed expression → the forms it also matches) from the learned
     meanings, leaving out any expression the hand-written table already knows: an acronym
     matches every meaning, a long form its acronym and its own variants ("model predictive
     control", "model-predictive controllers"), never another meaning of the acronym (GP:
-    "gaussian process" does not find "genetic programming")."""
-    terms = catalog_analyzer().terms
+    "gaussian process" does not find "genetic programming"). Long forms are analyzed by
+    `analyze_form`, which keeps the stop words between their words (expand.py)."""
     long_forms: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
     for meaning in meanings:
-        acronym, long_form = acronym_form(meaning.acronym), terms(meaning.long_form)
+        acronym, long_form = acronym_form(meaning.acronym), analyze_form(meaning.long_form)
         if acronym and long_form and acronym not in known and long_form not in known:
             long_forms.setdefault(acronym, []).append(long_form)
     groups: dict[tuple[str, ...], list[tuple[str, ...]]] = {}

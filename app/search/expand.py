@@ -15,24 +15,33 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from whoosh.query import Or, Phrase, Query
+from whoosh.query import And, Or, Phrase, Query
 
 from app.search import weights
 from app.search.acronyms import Meaning, learned_groups
 from app.search.analysis import acronym_form, acronym_term, analyze
-from app.search.clauses import text_query
+from app.search.clauses import analyze_phrase, text_query
 from app.search.synonyms import SYNONYM_GROUPS
 
 SynonymTable = dict[tuple[str, ...], tuple[tuple[str, ...], ...]]
+# (an acronym's form, a long form of it) → the long form's word papers must hold beside it
+Telling = Callable[[tuple[str, ...], tuple[str, ...]], str | None]
 
 
 def _group_table(groups: Iterable[Iterable[str]]) -> SynonymTable:
     table: SynonymTable = {}
     for group in groups:
-        forms = tuple(dict.fromkeys(acronym_form(expression) for expression in group))
+        forms = tuple(dict.fromkeys(_form(expression) for expression in group))
         for form in forms:
             table[form] = forms
     return table
+
+
+def _form(expression: str) -> tuple[str, ...]:
+    """A group's expression as search looks for it: an acronym's form, or a phrase's words
+    with the stop words between them."""
+    form = acronym_form(expression)
+    return analyze_phrase(expression) if len(form) > 1 else form
 
 
 
@@ -63,12 +72,15 @@ class Synonyms:
     table: SynonymTable
     acronyms: frozenset[tuple[str, ...]]  # the forms in the table that are acronyms
     meanings: dict[tuple[str, ...], list[str]]  # a learned acronym → its long forms
+    # The word of a long form that papers writing an acronym for it must hold too, where
+    # most papers writing the acronym mean something else (opened.OpenIndex.telling_word).
+    telling: Telling | None = None
 
     @classmethod
     def of(cls, meanings: Iterable[Meaning] = ()) -> Synonyms:
         hand = cls.hand()
         meanings = list(meanings)
-        learned = learned_groups(meanings, set(hand.table))
+        learned = learned_groups(meanings, set(hand.table), analyze_phrase)
         by_acronym: dict[tuple[str, ...], list[str]] = {}
         for meaning in meanings:
             acronym = acronym_form(meaning.acronym)
@@ -99,10 +111,23 @@ class Synonyms:
     def expand(self, typed: str, tokens: tuple[str, ...]) -> Query:
         """The tokens, or any form of the group the typed text means, the typed form first."""
         key = self.key(typed, tokens)
-        if key is None:
-            return text_query(tokens)
-        return Or([text_query(form, 1.0 if form == key else weights.WEIGHTS.other_form)
-                   for form in self.table[key]])
+        return text_query(tokens) if key is None else self.group(key, tokens)
+
+    def group(self, key: tuple[str, ...], typed: tuple[str, ...] | None) -> Query:
+        """Any form of the key's group: the `typed` form as typed (with its own stop words:
+        "mixture experts") and first; every form alike when None. An acronym found for a
+        long form comes with the long form's telling word where most papers writing the
+        acronym mean something else: "diffusion model" finds DM only beside "diffusion",
+        not in the papers that write DM for data mining."""
+        clauses = []
+        for form in self.table[key]:
+            clause = text_query(typed if form == typed else form,
+                                1.0 if typed is None or form == key
+                                else weights.WEIGHTS.other_form)
+            word = (self.telling(form, key) if self.telling is not None
+                    and form in self.acronyms and key not in self.acronyms else None)
+            clauses.append(And([clause, text_query((word,))]) if word else clause)
+        return Or(clauses)
 
     def learned_meanings(self, typed: str, tokens: tuple[str, ...]) -> list[str] | None:
         """The learned long forms a typed word expands to, if it is a learned acronym."""

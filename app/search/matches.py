@@ -16,16 +16,19 @@ from collections.abc import Iterable
 from copy import copy
 
 import numpy as np
+from whoosh import matching
 from whoosh.query import And, AndNot, Every, Not, NullQuery, Or, Phrase, Query, Term
 from whoosh.query.ranges import NumericRange
 from whoosh.searching import Searcher
 
+from app.search.analysis import MAX_STOPS, STOP_BITS
 from app.search.arrays import deleted_docs, term_postings
+from app.search.clauses import GappedPhrase
 from app.search.columns import as_mask
 from app.search.postings import TermPostings
 
 MAX_RANGE_VALUES = 1000  # wider ranges than years: Whoosh's trie terms
-Phrases = dict[tuple[str, tuple[str, ...]], np.ndarray]
+Phrases = dict[tuple[str, tuple[str, ...], tuple[int, ...] | None], np.ndarray]
 
 
 def matching_docs(searcher: Searcher, query: Query,
@@ -48,8 +51,8 @@ def matching_docs(searcher: Searcher, query: Query,
             else positive
     if kind is Not:
         return _live_docs(searcher) & ~matching_docs(searcher, query.query, phrases)
-    if kind is Phrase and query.slop == 1:
-        key = (query.fieldname, tuple(query.words))
+    if isinstance(query, Phrase) and query.slop == 1:
+        key = (query.fieldname, tuple(query.words), getattr(query, "gaps", None))
         if key not in phrases:
             phrases[key] = _phrase_docs(searcher, query)
         return phrases[key]
@@ -60,6 +63,31 @@ def matching_docs(searcher: Searcher, query: Query,
     if kind is NumericRange and query.start is not None and query.end is not None:
         return _range_docs(searcher, query)
     return docs_mask(searcher, searcher.docs_for_query(query))
+
+
+class _WordsWherePhraseStands(GappedPhrase):
+    """A phrase as Whoosh's searcher runs it: its words' matcher (so scores add up as in
+    Whoosh's phrase matcher) kept to the documents where the phrase stands."""
+
+    def matcher(self, searcher: Searcher, context: object = None) -> matching.Matcher:
+        docs = np.flatnonzero(matching_docs(searcher, self))  # the leaf's own numbers
+        if not docs.size:
+            return matching.NullMatcher()
+        words = And([Term(self.fieldname, word) for word in self.words])
+        return matching.FilterMatcher(words.matcher(searcher, context), set(docs.tolist()),
+                                      boost=self.boost)
+
+
+def whoosh_query(query: Query) -> Query:
+    """The query for Whoosh's own searcher (sorted results, downloads): its phrases matched
+    as matching_docs matches them, with the stop words stored under each position."""
+    def swap(node: Query) -> Query:
+        if not isinstance(node, Phrase) or node.slop != 1:
+            return node
+        return _WordsWherePhraseStands(node.fieldname, list(node.words), boost=node.boost,
+                                       gaps=getattr(node, "gaps", None))
+
+    return query.accept(swap)
 
 
 def whoosh_filter(docs: np.ndarray) -> set[int]:
@@ -99,10 +127,12 @@ def _range_docs(searcher: Searcher, query: NumericRange) -> np.ndarray:
 
 
 def _phrase_docs(searcher: Searcher, phrase: Phrase) -> np.ndarray:
-    """Documents with the words at consecutive positions: the documents with every word but
-    the commonest, then, rarest word first, the (document, start) pairs where the phrase can
+    """Documents with the words at consecutive places (and as many stop words between them
+    as the phrase's gaps say, when it knows them): the documents with every word but the
+    commonest, then, rarest word first, the (document, start) pairs where the phrase can
     still start, as sorted 64-bit keys intersected in C."""
     words = phrase.words
+    gaps = getattr(phrase, "gaps", None)
     if len(words) < 2:
         return _term_docs(searcher, phrase.fieldname, words[0]) if words \
             else _no_docs(searcher)
@@ -124,7 +154,7 @@ def _phrase_docs(searcher: Searcher, phrase: Phrase) -> np.ndarray:
             if not docs.size:
                 break
             word = term_postings(reader, phrase.fieldname, words[i], positions=True)
-            shifted = _phrase_starts(word, docs, i)
+            shifted = _phrase_starts(word, docs, i, gaps[i - 1] if gaps and i else None)
             starts = shifted if starts is None else np.intersect1d(starts, shifted,
                                                                    assume_unique=True)
         if starts is not None and starts.size:
@@ -145,9 +175,11 @@ def _term_docs(searcher: Searcher, fieldname: str, text: object) -> np.ndarray:
     return docs
 
 
-def _phrase_starts(found: TermPostings, docs: np.ndarray, place: int) -> np.ndarray:
-    """Sorted keys (document << 32) | (position - place + _BIAS) of the term's positions in
-    the sorted `docs`, for the word at `place` in a phrase."""
+def _phrase_starts(found: TermPostings, docs: np.ndarray, place: int,
+                   stops: int | None) -> np.ndarray:
+    """Sorted keys (document << 32) | (word place - place + _BIAS) of the term's positions in
+    the sorted `docs`, for the word at `place` in a phrase, only those with `stops` stop
+    words just before them when it is given."""
     assert found.bounds is not None and found.positions is not None
     selected = np.flatnonzero(np.isin(found.ids, docs, assume_unique=True))
     bounds = found.bounds.astype(np.int64)
@@ -155,16 +187,21 @@ def _phrase_starts(found: TermPostings, docs: np.ndarray, place: int) -> np.ndar
     first = np.repeat(bounds[selected] - (np.cumsum(counts) - counts), counts)
     positions = found.positions[first + np.arange(int(counts.sum()))].astype(np.int64)
     documents = np.repeat(found.ids[selected].astype(np.int64), counts)
-    return (documents << 32) | (positions - place + _BIAS)  # sorted: documents, then positions
+    if stops is not None:
+        kept = (positions & MAX_STOPS) == stops
+        positions, documents = positions[kept], documents[kept]
+    # Sorted: documents, then positions.
+    return (documents << 32) | ((positions >> STOP_BITS) - place + _BIAS)
 
 
 def positions_in(searcher: Searcher, fieldname: str, word: str, doc: int) -> np.ndarray:
-    """The word's positions in one document (by the searcher's document number)."""
+    """The word's places in one document (by the searcher's document number), stop words
+    not counted."""
     for leaf, offset in searcher.leaf_searchers():
         reader = leaf.reader()
         if offset <= doc < offset + reader.doc_count_all():
             return term_postings(reader, fieldname, word, positions=True).positions_of(
-                doc - offset)
+                doc - offset) >> STOP_BITS
     return np.zeros(0, dtype=np.int32)
 
 

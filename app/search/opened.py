@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import itertools
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 from whoosh import index as whoosh_index
+from whoosh.query import Term
 from whoosh.searching import Searcher
 
 from app.search import bm25
@@ -19,12 +20,14 @@ from app.search.acronyms import Meaning
 from app.search.columns import FacetColumn
 from app.search.completions import Completions
 from app.search.expand import Synonyms
+from app.search.matches import matching_docs
 from app.search.paper_ids import PaperIds
 from app.search.vectors import Model, read_model
 from app.search.vocabulary import Vocabulary
 from app.whats_new.edition_terms import EditionTerms
 
 _openings = itertools.count()
+TELLING_SHARE = 0.5
 
 
 @dataclass
@@ -52,9 +55,26 @@ class OpenIndex:
     # apps on one catalog, an app started again) share the identity, not what they hold open.
     opening: int = field(default_factory=lambda: next(_openings))
     synonyms: Synonyms = field(init=False)
+    _telling: dict[tuple[tuple[str, ...], tuple[str, ...]], str | None] = field(
+        default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.synonyms = Synonyms.of(self.meanings)
+        self.synonyms = replace(Synonyms.of(self.meanings), telling=self.telling_word)
+
+    def telling_word(self, acronym: tuple[str, ...], long_form: tuple[str, ...]) -> str | None:
+        """The long form's rarest word, when fewer than half of the papers writing the
+        acronym hold it: there the acronym mostly means something else (IJCAI's keywords
+        write DM for data mining, not diffusion models; CF is collaborative filtering as
+        often as catastrophic forgetting). None where most papers writing it mean this."""
+        key = (acronym, long_form)
+        if key not in self._telling:
+            searcher = self.searcher
+            word = min(long_form, key=lambda term: searcher.doc_frequency("text", term))
+            writing = matching_docs(searcher, Term("text", acronym[0]))
+            holding = np.count_nonzero(writing & matching_docs(searcher, Term("text", word)))
+            self._telling[key] = word if holding < TELLING_SHARE * np.count_nonzero(
+                writing) else None
+        return self._telling[key]
 
     @cached_property
     def with_vectors(self) -> np.ndarray:

@@ -21,31 +21,20 @@ from app.search.analysis import analyze
 from app.search.clauses import text_query
 from app.search.expand import with_family
 from app.search.filters import FacetFilter
-from app.search.matches import Phrases, docs_mask, matching_docs, matching_query, whoosh_filter
+from app.search.matches import (
+    Phrases,
+    docs_mask,
+    matching_docs,
+    matching_query,
+    whoosh_filter,
+    whoosh_query,
+)
 from app.search.opened import OpenIndex
-from app.search.parts import (
-    FILTER_INDEX_FIELDS,
-    TEXT_FIELDS,
-    QueryParts,
-    excludes,
-    phrase_words,
-)
-from app.search.query import (
-    MAX_TEXT_CHARS,
-    ParsedQuery,
-    QueryParser,
-    is_pasted_text,
-    replace_word,
-)
+from app.search.parts import FILTER_INDEX_FIELDS, TEXT_FIELDS, QueryParts, excludes, phrase_words
+from app.search.query import MAX_TEXT_CHARS, ParsedQuery, QueryParser, is_pasted_text, replace_word
 from app.search.question import PartMatches, Reading, is_function_word, said_as_words
 from app.search.ranking import match_scores, top_matches
-from app.search.results import (
-    PER_PAGE,
-    QueryReading,
-    SearchHit,
-    SearchRequest,
-    SearchResult,
-)
+from app.search.results import PER_PAGE, QueryReading, SearchHit, SearchRequest, SearchResult
 from app.search.snippets import make_snippet, query_terms
 from app.words import FILLER_WORDS
 
@@ -125,8 +114,8 @@ class Search:
         if sortedby is None and (resolved.bag is not None or resolved.likeness is not None):
             ranked = self._own_order(resolved, limit or int(np.count_nonzero(allowed)))
             return [self.current.ids[doc] for doc, _ in ranked]
-        results = self.searcher.search(query, limit=limit, filter=whoosh_filter(allowed),
-                                       sortedby=sortedby)
+        results = self.searcher.search(whoosh_query(query), limit=limit,
+                                       filter=whoosh_filter(allowed), sortedby=sortedby)
         return [self.current.ids[hit.docnum] for hit in results]
 
     def _resolve(self) -> Resolved:
@@ -195,7 +184,8 @@ class Search:
         complete = self._filtered(bag.complete & required)
         result.reading = QueryReading(parsed.reading.value, parsed.dropped, bag.labels,
                                       int(np.count_nonzero(complete)))
-        return Resolved(result, parsed, Or(related), listed, self._filtered(listed), bag)
+        return Resolved(result, parsed, Or(related + parsed.lacking), listed,
+                        self._filtered(listed), bag)
 
     def _own_order(self, resolved: Resolved, limit: int) -> list[tuple[int, float]]:
         """The best `limit` of a pasted text's or a question's papers, in their own order."""
@@ -390,7 +380,7 @@ class Search:
         # (tests/search/test_matches.py). Otherwise none: a filter costs Whoosh its skipping.
         exact = (not np.array_equal(allowed, docs) or excludes(query)
                  or resolved.bag is not None)
-        results = self.searcher.search(query, limit=limit,
+        results = self.searcher.search(whoosh_query(query), limit=limit,
                                        filter=whoosh_filter(allowed) if exact else None,
                                        sortedby=sortedby)
         # Not list(results): that asks len(), which counts every match a second time.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from whoosh.query import (
@@ -28,8 +28,8 @@ from whoosh.query import (
 
 from app.facets import BY_NAME, FACETS, Kind
 from app.search.analysis import analyze, word_analyzer
-from app.search.clauses import text_query
-from app.search.expand import Synonyms, SynonymTable
+from app.search.clauses import analyze_phrase, text_query
+from app.search.expand import Synonyms
 from app.search.parts import (
     AUTHOR,
     FILTER_FIELDS,
@@ -37,7 +37,14 @@ from app.search.parts import (
     concepts,
     query_parts,
 )
-from app.search.question import Reading, is_function_word, prose_tokens, reading_of
+from app.search.question import (
+    Reading,
+    doing_without,
+    is_doing_without,
+    is_function_word,
+    prose_tokens,
+    reading_of,
+)
 
 MAX_QUERY_CHARS = 500
 # A query of more words is a pasted text (an abstract): answered by papers like it as a whole
@@ -68,6 +75,9 @@ class ParsedQuery:
     expansions: list[tuple[str, list[str]]] = field(default_factory=list)
     reading: Reading = Reading.KEYWORDS  # a question or a description: see question.py
     dropped: list[str] = field(default_factory=list)  # its function words, left out
+    # Scored, not required: how papers say they do without what a question asks to do
+    # without ("without backpropagation", "backpropagation-free": question.doing_without).
+    lacking: list[Query] = field(default_factory=list)
 
     @property
     def message(self) -> str | None:
@@ -131,12 +141,14 @@ class QueryParser:
         self.tokens = list(_TOKEN.finditer(text))
         self.position = 0
         self.dropped: list[str] = []
+        self.lacking: list[Query] = []
+        self.doing_without = False
         self.reading = reading_of(self.tokens, text, unmatched)
         if self.reading is not Reading.KEYWORDS:
             self.tokens, asking = prose_tokens(self.tokens)
             self.dropped.extend(asking)
         parsed = ParsedQuery(text, None, notes=notes, reading=self.reading,
-                             dropped=self.dropped)
+                             dropped=self.dropped, lacking=self.lacking)
         if not self.tokens:
             return parsed
         query = self._expression(depth=0)
@@ -219,8 +231,9 @@ class QueryParser:
                 self._note("An unclosed quote was closed at the end of the query.")
             # Quoted, a learned acronym means itself ("GP" alone): only the hand-written
             # table expands it. A quoted long form finds its acronym, learned or not.
-            tokens = analyze(token["phrase"])
-            synonyms = Synonyms.hand() if len(tokens) == 1 else self.synonyms
+            tokens = analyze_phrase(token["phrase"])
+            synonyms = replace(Synonyms.hand(), telling=self.synonyms.telling) \
+                if len(tokens) == 1 else self.synonyms
             return self._counted(_Item(synonyms.expand(token["phrase"], tokens),
                                        negated)) if tokens else None
         return self._word(token["word"], negated)
@@ -235,12 +248,16 @@ class QueryParser:
     def _word(self, word: str, negated: bool) -> _Item | None:
         if word.endswith("*"):
             return self._prefix(word.rstrip("*"), negated)
-        tokens = analyze(word)
+        tokens = analyze_phrase(word)  # "in-context": a phrase, as written
         if not tokens:
             return None  # punctuation, a stop word or a lone operator
         if self.reading is not Reading.KEYWORDS and not negated and is_function_word(word):
             self.dropped.append(word)  # "how", "best": a question's words, not its concepts
+            self.doing_without = self.doing_without or is_doing_without(word)
             return None
+        if self.doing_without and not negated:
+            self.lacking.extend(text_query(form) for form in doing_without(tokens))
+        self.doing_without = False
         if not negated:
             self.words.append(word)
             meanings = self.synonyms.learned_meanings(word, tokens)
@@ -280,7 +297,7 @@ class QueryParser:
         return _Item(query, negated)
 
     def _combine(self, items: list[_Item]) -> Query | None:
-        items = _join_synonym_spans(items, self.synonyms.table)
+        items = _join_synonym_spans(items, self.synonyms)
         positive = [item.query for item in items if not item.negated]
         negative = [item.query for item in items if item.negated]
         if not positive and not negative:
@@ -315,10 +332,11 @@ def _filter_query(name: str, value: str) -> Query | None:
     return And([Term(name, w) for w in words]) if words else None
 
 
-def _join_synonym_spans(items: list[_Item], table: SynonymTable) -> list[_Item]:
+def _join_synonym_spans(items: list[_Item], synonyms: Synonyms) -> list[_Item]:
     """Runs of bare words that spell a synonym ("large language model") mean its group, as
     the quoted phrase does: the phrase or any other form ("LLM"), so that every member of a
     group finds the same papers."""
+    table = synonyms.table
     longest = max(map(len, table), default=1)
     joined: list[_Item] = []
     i = 0
@@ -328,9 +346,8 @@ def _join_synonym_spans(items: list[_Item], table: SynonymTable) -> list[_Item]:
             if any(item.plain_tokens is None for item in span):
                 continue
             tokens = tuple(t for item in span for t in item.plain_tokens or ())
-            forms = table.get(tokens)
-            if forms:
-                joined.append(_Item(Or([text_query(form) for form in forms])))
+            if tokens in table:
+                joined.append(_Item(synonyms.group(tokens, None)))
                 i += n
                 break
         else:

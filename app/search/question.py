@@ -36,6 +36,7 @@ from whoosh.searching import Searcher
 
 from app.search import weights
 from app.search.analysis import analyze
+from app.search.clauses import Tokens
 from app.words import (
     AUXILIARIES,
     INTERROGATIVES,
@@ -44,6 +45,8 @@ from app.words import (
     REQUEST_LEADS,
 )
 
+WITHOUT = frozenset({"without"})
+WITHOUT_TERM, FREE_TERM = analyze("without")[0], analyze("free")[0]
 # A query with this many content words is a description: no paper holds them all; one with
 # fewer is, when no paper does.
 MANY_WORDS = 6
@@ -111,6 +114,18 @@ def prose_tokens(tokens: list[re.Match[str]]) -> tuple[list[re.Match[str]], list
 
 def is_function_word(word: str) -> bool:
     return _plain(word) in QUESTION_FUNCTION_WORDS
+
+
+def is_doing_without(word: str) -> bool:
+    return _plain(word) in WITHOUT
+
+
+def doing_without(lacking: tuple[str, ...]) -> list[Tokens]:
+    """How papers write that they do without a concept: "without backpropagation",
+    "backpropagation-free". A question asking for that ranks them first among the papers
+    holding the concept, which stays a concept: papers that do without a thing name it."""
+    return [Tokens((WITHOUT_TERM, *lacking), [0] * len(lacking)),
+            Tokens((*lacking, FREE_TERM), [0] * len(lacking))]
 
 
 def is_content_word(word: str) -> bool:

@@ -60,7 +60,7 @@ def _scored_terms(searcher: Searcher, query: Query, phrases: Phrases) -> list[Le
         return [(query.fieldname, query.text, query.boost, None)]
     if kind in CONSTANT:
         return []
-    if kind is Phrase and query.slop == 1:
+    if isinstance(query, Phrase) and query.slop == 1:
         where = matching_docs(searcher, query, phrases)
         return [(query.fieldname, word, query.boost, where) for word in query.words]
     if query.boost != 1.0:

@@ -15,12 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from whoosh.query import Phrase
 from whoosh.searching import Searcher
 
 from app.search import reasons, weights
 from app.search.analysis import analyze
 from app.search.bm25 import Leaf, best_scores, bm25_sums
+from app.search.clauses import GappedPhrase
 from app.search.columns import FacetColumn, as_mask
 from app.search.filters import FacetFilter
 from app.search.matches import matching_docs
@@ -167,7 +167,7 @@ def _list_leaves(searcher: Searcher, profile: list[tuple[str, float, int]],
         leaves += [(field, term, weight * boost, None) for term, weight, _ in profile]
         weight = weights.WEIGHTS.list_phrases * mean * boost
         for terms in phrases:
-            where = matching_docs(searcher, Phrase(field, list(terms)))
+            where = matching_docs(searcher, GappedPhrase(field, list(terms)))
             leaves += [(field, term, weight, where) for term in terms]
     return leaves
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 from whoosh.searching import Searcher
 
-from app.search.analysis import analyze
+from app.search.analysis import STOP_BITS, analyze
 from app.search.arrays import FieldArrays, deleted_docs, field_arrays, windows
 from app.search.columns import read_columns
 from app.search.held_files import write_array_directory
@@ -82,7 +82,7 @@ def _phrase_pairs(arrays: FieldArrays, chosen: np.ndarray, codes: np.ndarray, do
     # Only the chunk's positions are read: each chosen posting's run of them.
     at = np.arange(int(per_posting.sum()), dtype=np.int64)
     at += np.repeat(begin - (np.cumsum(per_posting) - per_posting), per_posting)
-    positions = _gather(arrays.positions, at)
+    positions = _gather(arrays.positions, at) >> STOP_BITS  # places: stop words skipped
     del at, begin
     codes_at = np.repeat(codes, per_posting)
     docs_at = np.repeat(docs, per_posting)

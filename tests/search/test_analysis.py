@@ -2,12 +2,14 @@ import pytest
 from whoosh.formats import Positions
 
 from app.search.analysis import (
+    MAX_STOPS,
     AnalyzedPositions,
     _stemming_chain,
     _word_chain,
     americanize,
     catalog_analyzer,
     word_analyzer,
+    word_place,
 )
 from tests.conftest import SEEDS, parse_list_file
 
@@ -19,6 +21,12 @@ def tokens(analyzer, text, **options):
             for t in analyzer(text, positions=True, chars=True, **options)]
 
 
+def places(found):
+    """Tokens with their stored positions as the word places the filter chain gives."""
+    return [(text, pos if stopped else word_place(pos), *rest)
+            for text, pos, *rest, stopped in found]
+
+
 @pytest.mark.parametrize(("fast", "reference"), [(catalog_analyzer, _stemming_chain),
                                                  (word_analyzer, _word_chain)])
 @pytest.mark.parametrize("options", [{}, {"removestops": False}, {"start_pos": 7}])
@@ -26,7 +34,8 @@ def test_cached_analyzer_gives_exactly_the_filter_chains_tokens(fast, reference,
     texts = [TRICKY] + [a.text for path in sorted(SEEDS.glob("*.txt"))
                         for a in parse_list_file(path).abstracts]
     for text in texts:
-        assert tokens(fast(), text, **options) == tokens(reference(), text, **options)
+        assert places(tokens(fast(), text, **options)) == places(
+            [(*token[:-1], True) for token in tokens(reference(), text, **options)])
 
 
 def test_analyzer_unifies_spellings_and_math():
@@ -51,8 +60,24 @@ def test_analyzed_positions_writes_the_postings_whoosh_would(analyzer, boost):
         a.text for path in sorted(SEEDS.glob("*.txt")) for a in parse_list_file(path).abstracts]
     fast, reference = AnalyzedPositions(field_boost=boost), Positions(field_boost=boost)
     for text in texts:
-        assert (sorted(fast.word_values(text, analyzer(), mode="index"))
-                == sorted(reference.word_values(text, _chain_of(analyzer), mode="index")))
+        assert sorted(fast.word_values(text, analyzer(), mode="index")) == sorted(
+            reference.word_values(text, analyzer(), mode="index"))
+        assert sorted(_placed(fast, fast.word_values(text, analyzer(), mode="index"))) == sorted(
+            _placed(reference, reference.word_values(text, _chain_of(analyzer), mode="index"),
+                    stored=False))
+
+
+def _placed(format, values, stored=True):
+    """Postings with their positions as word places (the filter chain's are already)."""
+    return [(text, freq, weight, [word_place(p) if stored else p
+                                  for p in format.decode_positions(value)])
+            for text, freq, weight, value in values]
+
+
+def test_a_stored_position_holds_the_stop_words_just_before_its_word():
+    found = catalog_analyzer().positions("In the context of learning, a of the an at model")
+    assert {term: [(word_place(p), p & MAX_STOPS) for p in at] for term, at in found.items()} \
+        == {"in": [(0, 0)], "context": [(1, 1)], "learn": [(2, 1)], "model": [(3, MAX_STOPS)]}
 
 
 def _chain_of(analyzer):

@@ -11,10 +11,12 @@ from whoosh.query import And, AndNot, Every, Not, NullQuery, NumericRange, Or, P
 
 from app.ingest.load import ingest_paths
 from app.search import arrays, bm25, weights
+from app.search.analysis import MAX_STOPS, word_place
 from app.search.arrays import ARRAYS_DIR
 from app.search.bm25 import top_by_terms
+from app.search.clauses import GappedPhrase
 from app.search.index import SyncKind, sync_index
-from app.search.matches import matching_docs, matching_query, whoosh_filter
+from app.search.matches import matching_docs, matching_query, whoosh_filter, whoosh_query
 from app.search.query import QueryParser
 from app.search.ranking import CONSTANT, top_matches
 from tests.conftest import Catalog, write_list
@@ -27,7 +29,11 @@ BUILT = [Term("text", "learn"), Term("text", "absent"), Every(), NullQuery,
          And([Term("text", "learn"), Term("text", "graph")]),
          Or([Term("headline", "graph"), Term("text", "diffus")]),
          AndNot(Every(), Term("text", "learn")), Not(Term("text", "the")),
-         Phrase("text", ["in", "context", "learn"]), NumericRange("year", 2025, 2026),
+         GappedPhrase("text", ["in", "context", "learn"]), NumericRange("year", 2025, 2026),
+         GappedPhrase("text", ["in", "context", "learn"], gaps=(0, 0)),
+         GappedPhrase("text", ["learn", "model"], gaps=(1,)),
+         GappedPhrase("text", ["learn", "model"], gaps=(0,)),
+         GappedPhrase("text", ["learn", "model"]),
          NumericRange("year", 2025, 2026, startexcl=True), NumericRange("year", 2020, 2026,
                                                                         endexcl=True),
          NumericRange("year", 1, 10_000)]
@@ -49,7 +55,32 @@ def _whoosh_docs(searcher, query) -> set[int]:
     if type(query) in (And, Or):
         parts = [_whoosh_docs(searcher, q) for q in query.subqueries]
         return set.intersection(*parts) if type(query) is And else set().union(*parts)
+    if isinstance(query, Phrase):
+        return _phrase_docs(searcher, query)
     return set(searcher.docs_for_query(query))
+
+
+def _phrase_docs(searcher, phrase) -> set[int]:
+    """A phrase's documents from Whoosh's own postings, word by word in Python: its words
+    at consecutive places, with as many stop words between as its gaps say (any if None)."""
+    reader, gaps = searcher.reader(), getattr(phrase, "gaps", None)
+    at: dict[str, dict[int, list[int]]] = {}
+    for word in phrase.words:
+        if (phrase.fieldname, word) not in reader:
+            return set()
+        postings, at[word] = reader.postings(phrase.fieldname, word), {}
+        while postings.is_active():
+            if not reader.is_deleted(postings.id()):
+                at[word][postings.id()] = postings.value_as("positions")
+            postings.next()
+    found = set()
+    for doc in set.intersection(*(set(docs) for docs in at.values())):
+        stored = [{word_place(p): p & MAX_STOPS for p in at[word][doc]} for word in phrase.words]
+        if any(all(start + i in places and (gaps is None or not i
+                                            or places[start + i] == gaps[i - 1])
+                   for i, places in enumerate(stored)) for start in stored[0]):
+            found.add(doc)
+    return found
 
 
 def _found(searcher, query) -> set[int]:
@@ -143,7 +174,8 @@ def test_top_matches_rank_as_whoosh_ranks_plain_word_queries(fresh: Catalog, tmp
             constant = sum(type(q) in CONSTANT for q in query.children()) \
                 if type(query) is And else 0
             expected = [(hit.docnum, 0.0 if type(base) in CONSTANT else hit.score - constant)
-                        for hit in searcher.search(query, limit=10, filter=whoosh_filter(docs))]
+                        for hit in searcher.search(whoosh_query(query), limit=10,
+                                                        filter=whoosh_filter(docs))]
             assert [doc for doc, _ in got] == [doc for doc, _ in expected], query
             assert all(abs(a - b) <= 1e-5 * b
                        for (_, a), (_, b) in zip(got, expected, strict=True)), query
@@ -153,10 +185,11 @@ def test_top_matches_rank_as_whoosh_ranks_plain_word_queries(fresh: Catalog, tmp
 
 def test_phrases_match_alike_from_the_arrays_and_decoded_and_kept(fresh: Catalog):
     phrases = [Phrase("text", ["in", "context", "learn"]), Phrase("text", ["of", "the"]),
-               Phrase("text", ["large", "language", "model"]), Phrase("text", ["the", "absent"])]
+               Phrase("text", ["large", "language", "model"]), Phrase("text", ["the", "absent"]),
+               GappedPhrase("text", ["learn", "model"], gaps=(1,))]
     directory = fresh.settings.index_path.resolve()
     with whoosh_index.open_dir(str(directory)).searcher() as searcher:
-        expected = [set(searcher.docs_for_query(phrase)) for phrase in phrases]
+        expected = [_phrase_docs(searcher, phrase) for phrase in phrases]
         assert sum(map(len, expected)) >= 10
         assert [_found(searcher, phrase) for phrase in phrases] == expected
     shutil.rmtree(directory / ARRAYS_DIR)  # then positions are decoded, then kept

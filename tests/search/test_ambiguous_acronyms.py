@@ -1,0 +1,49 @@
+"""A long form finds its acronym only beside the long form's telling word where most papers
+writing the acronym mean something else: "sharpness-aware minimization" is not the segment
+anything model, though both write SAM. Where most papers writing it mean the long form, the
+acronym alone is enough."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.conftest import Catalog, make_catalog, write_list
+
+SHARP = [f"Sharpness-aware minimization (SAM) finds flat quokka minima {i}." for i in range(2)]
+SEGMENT = [f"The segment anything model (SAM) cuts quokka images into masks {i}."
+           for i in range(5)]
+GRAPH = [f"Graph neural networks (GNNs) classify quokka nodes {i}." for i in range(3)]
+BARE = "GNNs predict the properties of quokka molecules."
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory):
+    from app.main import create_app
+
+    catalog: Catalog = make_catalog(tmp_path_factory.mktemp("ambiguous"))
+    write_list(catalog.seeds / "ambiguous.txt", "AMBIGUOUS 2026 Papers",
+               *SHARP, *SEGMENT, *GRAPH, BARE)
+    catalog.ingest(catalog.seeds)
+    with TestClient(create_app(catalog.settings), raise_server_exceptions=False) as client:
+        yield client
+
+
+def found(client: TestClient, q: str) -> set[str]:
+    body = client.get("/api/search", params={"q": f"{q} quokka", "per_page": 100}).json()
+    return {hit["abstract"] for hit in body["hits"] if not hit["partial"]}
+
+
+@pytest.mark.parametrize("query", ['"sharpness-aware minimization"',
+                                   "sharpness-aware minimization", "sharpness aware minimization"])
+def test_a_long_form_finds_an_ambiguous_acronym_only_beside_its_telling_word(client, query):
+    assert found(client, query) == set(SHARP)
+
+
+def test_the_acronym_typed_still_finds_every_paper_writing_it(client):
+    assert found(client, "SAM") == set(SHARP) | set(SEGMENT)
+
+
+def test_a_long_form_finds_an_acronym_most_papers_write_for_it(client):
+    assert found(client, "graph neural network") == set(GRAPH) | {BARE}
+    assert found(client, '"graph neural networks"') == set(GRAPH) | {BARE}
