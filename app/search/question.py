@@ -37,6 +37,7 @@ from whoosh.searching import Searcher
 from app.search import weights
 from app.search.analysis import analyze
 from app.search.clauses import Tokens
+from app.search.lemma_table import lemmas
 from app.words import (
     AUXILIARIES,
     INTERROGATIVES,
@@ -47,6 +48,7 @@ from app.words import (
 
 WITHOUT = frozenset({"without"})
 WITHOUT_TERM, FREE_TERM = analyze("without")[0], analyze("free")[0]
+_VERB_ONLY = frozenset({"VERB", "AUX"})
 # A query with this many content words is a description: no paper holds them all; one with
 # fewer is, when no paper does.
 MANY_WORDS = 6
@@ -120,10 +122,15 @@ def is_doing_without(word: str) -> bool:
     return _plain(word) in WITHOUT
 
 
-def doing_without(lacking: tuple[str, ...]) -> list[Tokens]:
-    """How papers write that they do without a concept: "without backpropagation",
-    "backpropagation-free". A question asking for that ranks them first among the papers
-    holding the concept, which stays a concept: papers that do without a thing name it."""
+def doing_without(typed: str, lacking: tuple[str, ...]) -> list[Tokens]:
+    """How papers write that they do without a concept (`typed`, analyzed to `lacking`):
+    "without backpropagation", "backpropagation-free". A question asking for that ranks them
+    first among the papers holding the concept, which stays a concept: papers that do
+    without a thing name it. Nothing for a verb: "without losing accuracy" asks for pruning
+    that keeps its accuracy, not for papers that write "without losing"."""
+    parts = lemmas(_plain(typed))
+    if parts and set(parts) <= _VERB_ONLY:
+        return []
     return [Tokens((WITHOUT_TERM, *lacking), [0] * len(lacking)),
             Tokens((*lacking, FREE_TERM), [0] * len(lacking))]
 
