@@ -4,8 +4,9 @@ Researchers type questions ("how to make diffusion models sample faster"), reque
 about federated learning") and descriptions (a sentence, an author's TL;DR). Read as
 keywords, every word must match: "how" and "best" become required, and a paper is ranked by
 how many of the typed words it lacks, not by what those words weigh. So a query is read as a
-**question** when one of its plain (unquoted) words asks (`app.words.INTERROGATIVES`), when it
-starts as a yes/no question or a request (`AUXILIARIES`, `REQUEST_LEADS`), or ends with "?";
+**question** when one of its plain (unquoted) words asks (`app.words.INTERROGATIVES`: the
+first word, or any word of a short query), when it starts as a yes/no question or a request
+(`AUXILIARIES`, `REQUEST_LEADS`), or ends with "?";
 and as a **description** when it has `MANY_WORDS` content words or more. Then:
 
 - the function words of questions and requests (`QUESTION_FUNCTION_WORDS`) are left out:
@@ -81,13 +82,17 @@ def reading_of(tokens: list[re.Match[str]], text: str, unmatched: bool = False) 
     content = [word for word in words if is_content_word(word)]
     if not content and not phrases:
         return Reading.KEYWORDS  # "what is best": nothing else to search for
-    asks = (any(p in INTERROGATIVES for p in plain) or (plain and plain[0] in AUXILIARIES)
+    many = FEW_WORDS if unmatched else MANY_WORDS
+    long = len(content) + phrases >= many
+    # Within a long text, "when" or "which" joins clauses of a description ("by learning
+    # when to call APIs"); a question starts by asking or ends with "?".
+    asks = ((plain and plain[0] in INTERROGATIVES | AUXILIARIES)
+            or (not long and any(p in INTERROGATIVES for p in plain))
             or any(tuple(plain[:len(lead)]) == lead for lead in REQUEST_LEADS)
             or text.rstrip().endswith("?"))
     if asks:
         return Reading.QUESTION
-    many = FEW_WORDS if unmatched else MANY_WORDS
-    return Reading.DESCRIPTION if len(content) + phrases >= many else Reading.KEYWORDS
+    return Reading.DESCRIPTION if long else Reading.KEYWORDS
 
 
 def prose_tokens(tokens: list[re.Match[str]]) -> tuple[list[re.Match[str]], list[str]]:
