@@ -27,6 +27,7 @@ from whoosh.query import (
 )
 
 from app.facets import BY_NAME, FACETS, Kind
+from app.search import weights
 from app.search.analysis import analyze, word_analyzer
 from app.search.clauses import analyze_phrase, text_query
 from app.search.expand import Synonyms
@@ -256,7 +257,8 @@ class QueryParser:
             self.doing_without = self.doing_without or is_doing_without(word)
             return None
         if self.doing_without and not negated:
-            self.lacking.extend(text_query(form) for form in doing_without(tokens))
+            self.lacking.extend(text_query(form, weights.WEIGHTS.doing_without)
+                                for form in doing_without(word, tokens))
         self.doing_without = False
         if not negated:
             self.words.append(word)

@@ -4,8 +4,9 @@ Researchers type questions ("how to make diffusion models sample faster"), reque
 about federated learning") and descriptions (a sentence, an author's TL;DR). Read as
 keywords, every word must match: "how" and "best" become required, and a paper is ranked by
 how many of the typed words it lacks, not by what those words weigh. So a query is read as a
-**question** when one of its plain (unquoted) words asks (`app.words.INTERROGATIVES`), when it
-starts as a yes/no question or a request (`AUXILIARIES`, `REQUEST_LEADS`), or ends with "?";
+**question** when one of its plain (unquoted) words asks (`app.words.INTERROGATIVES`: the
+first word, or any word of a short query), when it starts as a yes/no question or a request
+(`AUXILIARIES`, `REQUEST_LEADS`), or ends with "?";
 and as a **description** when it has `MANY_WORDS` content words or more. Then:
 
 - the function words of questions and requests (`QUESTION_FUNCTION_WORDS`) are left out:
@@ -37,6 +38,7 @@ from whoosh.searching import Searcher
 from app.search import weights
 from app.search.analysis import analyze
 from app.search.clauses import Tokens
+from app.search.lemma_table import lemmas
 from app.words import (
     AUXILIARIES,
     INTERROGATIVES,
@@ -47,6 +49,7 @@ from app.words import (
 
 WITHOUT = frozenset({"without"})
 WITHOUT_TERM, FREE_TERM = analyze("without")[0], analyze("free")[0]
+_VERB_ONLY = frozenset({"VERB", "AUX"})
 # A query with this many content words is a description: no paper holds them all; one with
 # fewer is, when no paper does.
 MANY_WORDS = 6
@@ -79,13 +82,17 @@ def reading_of(tokens: list[re.Match[str]], text: str, unmatched: bool = False) 
     content = [word for word in words if is_content_word(word)]
     if not content and not phrases:
         return Reading.KEYWORDS  # "what is best": nothing else to search for
-    asks = (any(p in INTERROGATIVES for p in plain) or (plain and plain[0] in AUXILIARIES)
+    many = FEW_WORDS if unmatched else MANY_WORDS
+    long = len(content) + phrases >= many
+    # Within a long text, "when" or "which" joins clauses of a description ("by learning
+    # when to call APIs"); a question starts by asking or ends with "?".
+    asks = ((plain and plain[0] in INTERROGATIVES | AUXILIARIES)
+            or (not long and any(p in INTERROGATIVES for p in plain))
             or any(tuple(plain[:len(lead)]) == lead for lead in REQUEST_LEADS)
             or text.rstrip().endswith("?"))
     if asks:
         return Reading.QUESTION
-    many = FEW_WORDS if unmatched else MANY_WORDS
-    return Reading.DESCRIPTION if len(content) + phrases >= many else Reading.KEYWORDS
+    return Reading.DESCRIPTION if long else Reading.KEYWORDS
 
 
 def prose_tokens(tokens: list[re.Match[str]]) -> tuple[list[re.Match[str]], list[str]]:
@@ -120,10 +127,15 @@ def is_doing_without(word: str) -> bool:
     return _plain(word) in WITHOUT
 
 
-def doing_without(lacking: tuple[str, ...]) -> list[Tokens]:
-    """How papers write that they do without a concept: "without backpropagation",
-    "backpropagation-free". A question asking for that ranks them first among the papers
-    holding the concept, which stays a concept: papers that do without a thing name it."""
+def doing_without(typed: str, lacking: tuple[str, ...]) -> list[Tokens]:
+    """How papers write that they do without a concept (`typed`, analyzed to `lacking`):
+    "without backpropagation", "backpropagation-free". A question asking for that ranks them
+    first among the papers holding the concept, which stays a concept: papers that do
+    without a thing name it. Nothing for a verb: "without losing accuracy" asks for pruning
+    that keeps its accuracy, not for papers that write "without losing"."""
+    parts = lemmas(_plain(typed))
+    if parts and set(parts) <= _VERB_ONLY:
+        return []
     return [Tokens((WITHOUT_TERM, *lacking), [0] * len(lacking)),
             Tokens((*lacking, FREE_TERM), [0] * len(lacking))]
 

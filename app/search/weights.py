@@ -30,6 +30,10 @@ class Weights:
     coverage: float = 1.0
     # A question's word also finds the words of its family (derivations) at this weight.
     family: float = 0.25
+    # "without X": the phrases that say a paper does without X, scored, not required
+    # (question.doing_without). At 1, "object detection without labels" still led with
+    # label-error papers at L; at 3, with semi-supervised and open-vocabulary detectors.
+    doing_without: float = 3.0
     same_topic: float = 1.3  # a related paper of the same primary topic
     # The share of the score of a paper like a paper (related papers) or like a pasted text
     # that is the cosine of their vectors (vectors.py), the rest its lexical score over the

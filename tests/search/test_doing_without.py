@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
+from app.search.query import QueryParser
 from tests.conftest import Catalog, make_catalog, write_list
 
 THROUGH = [f"Training quokka networks by backpropagation: backpropagation trains quokka "
@@ -39,3 +40,13 @@ def test_keywords_read_without_as_a_word(client: TestClient):
     body = client.get("/api/search", params={"q": "quokka without backpropagation"}).json()
     assert body["reading"] is None
     assert [hit["abstract"] for hit in body["hits"] if not hit["partial"]] == [WITHOUT]
+
+
+@pytest.mark.parametrize(("question", "lacking"), [
+    ("how to train quokka networks without backpropagation", 2),
+    ("can we prune quokka networks without losing accuracy", 0),  # a verb: not a concept
+    ("quokka networks without backpropagation", 0),  # keywords: "without" is a word
+])
+def test_only_a_questions_concept_after_without_adds_its_phrases(question, lacking):
+    parser = QueryParser(lambda prefix: [], lambda name: True)
+    assert len(parser.parse(question).lacking) == lacking

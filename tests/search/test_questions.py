@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from app.search.query import QueryParser
+from app.search.question import Reading
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from bench.keyword_counts import differences, keyword_counts
@@ -207,3 +209,14 @@ def test_parentheses_in_a_description_are_prose(weighed_client: TestClient):
     assert "etc" in body["reading"]["not_required"] and "etc" not in body["reading"]["concepts"]
     assert body["total"] > 0 and body["hits"]
     assert _search(weighed_client, "(pangolin OR bridges) stress")["reading"] is None
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("We propose a method that lets language models use external tools by learning when to "
+     "call APIs", Reading.DESCRIPTION),
+    ("when does double descent happen", Reading.QUESTION),
+    ("language models that learn when to call external tools and APIs?", Reading.QUESTION),
+    ("double descent in deep networks, when", Reading.QUESTION),  # short: any word asks
+])
+def test_an_interrogative_within_a_long_text_joins_its_clauses(text: str, kind: Reading):
+    assert QueryParser(lambda prefix: [], lambda name: True).parse(text).reading is kind
