@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.conftest import Catalog, make_catalog, write_list
+from tests.conftest import served_list
 
 SHARP = [f"Sharpness-aware minimization (SAM) finds flat quokka minima {i}." for i in range(2)]
 SEGMENT = [f"The segment anything model (SAM) cuts quokka images into masks {i}."
@@ -19,13 +19,8 @@ BARE = "GNNs predict the properties of quokka molecules."
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory):
-    from app.main import create_app
-
-    catalog: Catalog = make_catalog(tmp_path_factory.mktemp("ambiguous"))
-    write_list(catalog.seeds / "ambiguous.txt", "AMBIGUOUS 2026 Papers",
-               *SHARP, *SEGMENT, *GRAPH, BARE)
-    catalog.ingest(catalog.seeds)
-    with TestClient(create_app(catalog.settings), raise_server_exceptions=False) as client:
+    with served_list(tmp_path_factory, "AMBIGUOUS 2026 Papers",
+                     *SHARP, *SEGMENT, *GRAPH, BARE) as (_, client):
         yield client
 
 

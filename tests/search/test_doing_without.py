@@ -7,7 +7,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.search.query import QueryParser
-from tests.conftest import Catalog, make_catalog, write_list
+from tests.conftest import served_list
 
 THROUGH = [f"Training quokka networks by backpropagation: backpropagation trains quokka "
            f"networks of depth {i}." for i in range(8)]
@@ -17,12 +17,8 @@ FREE = "A backpropagation-free optimizer for training quokka networks."
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory):
-    from app.main import create_app
-
-    catalog: Catalog = make_catalog(tmp_path_factory.mktemp("without"))
-    write_list(catalog.seeds / "without.txt", "WITHOUT 2026 Papers", *THROUGH, WITHOUT, FREE)
-    catalog.ingest(catalog.seeds)
-    with TestClient(create_app(catalog.settings), raise_server_exceptions=False) as client:
+    with served_list(tmp_path_factory, "WITHOUT 2026 Papers",
+                     *THROUGH, WITHOUT, FREE) as (_, client):
         yield client
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.conftest import Catalog, make_catalog, write_list
+from tests.conftest import served_list
 
 PAPERS = {
     "icl": "We study in-context learning of quokka transformers.",
@@ -19,18 +19,8 @@ PAPERS = {
 
 
 @pytest.fixture(scope="module")
-def gapped(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
-    catalog = make_catalog(tmp_path_factory.mktemp("gapped"))
-    write_list(catalog.seeds / "gapped.txt", "GAP 2026 Papers", *PAPERS.values())
-    catalog.ingest(catalog.seeds)
-    return catalog
-
-
-@pytest.fixture(scope="module")
-def client(gapped: Catalog):
-    from app.main import create_app
-
-    with TestClient(create_app(gapped.settings), raise_server_exceptions=False) as client:
+def client(tmp_path_factory: pytest.TempPathFactory):
+    with served_list(tmp_path_factory, "GAP 2026 Papers", *PAPERS.values()) as (_, client):
         yield client
 
 
