@@ -123,6 +123,9 @@ QUESTION_FUNCTION_WORDS = INTERROGATIVES | AUXILIARIES | STOP_WORDS | frozenset(
     been being apply applies applied applying recommend suggest choose choosing pick picking
     propose proposes proposed proposing
     """.split())
+# Function words of questions that end a compound right after a concept: "path finding",
+# "decision making" (question.is_function_word).
+COMPOUND_ENDS = frozenset({"finding", "making"})
 
 
 def _words(text: str) -> frozenset[str]:

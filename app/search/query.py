@@ -143,7 +143,7 @@ class QueryParser:
         self.position = 0
         self.dropped: list[str] = []
         self.lacking: list[Query] = []
-        self.doing_without = False
+        self.doing_without = self.after_concept = False
         self.reading = reading_of(self.tokens, text, unmatched)
         if self.reading is not Reading.KEYWORDS:
             self.tokens, asking = prose_tokens(self.tokens)
@@ -252,10 +252,13 @@ class QueryParser:
         tokens = analyze_phrase(word)  # "in-context": a phrase, as written
         if not tokens:
             return None  # punctuation, a stop word or a lone operator
-        if self.reading is not Reading.KEYWORDS and not negated and is_function_word(word):
+        if self.reading is not Reading.KEYWORDS and not negated and is_function_word(
+                word, self.after_concept):
             self.dropped.append(word)  # "how", "best": a question's words, not its concepts
             self.doing_without = self.doing_without or is_doing_without(word)
+            self.after_concept = False
             return None
+        self.after_concept = not negated
         if self.doing_without and not negated:
             self.lacking.extend(text_query(form, weights.WEIGHTS.doing_without)
                                 for form in doing_without(word, tokens))

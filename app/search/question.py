@@ -41,6 +41,7 @@ from app.search.clauses import Tokens
 from app.search.lemma_table import lemmas
 from app.words import (
     AUXILIARIES,
+    COMPOUND_ENDS,
     INTERROGATIVES,
     QUESTION_FUNCTION_PHRASES,
     QUESTION_FUNCTION_WORDS,
@@ -119,8 +120,11 @@ def prose_tokens(tokens: list[re.Match[str]]) -> tuple[list[re.Match[str]], list
     return kept, asked
 
 
-def is_function_word(word: str) -> bool:
-    return _plain(word) in QUESTION_FUNCTION_WORDS
+def is_function_word(word: str, after_concept: bool = False) -> bool:
+    """Whether a word of a question asks rather than names: not so for a word that ends a
+    compound `after_concept` ("multi-agent path finding" is not "multi-agent path")."""
+    plain = _plain(word)
+    return plain in QUESTION_FUNCTION_WORDS and not (after_concept and plain in COMPOUND_ENDS)
 
 
 def is_doing_without(word: str) -> bool:

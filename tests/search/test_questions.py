@@ -220,3 +220,13 @@ def test_parentheses_in_a_description_are_prose(weighed_client: TestClient):
 ])
 def test_an_interrogative_within_a_long_text_joins_its_clauses(text: str, kind: Reading):
     assert QueryParser(lambda prefix: [], lambda name: True).parse(text).reading is kind
+
+
+@pytest.mark.parametrize(("question", "dropped"), [
+    ("methods for multi-agent path finding", ["methods", "for"]),  # a compound's end
+    ("how does decision making under uncertainty work", ["how", "does", "under", "work"]),
+    ("what is the best way of finding bugs", ["what", "best", "way", "finding"]),
+    ("help me find papers on imitation learning", ["help", "me", "find", "papers", "on"]),
+])
+def test_a_request_word_that_ends_a_compound_after_a_concept_is_kept(question, dropped):
+    assert QueryParser(lambda prefix: [], lambda name: True).parse(question).dropped == dropped
