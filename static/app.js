@@ -469,7 +469,11 @@ async function drawMap(figure) {
   picker.className = "map-colour";
   picker.setAttribute("aria-label", "Colour the papers by");
   ["topic", "year", "status"].forEach((mode) => picker.add(new Option("Colour by " + mode, mode)));
-  figure.querySelector("figcaption").append(" ", picker);
+  // The legend (the topics' colours, from the server) is said before the picker, and holds
+  // only while the papers are coloured by topic.
+  const legend = figure.querySelector(".map-legend");
+  if (legend) legend.before(" ", picker, " ");
+  else figure.querySelector("figcaption").append(" ", picker);
 
   const at = (paper) => [margin + paper.x * inner, margin + (1 - paper.y) * inner];
   const years = body.papers.map((p) => p.year);
@@ -497,7 +501,10 @@ async function drawMap(figure) {
       pen.strokeRect(box[0], box[1], box[2] - box[0], box[3] - box[1]);
     }
   }
-  picker.addEventListener("change", draw);
+  picker.addEventListener("change", () => {
+    if (legend) legend.hidden = picker.value !== "topic";
+    draw();
+  });
   draw();
 
   const point = (event) => {

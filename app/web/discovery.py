@@ -16,12 +16,12 @@ from typing import Annotated
 from xml.sax.saxutils import escape
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import PlainTextResponse, Response, StreamingResponse
+from fastapi.responses import FileResponse, PlainTextResponse, Response, StreamingResponse
 from sqlmodel import Session
 
 from app import catalog, people, series
 from app.topics import load_taxonomy
-from app.web.assets import SWAGGER_UI_URL, SWAGGER_UI_VERSION
+from app.web.assets import STATIC_DIR, SWAGGER_UI_URL, SWAGGER_UI_VERSION
 from app.web.deps import SessionDep, sitemap_chunk
 from app.web.render import render
 from app.web.urls import paper_path, profile_path, topic_path, venue_path
@@ -69,6 +69,13 @@ def robots(request: Request) -> str:
             "Disallow: /api/\nDisallow: /search\nDisallow: /trends\nDisallow: /saved\n"
             "Disallow: /*?format=\n"
             f"Sitemap: {request.base_url}sitemap.xml\n")
+
+
+@router.get("/favicon.ico", include_in_schema=False)
+def favicon() -> FileResponse:
+    """The icon that pages name in <link rel="icon">, for the clients that ask here."""
+    return FileResponse(STATIC_DIR / "favicon.svg", media_type="image/svg+xml",
+                        headers={"cache-control": "public, max-age=86400"})
 
 
 def _site_pages() -> list[PageUrl]:

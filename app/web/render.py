@@ -91,6 +91,17 @@ templates.env.globals["map_size"] = drawing.SIZE
 templates.env.globals["map_margin"] = drawing.MARGIN
 
 
+def map_legend() -> list[tuple[str, str]]:
+    """The map's topic colours, as drawing.chosen_points and the palette give them (the
+    taxonomy's order, the palette cycled): each topic's name and its "#rrggbb"."""
+    colours = drawing.palette()
+    return [(topic.name, colours[i % len(colours)])
+            for i, topic in enumerate(load_taxonomy().topics)]
+
+
+templates.env.globals["map_legend"] = map_legend
+
+
 def compile_templates() -> None:
     """Compile every template now (0.2 s at start), not in the first request for each page."""
     for name in templates.env.list_templates(extensions=["html"]):
