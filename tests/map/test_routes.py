@@ -38,6 +38,7 @@ def test_an_editions_papers_on_the_map(client: TestClient):
     order = {topic.slug: i for i, topic in enumerate(load_taxonomy().topics)}
     assert all(p["colour"] == order[p["topic"]] and p["status"] == "" for p in body["papers"])
     assert body["palette"][0].startswith("#")
+    assert len(set(body["palette"])) >= len(order)  # a colour of its own for every topic
 
 
 def test_a_paper_has_one_place_on_every_page(client: TestClient):
