@@ -112,10 +112,12 @@ def learned_groups(meanings: Iterable[Meaning], known: set[tuple[str, ...]],
 
 
 def _variants(one: tuple[str, ...], other: tuple[str, ...]) -> bool:
-    """Whether two long forms of one acronym write one meaning: they share at least half the
-    words of the shorter, words compared by their first four letters (control, controller),
-    or they are the same letters spaced otherwise (pre-trained, pretrained)."""
+    """Whether two long forms of one acronym write one meaning: every word of the shorter is
+    in the other, words compared by their first four letters (control, controller), or they
+    are the same letters spaced otherwise (pre-trained, pretrained). Half the words alike had
+    made "diffusion maps" a variant of "diffusion models", "belief propagation" of "back
+    propagation" and "correlation filter" of "collaborative filtering"."""
     if "".join(one) == "".join(other):
         return True
-    stems = [{word[:4] for word in form} for form in (one, other)]
-    return len(stems[0] & stems[1]) * 2 >= min(map(len, stems))
+    shorter, longer = sorted(({word[:4] for word in form} for form in (one, other)), key=len)
+    return shorter <= longer

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import threading
+import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -85,6 +86,9 @@ class IndexKeeper:
                 # A child started while another process holds the lock (an ingest's deferred
                 # work, for minutes) would only find it busy.
                 busy = index_busy(self.settings)
+                if not busy:  # /healthz says so while it works, minutes at L
+                    self.state = ("rebuilding" if pending is None else f"updating {pending:,} "
+                                  "papers") + time.strftime(" since %H:%M:%S UTC", time.gmtime())
                 outcome = SyncOutcome(SyncKind.BUSY) if busy else self._update()
             state = str(outcome)
             if outcome.changed:

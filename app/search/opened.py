@@ -62,17 +62,20 @@ class OpenIndex:
         self.synonyms = replace(Synonyms.of(self.meanings), telling=self.telling_word)
 
     def telling_word(self, acronym: tuple[str, ...], long_form: tuple[str, ...]) -> str | None:
-        """The long form's rarest word, when fewer than half of the papers writing the
-        acronym hold it: there the acronym mostly means something else (IJCAI's keywords
-        write DM for data mining, not diffusion models; CF is collaborative filtering as
-        often as catastrophic forgetting). None where most papers writing it mean this."""
+        """The long form's word that the fewest papers writing the acronym hold, when fewer
+        than half of them do: there the acronym mostly means something else (IJCAI's
+        keywords write DM for data mining; CF is collaborative filtering as often as
+        catastrophic forgetting; "map" tells diffusion maps from the diffusion models that
+        also write DM). None where most papers writing it mean this."""
         key = (acronym, long_form)
         if key not in self._telling:
             searcher = self.searcher
-            word = min(long_form, key=lambda term: searcher.doc_frequency("text", term))
             writing = matching_docs(searcher, Term("text", acronym[0]))
-            holding = np.count_nonzero(writing & matching_docs(searcher, Term("text", word)))
-            self._telling[key] = word if holding < TELLING_SHARE * np.count_nonzero(
+            held = {term: int(np.count_nonzero(writing & matching_docs(
+                searcher, Term("text", term)))) for term in long_form}
+            word = min(long_form, key=lambda term: (held[term], searcher.doc_frequency(
+                "text", term)))
+            self._telling[key] = word if held[word] < TELLING_SHARE * np.count_nonzero(
                 writing) else None
         return self._telling[key]
 

@@ -1,6 +1,7 @@
 """The index keeper: small changes applied in the server, large ones in a child process it
 starts and whose answer it reads."""
 
+import re
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -73,7 +74,14 @@ def test_the_keeper_brings_the_index_up_to_date(fresh: Catalog, tmp_path: Path,
     before = read_index_version(fresh.settings.index_path)
     ingest_without_indexing(fresh, write_list(tmp_path / "new.txt", "NEWCONF 2026 Papers",
                                               "Quokkas learn tardigrade cryptobiosis."))
+    while_working = []  # what /healthz reads while the child works
+    update = keeper._update
+    monkeypatch.setattr(keeper, "_update", lambda: while_working.append(keeper.state) or update())
     state = keeper.check()
+    if in_process_changes < 0:
+        assert re.fullmatch(r"updating 1 papers since \d\d:\d\d:\d\d UTC", while_working[0])
+    else:
+        assert not while_working  # applied in the server, at once
     assert state not in ("up to date", "busy") and not state.startswith("update failed")
     assert read_index_version(fresh.settings.index_path) > before
     hits = PaperSearch(fresh.settings.index_path).search(SearchRequest(q="cryptobiosis"),
