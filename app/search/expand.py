@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from whoosh.query import And, Or, Phrase, Query
+from whoosh.query import And, AndNot, Or, Phrase, Query
 
 from app.search import weights
 from app.search.acronyms import Meaning, learned_groups
@@ -124,10 +124,23 @@ class Synonyms:
             clause = text_query(typed if form == typed else form,
                                 1.0 if typed is None or form == key
                                 else weights.WEIGHTS.other_form)
-            word = (self.telling(form, key) if self.telling is not None
-                    and form in self.acronyms and key not in self.acronyms else None)
-            clauses.append(And([clause, text_query((word,))]) if word else clause)
+            if form in self.acronyms and key not in self.acronyms:
+                clause = self._meaning_this(clause, form, key)
+            clauses.append(clause)
         return Or(clauses)
+
+    def _meaning_this(self, clause: Query, acronym: tuple[str, ...],
+                      key: tuple[str, ...]) -> Query:
+        """The acronym's clause where it means the long form `key`: beside the telling word
+        where most papers writing it mean something else, and never in a paper that writes
+        another of its learned meanings ("diffusion maps" is not DM in "diffusion models
+        (DMs)")."""
+        word = self.telling(acronym, key) if self.telling is not None else None
+        if word:
+            clause = And([clause, text_query((word,))])
+        others = [form for form in map(analyze_phrase, self.meanings.get(acronym, ()))
+                  if form not in self.table[key]]
+        return AndNot(clause, Or([text_query(form) for form in others])) if others else clause
 
     def learned_meanings(self, typed: str, tokens: tuple[str, ...]) -> list[str] | None:
         """The learned long forms a typed word expands to, if it is a learned acronym."""

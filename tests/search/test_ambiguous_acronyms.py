@@ -15,12 +15,15 @@ SEGMENT = [f"The segment anything model (SAM) cuts quokka images into masks {i}.
            for i in range(5)]
 GRAPH = [f"Graph neural networks (GNNs) classify quokka nodes {i}." for i in range(3)]
 BARE = "GNNs predict the properties of quokka molecules."
+MAPS = [f"Diffusion maps (DM) embed quokka point clouds {i}." for i in range(2)]
+MODELS = [f"Diffusion models (DMs) generate quokka images and saliency maps {i}."
+          for i in range(3)]
 
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory):
     with served_list(tmp_path_factory, "AMBIGUOUS 2026 Papers",
-                     *SHARP, *SEGMENT, *GRAPH, BARE) as (_, client):
+                     *SHARP, *SEGMENT, *GRAPH, BARE, *MAPS, *MODELS) as (_, client):
         yield client
 
 
@@ -42,3 +45,10 @@ def test_the_acronym_typed_still_finds_every_paper_writing_it(client):
 def test_a_long_form_finds_an_acronym_most_papers_write_for_it(client):
     assert found(client, "graph neural network") == set(GRAPH) | {BARE}
     assert found(client, '"graph neural networks"') == set(GRAPH) | {BARE}
+
+
+def test_long_forms_of_one_acronym_sharing_a_word_are_two_meanings(client):
+    """Half their words alike had made "diffusion maps" a variant of "diffusion models"."""
+    assert found(client, '"diffusion maps"') == set(MAPS)
+    assert found(client, '"diffusion models"') == set(MODELS)
+    assert found(client, "DM") == set(MAPS) | set(MODELS)
