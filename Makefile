@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install browser postgres bench bench-datasette wrk mutants clean
+.PHONY: run test install browser postgres bench bench-datasette contract wrk mutants clean
 
 run: install
 	$(BIN)/catalog migrate
@@ -78,6 +78,11 @@ bench: install wrk
 # installs), built and served from the same corpus in one run, as ratios (docs/performance.md).
 bench-datasette: install wrk
 	$(BIN)/python -m bench.datasette --size L
+
+# The API's contract (not part of make test; about 90 s): schemathesis, every check, over /api/
+# of a served catalog of the seeds; fails on any finding. SEED=N replays a run.
+contract: install
+	$(BIN)/python -m bench.contract $(if $(SEED),--seed $(SEED))
 
 wrk:
 	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk) || true

@@ -19,8 +19,8 @@ class ErrorOut(BaseModel):
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorOut, "description": "A parameter is malformed or out of range"},
     404: {"model": ErrorOut, "description": "Nothing has this identifier"},
-    # Answered before any parameter is read (middleware.LongAddresses).
-    414: {"model": ErrorOut, "description": "The address is longer than any request needs"},
+    414: {"model": ErrorOut, "description": (  # middleware.LongAddresses, before any parameter
+        "The address is over 32,768 characters, percent-decoded, as maxLength counts them")},
 }
 
 

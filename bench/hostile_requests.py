@@ -84,7 +84,7 @@ def route_probes(venue: str) -> list[Probe]:
 
 def query_probes(words: list[str]) -> list[Probe]:
     nested = "(" * 200 + "learning" + ")" * 200
-    or_terms = " OR ".join(words[:2500])[:20_000].rsplit(" OR ", 1)[0]  # under the 32 KB cap
+    or_terms = " OR ".join(words[:2500])[:20_000].rsplit(" OR ", 1)[0]  # under the 414 bound
     wildcards = " OR ".join(f"{w[:2]}*" for w in words[:2000])
     return [
         Probe("nested 200 deep", f"/search?q={q(nested)}"),

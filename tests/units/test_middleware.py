@@ -143,8 +143,8 @@ def test_a_nul_in_the_path_is_a_400_and_in_the_query_is_dropped():
     assert inner.scope is websocket and websocket["query_string"] == b"%00"
 
 
-def test_the_longest_address_passes_and_one_byte_more_is_a_414():
-    limit = middleware.MAX_ADDRESS_BYTES
+def test_the_longest_address_passes_and_one_character_more_is_a_414():
+    limit = middleware.MAX_ADDRESS_CHARS
     assert limit == 32 * 1024
     inner = Inner()
     path = "/search"
@@ -154,16 +154,40 @@ def test_the_longest_address_passes_and_one_byte_more_is_a_414():
     over = http_scope(path, query=b"q=" + b"a" * (limit - len(path) - 1))
     sent = run(LongAddresses(inner), over)
     assert inner.scope is None and sent[0]["status"] == 414
-    assert b"The address is longer than 32 KB." in body_of(sent)
+    assert b"The address is longer than 32,768 characters." in body_of(sent)
     api = run(LongAddresses(inner), http_scope("/api/search", query=b"q=" + b"a" * limit))
     assert json.loads(body_of(api)) == {"status": 414, "error": (
-        "The address is longer than 32 KB. To find papers like a long text, paste a shorter "
-        "part of it (at most 10,000 characters).")}
+        "The address is longer than 32,768 characters. To find papers like a long text, paste "
+        "a shorter part of it (at most 10,000 characters).")}
     assert inner.received is RECEIVED
 
 
+@pytest.mark.parametrize("character", ["é", "中", "𝔼"])
+def test_an_address_is_measured_in_characters_whatever_their_script(character: str):
+    """Percent-encoded, a character is 3 to 12 bytes: the limit counts it once, as a
+    parameter's maxLength does, so 10,000 characters of Chinese are not too long."""
+    encoded = "".join(f"%{byte:02X}" for byte in character.encode()).encode()
+    path = "/api/search"
+    fits = len(path) + 2 + 10_000
+    assert middleware.address_length(http_scope(path, query=b"q=" + encoded * 10_000)) == fits
+    inner = Inner()
+    room = middleware.MAX_ADDRESS_CHARS - len(path) - 2
+    assert run(LongAddresses(inner), http_scope(path, query=b"q=" + encoded * room)
+               )[0]["status"] == 200
+    inner.scope = None
+    sent = run(LongAddresses(inner), http_scope(path, query=b"q=" + encoded * (room + 1)))
+    assert inner.scope is None and sent[0]["status"] == 414
+
+
+def test_an_address_of_more_bytes_than_any_characters_need_is_not_decoded():
+    over = b"%" * (middleware.MAX_ADDRESS_CHARS * middleware.MAX_CHAR_BYTES + 1)
+    assert middleware.address_length(http_scope("/", query=over)) == len(over) + 1
+    invalid = b"%FF" * 20_000  # no UTF-8: each byte counts
+    assert middleware.address_length(http_scope("/", query=invalid)) == 20_001
+
+
 def test_an_address_without_raw_path_is_measured_by_its_query():
-    scope = http_scope(query=b"a" * middleware.MAX_ADDRESS_BYTES)
+    scope = http_scope(query=b"a" * middleware.MAX_ADDRESS_CHARS)
     scope["raw_path"] = None
     assert run(LongAddresses(Inner()), scope)[0]["status"] == 200
 
