@@ -15,6 +15,7 @@ from whoosh.query import Query
 
 from app.search.analysis import catalog_analyzer
 from app.search.parts import TEXT_FIELDS
+from app.words import TITLE_PHRASE_BREAKS
 
 SNIPPET_CHARS = 240
 FRAGMENTS = 2
@@ -28,6 +29,8 @@ def query_terms(query: Query) -> set[str]:
 
 def make_snippet(text: str, terms: set[str], width: int = SNIPPET_CHARS) -> str:
     spans = catalog_analyzer().spans(text, terms)
+    if not terms <= TITLE_PHRASE_BREAKS:
+        spans = _without_lone_small_words(text, spans)
     if not spans:
         return _passages(text, [(0, width)], [])
     windows: list[tuple[int, int]] = []
@@ -50,6 +53,17 @@ def make_snippet(text: str, terms: set[str], width: int = SNIPPET_CHARS) -> str:
         else:
             merged.append((start, end))
     return _passages(text, merged, spans)
+
+
+def _without_lone_small_words(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans without the small words of a phrase ("in" of "in-context learning") that
+    stand apart from every other mark: marked where the phrase stands, not in "In practice"."""
+    def beside(i: int) -> bool:
+        return ((i > 0 and spans[i][0] - spans[i - 1][1] <= 1)
+                or (i + 1 < len(spans) and spans[i + 1][0] - spans[i][1] <= 1))
+
+    return [span for i, span in enumerate(spans)
+            if text[span[0]:span[1]].lower() not in TITLE_PHRASE_BREAKS or beside(i)]
 
 
 def _passages(text: str, windows: list[tuple[int, int]], spans: list[tuple[int, int]]) -> str:

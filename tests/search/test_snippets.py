@@ -96,3 +96,11 @@ def test_passage_edges(text: str, width: int, snippet: str):
 
 def test_query_terms_decode_byte_terms():
     assert query_terms(Term("text", "grök".encode())) == {"grök"}
+
+
+def test_a_phrases_small_word_is_marked_where_the_phrase_stands_not_alone():
+    text = "In practice, we study in-context learning. Results in tables."
+    assert make_snippet(text, {"in", "context", "learn"}) == (
+        "In practice, we study <mark>in</mark>-<mark>context</mark> <mark>learning</mark>. "
+        "Results in tables.")
+    assert make_snippet("in the box", {"in"}) == "<mark>in</mark> the box"  # asked alone
