@@ -64,6 +64,8 @@ def test_search_page_ranks_highlights_and_counts(client: TestClient):
     assert page.status_code == 200
     assert re.search(r"<h1>\d+ results for “memorize”", page.text)
     assert "<mark" in page.text
+    quoted = client.get("/search", params={"q": '"neural networks"'}).text
+    assert re.search(r"<h1>\d+ results for “neural networks”</h1>", quoted)  # not “"…"”
 
 
 def test_empty_search_shows_tips(client: TestClient):
