@@ -17,7 +17,7 @@ only terms whose rise is not one conference's alone (IJCAI's area keywords, "ML"
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -25,6 +25,8 @@ from app.cache import ComputedOnce
 from app.search.analysis import analyze
 from app.search.live import LiveIndex
 from app.search.opened import OpenIndex
+from app.search.pipeline import Search
+from app.search.results import SearchRequest
 from app.whats_new.concepts import ConceptNames
 from app.whats_new.edition_terms import EditionTerms
 
@@ -254,10 +256,28 @@ def whats_new(search: LiveIndex, edition: str = "", series: str = "",
     counts nothing (not built yet, written before its edition terms) or the edition or year
     holds no papers."""
     def work(current: OpenIndex) -> WhatsNew | None:
-        return _found.get((current.identity, edition, series, year, limit), lambda: _find(
-            current.edition_terms, names_of(current), edition, series, year, limit))
+        return _found.get((current.identity, edition, series, year, limit), lambda: _searched(
+            current, _find(current.edition_terms, names_of(current), edition, series, year,
+                           limit)))
 
     return search.with_index(work, None)
+
+
+def _searched(current: OpenIndex, found: WhatsNew | None) -> WhatsNew | None:
+    """The listed terms with the papers now that their search finds, so that every count
+    shown is what its link finds: a term's group adds its other forms ("reinforcement
+    learning" 89 papers at NeurIPS 2018 by its postings, 96 with those writing RL). What
+    ranks them stays the postings' counts."""
+    if found is None:
+        return None
+
+    def counted(term: NewTerm) -> NewTerm:
+        request = SearchRequest(q=term.query, **found.filters)  # type: ignore[arg-type]
+        papers = Search(current, request, lambda ids: {}).run(with_hits=False).total
+        return replace(term, papers=papers, share=papers / max(found.papers, 1))
+
+    return replace(found, rising=list(map(counted, found.rising)),
+                   first_seen=list(map(counted, found.first_seen)))
 
 
 # Kept per opening of an index generation, with what they looked up (which words papers write
