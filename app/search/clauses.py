@@ -13,15 +13,12 @@ analyzed words alone (gaps unknown) matches across stop words, as before.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from whoosh.query import Or, Phrase, Query, Term
 
 from app.search import weights
-from app.search.analysis import MAX_STOPS, TOKEN_PATTERN, catalog_analyzer
-
-_TOKEN = re.compile(TOKEN_PATTERN)
+from app.search.analysis import MAX_STOPS, catalog_analyzer
 
 
 class Tokens(tuple[str, ...]):
@@ -37,21 +34,10 @@ class Tokens(tuple[str, ...]):
 
 
 def analyze_phrase(text: str) -> Tokens:
-    """The text's terms, as `analysis.analyze` gives them, with the stop words between."""
-    normalize = catalog_analyzer().normalize
-    words: list[str] = []
-    gaps: list[int] = []
-    stops = 0
-    for word in _TOKEN.findall(text):
-        term = normalize(word)
-        if term is None:
-            stops += 1
-            continue
-        if words:
-            gaps.append(stops)
-        words.append(term)
-        stops = 0
-    return Tokens(words, gaps)
+    """The text's terms, as `analysis.analyze` gives them, with the stop words between them
+    as the analyzer counts them under each position (`analysis.stored_position`)."""
+    placed = [(token.text, token.pos) for token in catalog_analyzer()(text, positions=True)]
+    return Tokens([term for term, _ in placed], [pos & MAX_STOPS for _, pos in placed[1:]])
 
 
 def gaps_of(tokens: tuple[str, ...]) -> tuple[int, ...] | None:
