@@ -322,7 +322,6 @@ class Expansion(BaseModel):
     word: str
     also_matched: list[str]
 
-
 class ReadingOut(BaseModel):
     """How a question or a description was read: what `total` counted."""
     kind: str  # "question" or "description"
@@ -349,6 +348,7 @@ class SearchOut(BaseModel):
     # A question or a description (None for keywords): `total` counts every paper listed.
     reading: ReadingOut | None
     expanded: list[Expansion]
+    spellings: list[Expansion] = []  # compounds: "pretraining" also matched "pre-training"
     facets: dict[str, list[FacetValue]]
     hits: list[SearchHitOut]
 

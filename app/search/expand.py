@@ -26,6 +26,8 @@ from app.search.synonyms import SYNONYM_GROUPS
 SynonymTable = dict[tuple[str, ...], tuple[tuple[str, ...], ...]]
 # (an acronym's form, a long form of it) → the long form's word papers must hold beside it
 Telling = Callable[[tuple[str, ...], tuple[str, ...]], str | None]
+# a typed word → its other spelling (spellings.py), if it has one
+Spelling = Callable[[str], str | None]
 
 
 def _group_table(groups: Iterable[Iterable[str]]) -> SynonymTable:
@@ -75,6 +77,7 @@ class Synonyms:
     # The word of a long form that papers writing an acronym for it must hold too, where
     # most papers writing the acronym mean something else (opened.OpenIndex.telling_word).
     telling: Telling | None = None
+    spelling: Spelling | None = None
 
     @classmethod
     def of(cls, meanings: Iterable[Meaning] = ()) -> Synonyms:
@@ -111,7 +114,14 @@ class Synonyms:
     def expand(self, typed: str, tokens: tuple[str, ...]) -> Query:
         """The tokens, or any form of the group the typed text means, the typed form first."""
         key = self.key(typed, tokens)
-        return text_query(tokens) if key is None else self.group(key, tokens)
+        query = text_query(tokens) if key is None else self.group(key, tokens)
+        other = self.other_spelling(typed)
+        return query if other is None else Or([query, text_query(analyze_phrase(other))])
+
+    def other_spelling(self, typed: str) -> str | None:
+        """A typed compound's other spelling ("pre-training" for "pretraining"), where the
+        catalog writes it so (spellings.py)."""
+        return self.spelling(typed) if self.spelling is not None else None
 
     def group(self, key: tuple[str, ...], typed: tuple[str, ...] | None) -> Query:
         """Any form of the key's group: the `typed` form as typed (with its own stop words:

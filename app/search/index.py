@@ -53,7 +53,7 @@ from app.search.whoosh_adapter import create_index, open_index
 from app.search.whoosh_adapter.writing import BulkSegmentWriter
 
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 25
+INDEX_FORMAT = 26
 # Whoosh's posting pool (incremental updates) spills to disk beyond this (when full builds
 # still merged segments with it, a merge of L peaked at 2.2 GB with 2 GB, 1.4 GB with 1 GB).
 WRITER_MEMORY_MB = 1024

@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 import threading
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +22,7 @@ from app.search.completions import Completions
 from app.search.expand import Synonyms
 from app.search.matches import matching_docs
 from app.search.paper_ids import PaperIds
+from app.search.spellings import other_spelling
 from app.search.vectors import Model, read_model
 from app.search.vocabulary import Vocabulary
 from app.whats_new.edition_terms import EditionTerms
@@ -59,7 +60,9 @@ class OpenIndex:
         default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.synonyms = replace(Synonyms.of(self.meanings), telling=self.telling_word)
+        self.synonyms = replace(Synonyms.of(self.meanings), telling=self.telling_word,
+                                spelling=partial(other_spelling, written=self.vocabulary.df,
+                                                 hyphenated=self.vocabulary.hyphenated))
 
     def telling_word(self, acronym: tuple[str, ...], long_form: tuple[str, ...]) -> str | None:
         """The long form's word that the fewest papers writing the acronym hold, when fewer

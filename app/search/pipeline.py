@@ -124,7 +124,7 @@ class Search:
             return self._like_text()
         parsed = self.parser.parse(request.q)
         result = SearchResult(request, parsed.text, notes=list(parsed.notes),
-                              expansions=parsed.expansions)
+                              expansions=parsed.expansions, spellings=parsed.spellings)
         query = parsed.query
         if query is None and parsed.text and not request.filters():
             nothing = docs_mask(self.searcher, ())

@@ -74,6 +74,8 @@ class ParsedQuery:
     notes: list[str] = field(default_factory=list)
     # Words expanded by acronyms learned from the catalog: (word as typed, its meanings).
     expansions: list[tuple[str, list[str]]] = field(default_factory=list)
+    # Compounds that also found their other spelling: (word as typed, "pre-training").
+    spellings: list[tuple[str, str]] = field(default_factory=list)
     reading: Reading = Reading.KEYWORDS  # a question or a description: see question.py
     dropped: list[str] = field(default_factory=list)  # its function words, left out
     # Scored, not required: how papers say they do without what a question asks to do
@@ -138,6 +140,7 @@ class QueryParser:
         self.notes = notes
         self.words: list[str] = []
         self.expansions: list[tuple[str, list[str]]] = []
+        self.spellings: list[tuple[str, str]] = []
         self.terms = 0
         self.tokens = list(_TOKEN.finditer(text))
         self.position = 0
@@ -160,6 +163,7 @@ class QueryParser:
             query = more if query is None else (query if more is None else And([query, more]))
         parsed.words = self.words
         parsed.expansions = self.expansions
+        parsed.spellings = self.spellings
         if query is None:
             if not notes:
                 notes.append("This query has no words to search for. Try plain words such as "
@@ -231,10 +235,11 @@ class QueryParser:
             if not token[0].endswith('"') or len(token[0]) == 1:
                 self._note("An unclosed quote was closed at the end of the query.")
             # Quoted, a learned acronym means itself ("GP" alone): only the hand-written
-            # table expands it. A quoted long form finds its acronym, learned or not.
+            # table expands it. A quoted long form finds its acronym, learned or not; a
+            # quoted compound is spelled as written.
             tokens = analyze_phrase(token["phrase"])
             synonyms = replace(Synonyms.hand(), telling=self.synonyms.telling) \
-                if len(tokens) == 1 else self.synonyms
+                if len(tokens) == 1 else replace(self.synonyms, spelling=None)
             return self._counted(_Item(synonyms.expand(token["phrase"], tokens),
                                        negated)) if tokens else None
         return self._word(token["word"], negated)
@@ -268,6 +273,9 @@ class QueryParser:
             meanings = self.synonyms.learned_meanings(word, tokens)
             if meanings:
                 self.expansions.append((word, meanings))
+            other = self.synonyms.other_spelling(word)
+            if other:
+                self.spellings.append((word, other))
         return self._counted(_Item(self.synonyms.expand(word, tokens), negated,
                                    plain_tokens=None if negated else tokens))
 

@@ -68,6 +68,8 @@ class SearchResult:
     facets: dict[str, list[tuple[object, int]]] = field(default_factory=dict)
     # Words that acronyms learned from the catalog expanded: (word as typed, its meanings).
     expansions: list[tuple[str, list[str]]] = field(default_factory=list)
+    # Compounds that also found their other spelling: (word as typed, "pre-training").
+    spellings: list[tuple[str, str]] = field(default_factory=list)
     # Where the exact matches end before the page does: papers with most of the query's
     # parts, or, for one word, with words of its family (`related_words`). Not counted in
     # `total` or the facets, not exported.

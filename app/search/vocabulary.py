@@ -28,6 +28,9 @@ from app.search.spelling import americanize
 from app.search.whoosh_adapter.corrector import FrequencyCorrector
 
 VOCABULARY_FILE = "vocabulary.tsv"
+# Two words joined by a hyphen: counted beside the words, for a compound's other spelling
+# (spellings.py); under keys with a hyphen, which no word as written has.
+HYPHENATED = re.compile(r"(?<![\w-])([a-z]{2,})-([a-z]{2,})(?![\w-])")
 FAMILY_WORDS = 6  # a word's family offered when its own matches run out
 FAMILY_CANDIDATES = 200  # the most used words that start as its root, whose stems are checked
 MIN_FAMILY_ROOT = 4  # shorter roots ("gen", "pos") gather unrelated words
@@ -53,6 +56,12 @@ def paper_words(text: str) -> set[str]:
     return set(word_analyzer().terms(without_addresses(text)))
 
 
+def hyphenated_words(text: str) -> set[str]:
+    """The distinct compounds of two words the text writes with a hyphen ("pre-training";
+    not the parts of longer ones, "state-of-the-art")."""
+    return {match[0] for match in HYPHENATED.finditer(text.lower())}
+
+
 @dataclass
 class WordCounts:
     """Papers per word, as an index build or update counts them: the vocabulary's file."""
@@ -60,10 +69,16 @@ class WordCounts:
     papers: Counter[str] = field(default_factory=Counter)
 
     def add_document(self, document: dict[str, object]) -> None:
-        self.papers.update(paper_words(str(document["text"])))
+        text = str(document["text"])
+        self.papers.update(paper_words(text))
+        self.papers.update(hyphenated_words(text))
 
     def write(self, directory: Path) -> None:
-        write_counts(directory / VOCABULARY_FILE, self.papers)
+        """The words, and the hyphenated compounds the catalog also writes closed."""
+        papers = self.papers
+        write_counts(directory / VOCABULARY_FILE, Counter({
+            key: n for key, n in papers.items()
+            if "-" not in key or key.replace("-", "") in papers}))
 
     @classmethod
     def read(cls, directory: Path) -> WordCounts:
@@ -102,11 +117,15 @@ class Vocabulary:
 
     df: dict[str, int] = field(default_factory=dict)
     words: PrefixTable = field(default_factory=lambda: PrefixTable([], []))
+    hyphenated: dict[str, int] = field(default_factory=dict)  # "pre-training" → papers
 
     @classmethod
     def read(cls, directory: Path) -> Vocabulary:
         counts = read_counts(directory)
-        return cls(dict(counts), PrefixTable.of(counts))
+        hyphenated = {key: n for key, n in counts.items() if "-" in key}
+        for key in hyphenated:
+            del counts[key]
+        return cls(dict(counts), PrefixTable.of(counts), hyphenated)
 
     def completions(self, prefix: str, limit: int) -> list[str]:
         """The `limit` most frequent words starting with `prefix` (ties alphabetically)."""

@@ -139,6 +139,8 @@ def search_api(
         if result.reading else None,
         expanded=[Expansion(word=word, also_matched=meanings)
                   for word, meanings in result.expansions],
+        spellings=[Expansion(word=word, also_matched=[other])
+                   for word, other in result.spellings],
         facets={name: [FacetValue(value=value, count=count,
                                   label=BY_NAME[name].label(value, view.names.get(name, {})))
                        for value, count in counts]
