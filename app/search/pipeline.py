@@ -95,7 +95,7 @@ class Search:
             result.hits = self._page(resolved, start)
         room = start + PER_PAGE - result.total
         if (with_hits and 0 < room <= PER_PAGE and self.request.sort == "relevance"
-                and not result.showing_corrected and not result.pasted
+                and not result.pasted
                 and resolved.bag is None):
             result.partial = self._partial(resolved.parsed, allowed, room)
             if not result.partial:
@@ -137,7 +137,7 @@ class Search:
         docs = self._matching(query)
         allowed = self._filtered(docs)
         if not allowed.any() and parsed.text:
-            query, docs = self._fallback(parsed, result, query, docs)
+            parsed, query, docs = self._fallback(parsed, result, query, docs)
             allowed = self._filtered(docs)
         if not allowed.any() and not result.showing_corrected:
             if parsed.reading is Reading.KEYWORDS:
@@ -274,17 +274,17 @@ class Search:
         return corrected if changed else None
 
     def _fallback(self, parsed: ParsedQuery, result: SearchResult, query: Query,
-                  docs: np.ndarray) -> tuple[Query, np.ndarray]:
-        """No match: try the spelling correction (papers with some of the words follow on the
-        page either way)."""
+                  docs: np.ndarray) -> tuple[ParsedQuery, Query, np.ndarray]:
+        """No match: try the spelling correction, whose matches are then ranked and followed
+        on the page as its own would be (papers with some of the words follow either way)."""
         if result.corrected:
             corrected = self.parser.parse(result.corrected)
             if corrected.query is not None:
                 corrected_docs = self._matching(corrected.query)
                 if self._filtered(corrected_docs).any():
                     result.showing_corrected = True
-                    return corrected.query, corrected_docs
-        return query, docs
+                    return corrected, corrected.query, corrected_docs
+        return parsed, query, docs
 
     def _partial(self, parsed: ParsedQuery, exact: np.ndarray, room: int) -> list[SearchHit]:
         """The best papers with most but not all of the query's parts (at least half of

@@ -97,7 +97,11 @@ def test_unknown_word_gets_did_you_mean_and_corrected_results(client: TestClient
     body = search(client, "memorizaton")
     assert body["corrected_query"] == "memorization"
     assert body["showing_corrected"] is True
-    assert {h["id"] for h in body["hits"]} == all_ids(client, "memorization")
+    assert {h["id"] for h in body["hits"] if not h["partial"]} == all_ids(client, "memorization")
+    # ...and the page goes on as the corrected word's own does: with its related words
+    corrected = search(client, "memorization")
+    assert body["related_words"] == corrected["related_words"] != []
+    assert [h["id"] for h in body["hits"]] == [h["id"] for h in corrected["hits"]]
 
 
 def test_did_you_mean_beside_results_of_known_words(client: TestClient):
