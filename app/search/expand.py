@@ -116,7 +116,8 @@ class Synonyms:
         key = self.key(typed, tokens)
         query = text_query(tokens) if key is None else self.group(key, tokens)
         other = self.other_spelling(typed)
-        return query if other is None else Or([query, text_query(analyze_phrase(other))])
+        return query if other is None else Or([query, text_query(
+            analyze_phrase(other), weights.WEIGHTS.other_form)])
 
     def other_spelling(self, typed: str) -> str | None:
         """A typed compound's other spelling ("pre-training" for "pretraining"), where the

@@ -26,16 +26,18 @@ class QueryParts:
     excluded: Query | None  # what -word / NOT excludes
 
     def single_words(self) -> list[str]:
-        """The analyzed words of the parts that are one plain word, in the query's order."""
+        """The analyzed words of the parts typed as one word, in the query's order, though
+        they also find other forms: "pretrained" its other spelling "pre-trained", "CPG" its
+        long form (proximity measures where the typed words stand). A phrase is no word."""
         words = []
-        for _, query in self.words:
-            if any(isinstance(leaf, Phrase) for leaf in query.leaves()) or isinstance(
-                    query, Phrase):
-                continue
-            texts = {text for name, text in query.iter_all_terms() if name == "text"}
+        for label, query in self.words:
+            texts = {text if isinstance(text, str) else text.decode("utf-8")
+                     for name, text in query.iter_all_terms(phrases=False) if name == "text"}
+            if any(isinstance(leaf, Phrase) for leaf in [query, *query.leaves()]):
+                typed = analyze(label)
+                texts = set(typed) & texts if len(typed) == 1 else set()
             if len(texts) == 1:
-                text = texts.pop()
-                words.append(text if isinstance(text, str) else text.decode("utf-8"))
+                words.append(texts.pop())
         return words
 
 

@@ -4,9 +4,14 @@ rare or written as two words: app/search/spellings.py."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from fastapi.testclient import TestClient
 
+from app.search.analysis import analyze
+from app.search.expand import Synonyms
+from app.search.query import QueryParser
 from app.search.spellings import other_spelling
 from tests.conftest import served_list
 
@@ -74,3 +79,13 @@ def test_the_other_spelling_needs_a_tenth_as_many_papers(typed, other):
     written = {"pretraining": 40, "dataset": 500, "pretrain": 3}
     hyphenated = {"pre-training": 4, "data-set": 49}
     assert other_spelling(typed, written, hyphenated) == other
+
+
+def test_a_compound_typed_as_one_word_stays_a_word_for_proximity():
+    """It also finds its other spelling, a phrase, but where it stands still counts."""
+    synonyms = replace(Synonyms.of(), spelling=lambda word: "zorb-fitting"
+                       if word == "zorbfitting" else None)
+    parts = QueryParser(lambda prefix: [], lambda name: True,
+                        synonyms).parse("zorbfitting quokka").parts
+    assert parts is not None and "zorb" in str(parts.words[0][1])
+    assert parts.single_words() == [*analyze("zorbfitting"), *analyze("quokka")]
