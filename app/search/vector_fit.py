@@ -53,7 +53,7 @@ def _vocabulary(fields: list[tuple[object, int]], papers: int) -> tuple[list[str
     df: dict[str, int] = {}
     for arrays, _ in fields:
         lengths = np.diff(arrays.starts)
-        for term, i in arrays.terms.items():
+        for i, term in enumerate(arrays.terms):
             if _meaningful(term):
                 df[term] = df.get(term, 0) + int(lengths[i])
     kept = sorted(t for t, n in df.items() if MIN_DF <= n <= MAX_DF_SHARE * papers)
@@ -67,8 +67,8 @@ def _blocks(fields: list[tuple[object, int]], live: np.ndarray, terms: list[str]
     about `BLOCK` postings only, never for the whole field."""
     column = {term: i for i, term in enumerate(terms)}
     for arrays, offset in fields:
-        columns = np.full(len(arrays.terms), -1, dtype=np.int64)
-        columns[list(arrays.terms.values())] = [column.get(term, -1) for term in arrays.terms]
+        columns = np.fromiter((column.get(term, -1) for term in arrays.terms), dtype=np.int64,
+                              count=len(arrays.terms))
         starts = arrays.starts
         cuts = np.unique(np.append(
             np.searchsorted(starts, np.arange(0, starts[-1], BLOCK)), len(columns)))
