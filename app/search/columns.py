@@ -83,10 +83,16 @@ class FacetColumn:
             counted[code] = 0
         held = np.flatnonzero(counted)
         # An author facet has 124,000 values: only those that can reach the list are sorted
-        # in Python, the ones counting at least the `listed`-th largest count (ties kept).
+        # in Python, the ones counting at least the `listed`-th largest count. Of those tied
+        # at that count, a text column's codes are in the order of its values, so the first
+        # ones are those listed (else a search's 10,000 authors of one paper each were read,
+        # and every page of the author column was in every worker's memory).
         if listed is not None and 0 < listed < len(held):
             least = np.partition(counted[held], len(held) - listed)[len(held) - listed]
-            held = held[counted[held] >= least]
+            above, tied = held[counted[held] > least], held[counted[held] == least]
+            if self.values.dtype.kind == "S":
+                tied = tied[:listed - len(above)]
+            held = np.concatenate((above, tied))
         pairs = [(self.value(code), int(counted[code])) for code in held]
         pairs.sort(key=lambda kv: (-kv[1], str(kv[0])))
         return pairs[:listed]
