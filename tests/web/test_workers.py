@@ -17,6 +17,7 @@ from pathlib import Path
 
 import httpx
 
+from app.search.filters import COLUMNS_DIR
 from app.search.lemma_table import LEMMAS_FILE
 from app.serving import _listening_sockets
 from tests.conftest import Catalog
@@ -126,7 +127,7 @@ def test_workers_map_what_the_index_generation_derived_and_share_it(fresh: Catal
                 connection.request("GET", page)
                 assert connection.getresponse().read()
             mapped = _mapped_files(worker)
-            for derived in ("columns", "edition_terms"):
+            for derived in (COLUMNS_DIR, "edition_terms"):
                 files = {path for path in mapped if Path(path).parent == index / derived}
                 assert files, f"worker {worker} maps nothing of {index / derived}"
                 assert all(mapped[path] == 0 for path in files), mapped
