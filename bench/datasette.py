@@ -3,6 +3,7 @@
     make bench-datasette                                # L; installs '.[bench]' and wrk
     .venv/bin/python -m bench.datasette --size L        # or --corpus FILE.jsonl.gz ...
     .venv/bin/python -m bench.datasette --corpus FILE.jsonl.gz --builds   # the builds only
+    .venv/bin/python -m bench.datasette --catalog DATA_DIR   # a catalog built before, alone
 
 The baseline is built from the same JSON Lines files: `sqlite-utils insert` of every record
 (all fields), then `sqlite-utils enable-fts --fts5 --tokenize porter` on title and abstract;
@@ -153,37 +154,40 @@ def side_summary(rounds: list[dict]) -> dict:
                        for r in rounds]}
 
 
-def serve_both(database: Path, data: Path, queries: list[str], rounds: int,
+def serve_both(database: Path | None, data: Path, queries: list[str], rounds: int,
                seconds: float) -> dict:
-    """Both sides served at once and loaded in turn; then the catalog workers' memory."""
+    """Both sides served at once and loaded in turn (the catalog alone without a
+    `database`); then the catalog workers' memory."""
     ports = {DATASETTE: free_port(), CATALOG: free_port()}
     bases = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
-    datasette, _ = start_process(
+    datasette = database and start_process(
         [str(BIN / "datasette"), "serve", str(database), "--host", "127.0.0.1", "--port",
-         str(ports[DATASETTE])], bases[DATASETTE] + "/-/versions.json")
+         str(ports[DATASETTE])], bases[DATASETTE] + "/-/versions.json")[0]
     try:
         catalog, cold_start = start_server({**os.environ, "CATALOG_DATA_DIR": str(data)},
                                            ports[CATALOG], "--workers", "2")
         try:
             warm_workers(bases[CATALOG])
-            httpx.get(bases[DATASETTE] + datasette_url("warm up"), timeout=120)
+            sides = {CATALOG: Served(bases[CATALOG], catalog_url,
+                                     [catalog.pid, *worker_pids(catalog)])}
+            if datasette:
+                httpx.get(bases[DATASETTE] + datasette_url("warm up"), timeout=120)
+                sides = {DATASETTE: Served(bases[DATASETTE], datasette_url, [datasette.pid]),
+                         **sides}
             load_before = os.getloadavg()[0]
-            workers = worker_pids(catalog)
-            sides = interleaved(
-                {DATASETTE: Served(bases[DATASETTE], datasette_url, [datasette.pid]),
-                 CATALOG: Served(bases[CATALOG], catalog_url, [catalog.pid, *workers])},
-                queries, rounds, seconds)
-            return {"sides": sides, "distinct_queries": len(queries),
+            return {"sides": interleaved(sides, queries, rounds, seconds),
+                    "distinct_queries": len(queries),
                     "catalog_cold_start_s": round(cold_start, 1),
                     "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
-                    "workers_mb": [memory_mb(pid) for pid in workers],
-                    "datasette_mb": memory_mb(datasette.pid)}
+                    "workers_mb": [memory_mb(pid) for pid in sides[CATALOG].pids[1:]],
+                    "datasette_mb": datasette and memory_mb(datasette.pid)}
         finally:
             catalog.terminate()
             catalog.wait(timeout=30)
     finally:
-        datasette.terminate()
-        datasette.wait(timeout=30)
+        if datasette:
+            datasette.terminate()
+            datasette.wait(timeout=30)
 
 
 def _timed(ask: Callable[..., object], *args: object) -> tuple[float, float]:
@@ -280,6 +284,8 @@ def print_pages(pages: dict) -> None:
               f"{side['p95_ms']:7} ms  errors {side['errors']}  (rounds' req/s: {rounds})")
     if pages["distinct_queries"] < max(side["asked"] for side in sides.values()):
         print("  (the phrases ran out: later requests repeated them)")
+    if DATASETTE not in sides:
+        return
     datasette, catalog = sides[DATASETTE], sides[CATALOG]
     rps_ratio = catalog["rps"] / datasette["rps"] if datasette["rps"] else 0.0
     no_errors = catalog["errors"] == 0
@@ -299,7 +305,8 @@ def print_memory(pages: dict) -> None:
     print("\nafter the load: " + "; ".join(
         f"worker {number} RSS {worker['rss']} MB (private {worker['private']}, shared "
         f"{worker['shared']})" for number, worker in enumerate(workers, 1))
-        + f"; datasette RSS {pages['datasette_mb']['rss']} MB")
+        + (f"; datasette RSS {pages['datasette_mb']['rss']} MB" if pages["datasette_mb"]
+           else ""))
     print(f"  each worker's RSS <= {TARGETS['worker_rss_mb']} MB: "
           f"{_met(max(rss) <= TARGETS['worker_rss_mb'])}; the workers' private memory "
           f"together is {private_ratio:.2f}x one worker's RSS (target <= "
@@ -328,9 +335,18 @@ def main() -> None:
                         help="first-time searches timed in-process")
     parser.add_argument("--builds", action="store_true",
                         help="only the two builds (no serving), printed and not saved")
+    parser.add_argument("--catalog", type=Path, metavar="DATA_DIR",
+                        help="only this catalog, built before: its search pages and its "
+                        "workers' memory, printed and not saved")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-datasette-") as tmp:
         inputs = args.corpus or jsonl_inputs(args.size, Path(tmp) / "jsonl")
+        if args.catalog:
+            pages = serve_both(None, args.catalog, title_queries(8000, sources=inputs),
+                               args.rounds, args.seconds)
+            print_pages(pages)
+            print_memory(pages)
+            return
         if args.builds:
             print_builds(builds(inputs, Path(tmp))["build"])
             return

@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from app.search.vectors import VECTORS_FILE, read_vectors
 from app.search.whoosh_adapter import open_index
+
+if TYPE_CHECKING:  # imported where the map is laid out (see `curve`)
+    import scipy.sparse as sp
 
 MAP_FILE = "map.npz"
 SAMPLE = 20_000  # papers laid out; the others placed beside the nearest of them
@@ -83,6 +86,8 @@ def fuzzy_graph(index: np.ndarray, sims: np.ndarray) -> sp.csr_matrix:
     """UMAP's fuzzy simplicial set of a kNN graph: each paper's edges weighted
     exp(-(d - rho) / sigma) with rho its nearest distance and sigma chosen so that its
     weights add to log2(k), then the fuzzy union W + W' - W∘W'."""
+    import scipy.sparse as sp
+
     n, k = index.shape
     dist = np.maximum(1.0 - sims.astype(np.float64), 0.0)  # cosine distance
     rho = dist[:, 0:1]
@@ -110,7 +115,8 @@ def curve(min_dist: float = MIN_DIST, spread: float = SPREAD) -> tuple[float, fl
     """UMAP's a and b: 1 / (1 + a x^2b) fitted to 1 within min_dist, exp(-(x - min_dist) /
     spread) beyond."""
     # Imported here, by the process that lays the map out: every server worker imports this
-    # module to read the map, and scipy.optimize was 11 MB of each one's private memory.
+    # module to read the map, and scipy.optimize was 11 MB of each one's private memory (and
+    # scipy.sparse, with scipy.linalg, 24 MB more).
     from scipy.optimize import curve_fit
 
     x = np.linspace(0, spread * 3, 300)

@@ -7,35 +7,41 @@ Filtering the matches (a mask over the documents) by facet values and counting t
 six facets each counted without its own filter) Python's Counter over the looked-up values
 cost ~25 ms of a 50 ms search.
 
-A column's values are one sorted array (slugs as UTF-8 bytes, years as integers), so that an
-index generation writes its columns once and every server worker maps them (filters.py): read
-as Python objects, each worker held its own 124,000 author names and their lookup table.
+A column's values are sorted arrays (texts as prefix_table.SortedKeys, one UTF-8 text and
+where each begins; years as integers), so that an index generation writes its columns once and
+every server worker maps them (filters.py): read as Python objects, each worker held its own
+124,000 author names and their lookup table. (As fixed-width bytes, the author names took 12 MB
+of every worker's memory after a load, each page read by some search: 3.6 MB as one text.)
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 from whoosh.searching import Searcher
 
+from app.search.prefix_table import SortedKeys
 
-def _sorted_codes(values: list[object]) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values as one sorted array, and each value's code (its place there)."""
+
+def _sorted_codes(values: list[object]) -> tuple[np.ndarray | SortedKeys, np.ndarray]:
+    """The distinct values in order, and each value's code (its place there)."""
     if values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        written = np.array(values, dtype=np.int64)
-    else:
-        written = np.array([str(v if v is not None else "").encode() for v in values],
-                           dtype=bytes)
+        kept, codes = np.unique(np.array(values, dtype=np.int64), return_inverse=True)
+        return kept, codes.astype(np.int32).reshape(-1)
+    # UTF-8 bytes sort as their texts do
+    written = np.array([str(v if v is not None else "").encode() for v in values], dtype=bytes)
     kept, codes = np.unique(written, return_inverse=True)
-    return kept, codes.astype(np.int32).reshape(-1)
+    return (SortedKeys.of([value.decode() for value in kept]),
+            codes.astype(np.int32).reshape(-1))
 
 
 @dataclass(frozen=True)
 class FacetColumn:
     codes: np.ndarray  # int32 code per document number
-    values: np.ndarray  # each code's value, sorted; `value` reads one back
+    values: np.ndarray | SortedKeys  # each code's value, sorted; `value` reads one back
 
     @classmethod
     def of(cls, values: Iterable[object], count: int) -> FacetColumn:
@@ -44,7 +50,7 @@ class FacetColumn:
 
     def value(self, code: int) -> object:
         value = self.values[code]
-        return value.decode() if isinstance(value, bytes) else int(value)
+        return value if isinstance(value, str) else int(value)
 
     def decoded(self) -> list[object]:
         """Every code's value, as `value` reads it (for the few values of a small facet)."""
@@ -52,16 +58,15 @@ class FacetColumn:
 
     def code(self, value: object) -> int:
         """The value's code, or -1 when no document has it."""
-        if self.values.dtype.kind == "S":
+        if isinstance(self.values, SortedKeys):
             if not isinstance(value, str):
                 return -1
-            key: object = value.encode()
+            at = bisect_left(self.values, value)
         elif isinstance(value, int) and not isinstance(value, bool):
-            key = value
+            at = int(np.searchsorted(self.values, value))
         else:
             return -1
-        at = int(np.searchsorted(self.values, key))
-        return at if at < len(self.values) and self.values[at] == key else -1
+        return at if at < len(self.values) and self.values[at] == value else -1
 
     def has_values(self) -> bool:
         # The empty value sorts first: if another is held, it is the first or the second.
@@ -83,10 +88,16 @@ class FacetColumn:
             counted[code] = 0
         held = np.flatnonzero(counted)
         # An author facet has 124,000 values: only those that can reach the list are sorted
-        # in Python, the ones counting at least the `listed`-th largest count (ties kept).
+        # in Python, the ones counting at least the `listed`-th largest count. Of those tied
+        # at that count, a text column's codes are in the order of its values, so the first
+        # ones are those listed (else a search's 10,000 authors of one paper each were read,
+        # and every page of the author column was in every worker's memory).
         if listed is not None and 0 < listed < len(held):
             least = np.partition(counted[held], len(held) - listed)[len(held) - listed]
-            held = held[counted[held] >= least]
+            above, tied = held[counted[held] > least], held[counted[held] == least]
+            if isinstance(self.values, SortedKeys):
+                tied = tied[:listed - len(above)]
+            held = np.concatenate((above, tied))
         pairs = [(self.value(code), int(counted[code])) for code in held]
         pairs.sort(key=lambda kv: (-kv[1], str(kv[0])))
         return pairs[:listed]
@@ -130,20 +141,33 @@ def read_columns(searcher: Searcher, names: Iterable[str],
 
 
 def column_arrays(columns: dict[str, FacetColumn]) -> dict[str, np.ndarray]:
-    """The columns' arrays by "name.part": what `write_array_directory` writes."""
-    return {f"{name}.{part}": getattr(column, part)
-            for name, column in columns.items() for part in _PARTS[type(column)]}
+    """The columns' arrays by "name.part": what `write_array_directory` writes (texts as
+    "name.texts" and "name.text_starts", integers as "name.values")."""
+    arrays = {}
+    for name, column in columns.items():
+        for part in _PARTS[type(column)]:
+            arrays[f"{name}.{part}"] = getattr(column, part)
+        values = column.values
+        arrays.update({f"{name}.texts": values.text, f"{name}.text_starts": values.starts}
+                      if isinstance(values, SortedKeys) else {f"{name}.values": values})
+    return arrays
 
 
 def columns_of(arrays: dict[str, np.ndarray]) -> dict[str, FacetColumn]:
     """The columns whose arrays `column_arrays` gave (mapped, or in memory)."""
-    names = sorted({name.rsplit(".", 1)[0] for name in arrays})
-    kinds = {name: MultiColumn if f"{name}.starts" in arrays else FacetColumn for name in names}
-    return {name: kind(**{part: arrays[f"{name}.{part}"] for part in _PARTS[kind]})
-            for name, kind in kinds.items()}
+    names = sorted({name.split(".", 1)[0] for name in arrays})
+    columns: dict[str, FacetColumn] = {}
+    for name in names:
+        kind = MultiColumn if f"{name}.starts" in arrays else FacetColumn
+        values = (arrays[f"{name}.values"] if f"{name}.values" in arrays else
+                  SortedKeys(np.asarray(arrays[f"{name}.texts"]),
+                             np.asarray(arrays[f"{name}.text_starts"])))
+        columns[name] = kind(values=values,
+                             **{part: arrays[f"{name}.{part}"] for part in _PARTS[kind]})
+    return columns
 
 
-_PARTS = {FacetColumn: ("codes", "values"), MultiColumn: ("codes", "values", "starts", "owners")}
+_PARTS = {FacetColumn: ("codes",), MultiColumn: ("codes", "starts", "owners")}
 
 
 def as_mask(docs: np.ndarray, total: int) -> np.ndarray:

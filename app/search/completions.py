@@ -13,18 +13,20 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from app.search.analysis import analyze
-from app.search.held_files import counts_in, write_counts, write_lines
-from app.search.vocabulary import PrefixTable, without_addresses
+from app.search.held_files import counts_in, mapped_arrays, write_array_directory, write_counts
+from app.search.prefix_table import PrefixTable
+from app.search.vocabulary import without_addresses
 from app.words import TITLE_PHRASE_BREAKS
 
 PHRASES_FILE = "phrases.tsv"
 AUTHORS_FILE = "authors.tsv"
-TABLES_FILE = "completions.tsv"  # both, made for lookups: "phrase|author \t key \t papers"
+COMPLETION_TABLES_DIR = "completions"  # both, made for lookups: mapped tables (prefix_table.py)
 MIN_PAPERS = 2  # a phrase of one title is that paper's, not the field's
 GOES_ON = 0.6  # a phrase followed by one word in this share of its papers is cut short
 # The names with most papers that complete: each worker holds them (all 127,000 names of L,
@@ -74,14 +76,15 @@ class CompletionCounts:
 
     def write(self, directory: Path) -> None:
         """The counts (which the next update adds to) and the tables made of them, which a
-        server reads as they are: making them took 0.75 s at L."""
-        tables = {"phrase": _phrase_table(self.phrases), "author": _author_table(self.authors)}
+        server maps as they are: making them took 0.75 s at L."""
         write_counts(directory / PHRASES_FILE, self.phrases)
         write_counts(directory / AUTHORS_FILE, self.authors)
-        write_lines(directory / TABLES_FILE, (
-            f"{kind}\t{key}\t{n}\n"
-            for kind, table in tables.items() for key, n in zip(table.keys, table.counts,
-                                                                  strict=True)))
+        write_array_directory(directory / COMPLETION_TABLES_DIR, self.tables())
+
+    def tables(self) -> dict[str, np.ndarray]:
+        """The arrays of the phrases' table and the author names' (`Completions.read`)."""
+        return {**_phrase_table(self.phrases).arrays("phrase"),
+                **_author_table(self.authors).arrays("author")}
 
     @classmethod
     def read(cls, directory: Path) -> CompletionCounts:
@@ -97,15 +100,10 @@ class Completions:
 
     @classmethod
     def read(cls, directory: Path) -> Completions:
-        keys: dict[str, list[str]] = {"phrase": [], "author": []}
-        counts: dict[str, list[int]] = {"phrase": [], "author": []}
-        with suppress(FileNotFoundError), open(directory / TABLES_FILE, encoding="utf-8") as lines:
-            for line in lines:
-                kind, key, n = line.rstrip("\n").split("\t")
-                keys[kind].append(key)
-                counts[kind].append(int(n))
-        return cls(PrefixTable(keys["phrase"], counts["phrase"]),
-                   PrefixTable(keys["author"], counts["author"]))
+        """The generation's tables (made from its counts where it was written before them)."""
+        tables = mapped_arrays(directory / COMPLETION_TABLES_DIR,
+                               lambda: CompletionCounts.read(directory).tables())
+        return cls(PrefixTable.mapped(tables, "phrase"), PrefixTable.mapped(tables, "author"))
 
     def phrase(self, typed: str, limit: int) -> list[str]:
         """Phrases that complete the end of what was typed ("text-to-image diffusion m" →

@@ -12,7 +12,10 @@ from app.search.columns import FacetColumn, column_arrays, columns_of, read_colu
 from app.search.held_files import mapped_arrays, write_array_directory
 from app.search.whoosh_adapter import open_index
 
-COLUMNS_DIR = "columns"  # the facet table's columns, in an index generation's directory
+# The facet table's columns, in an index generation's directory (named anew when their layout
+# changes: a generation written before is still served while the next is built, its columns
+# made from the index).
+COLUMNS_DIR = "facet_columns"
 
 
 def write_facet_columns(directory: Path) -> None:

@@ -31,8 +31,8 @@ from app.search.acronyms import ACRONYMS_FILE, AcronymCounts
 from app.search.arrays import ARRAYS_DIR, write_arrays
 from app.search.completions import (
     AUTHORS_FILE,
+    COMPLETION_TABLES_DIR,
     PHRASES_FILE,
-    TABLES_FILE,
     CompletionCounts,
     Completions,
 )
@@ -41,7 +41,7 @@ from app.search.held_files import counts_in
 from app.search.paper_ids import IDS_DIR, PaperIds, write_paper_ids
 from app.search.vector_fit import write_vectors
 from app.search.vectors import MODEL_FILE, VECTORS_FILE, read_vectors
-from app.search.vocabulary import VOCABULARY_FILE, Vocabulary, WordCounts
+from app.search.vocabulary import VOCABULARY_FILE, WORD_TABLES_DIR, Vocabulary, WordCounts
 from app.whats_new.edition_terms import TERMS_FILE, read_edition_terms
 from app.whats_new.term_counts import count_edition_terms
 
@@ -85,11 +85,11 @@ HELD: tuple[Held, ...] = (
          open=lambda directory, documents: PaperIds.mapped(directory)),
     Held("columns", (COLUMNS_DIR,), derive=lambda directory, whole: write_facet_columns(directory),
          open=lambda directory, documents: mapped_facet_columns(directory)),
-    Held("vocabulary", (VOCABULARY_FILE,), counts=_counted(WordCounts),
+    Held("vocabulary", (VOCABULARY_FILE, WORD_TABLES_DIR), counts=_counted(WordCounts),
          open=lambda directory, documents: Vocabulary.read(directory)),
     Held("meanings", (ACRONYMS_FILE,), counts=_counted(AcronymCounts),
          open=lambda directory, documents: AcronymCounts.read(directory).meanings()),
-    Held("completions", (PHRASES_FILE, AUTHORS_FILE, TABLES_FILE),
+    Held("completions", (PHRASES_FILE, AUTHORS_FILE, COMPLETION_TABLES_DIR),
          counts=_counted(CompletionCounts),
          open=lambda directory, documents: Completions.read(directory)),
     Held("edition_terms", (TERMS_FILE,),

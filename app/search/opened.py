@@ -61,7 +61,8 @@ class OpenIndex:
 
     def __post_init__(self) -> None:
         self.synonyms = replace(Synonyms.of(self.meanings), telling=self.telling_word,
-                                spelling=partial(other_spelling, written=self.vocabulary.df,
+                                spelling=partial(other_spelling,
+                                                 written=self.vocabulary.words,
                                                  hyphenated=self.vocabulary.hyphenated))
 
     def telling_word(self, acronym: tuple[str, ...], long_form: tuple[str, ...]) -> str | None:

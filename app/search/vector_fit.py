@@ -10,15 +10,17 @@ import itertools
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.linalg as sl
-import scipy.sparse as sp
 from whoosh.searching import Searcher
 
 from app.search.arrays import deleted_docs, drop_pages, field_arrays
 from app.search.vectors import MODEL_FILE, VECTORS_FILE, Model, read_model, unit_rows
 from app.search.whoosh_adapter import open_index
+
+if TYPE_CHECKING:  # imported where a fit runs: a server worker only reads the vectors
+    import scipy.sparse as sp
 
 DIMENSIONS = 64  # 32-128 measured alike, 256 worse (docs/discover.md)
 # ... and at most the square root of the papers: a small catalog's few directions are its
@@ -51,7 +53,7 @@ def _vocabulary(fields: list[tuple[object, int]], papers: int) -> tuple[list[str
     df: dict[str, int] = {}
     for arrays, _ in fields:
         lengths = np.diff(arrays.starts)
-        for term, i in arrays.terms.items():
+        for i, term in enumerate(arrays.terms):
             if _meaningful(term):
                 df[term] = df.get(term, 0) + int(lengths[i])
     kept = sorted(t for t, n in df.items() if MIN_DF <= n <= MAX_DF_SHARE * papers)
@@ -65,8 +67,8 @@ def _blocks(fields: list[tuple[object, int]], live: np.ndarray, terms: list[str]
     about `BLOCK` postings only, never for the whole field."""
     column = {term: i for i, term in enumerate(terms)}
     for arrays, offset in fields:
-        columns = np.full(len(arrays.terms), -1, dtype=np.int64)
-        columns[list(arrays.terms.values())] = [column.get(term, -1) for term in arrays.terms]
+        columns = np.fromiter((column.get(term, -1) for term in arrays.terms), dtype=np.int64,
+                              count=len(arrays.terms))
         starts = arrays.starts
         cuts = np.unique(np.append(
             np.searchsorted(starts, np.arange(0, starts[-1], BLOCK)), len(columns)))
@@ -91,6 +93,8 @@ def _tfidf(fields: list[tuple[object, int]], live: np.ndarray, terms: list[str],
     them to the rows' terms so far. COO triples with int64 indices, converted, held it
     several times over (+530 MB at 88k papers). Rows, not columns: both products of the SVD
     then gather from the dense side of terms, the smaller one (CSC's took twice as long)."""
+    import scipy.sparse as sp  # scipy.sparse and .linalg: 24 MB of a worker that never fits
+
     counts = np.zeros(len(live), dtype=np.int64)
     squares = np.zeros(len(live), dtype=np.float64)
     for docs, _, values in _blocks(fields, live, terms, idf):
@@ -117,6 +121,8 @@ def _orthonormal(product: np.ndarray) -> np.ndarray:
     LAPACK needs. numpy's QR works in float64 whatever it is given and held the documents ×
     (k + oversampling) block eight times over (its copies and workspace), five times slower;
     scipy's, given a C array, copies it once more for its workspace query."""
+    import scipy.linalg as sl
+
     return sl.qr(np.asfortranarray(product), mode="economic", overwrite_a=True,
                  check_finite=False)[0]
 

@@ -13,21 +13,22 @@ offered as a completion, and then finds nothing.
 
 from __future__ import annotations
 
-import heapq
 import re
-from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from whoosh.lang import porter2
 
 from app.search.analysis import fold_inflections, word_analyzer
-from app.search.held_files import counts_in, write_counts
+from app.search.held_files import counts_in, mapped_arrays, write_array_directory, write_counts
+from app.search.prefix_table import PrefixTable
 from app.search.spelling import americanize
 from app.search.whoosh_adapter.corrector import FrequencyCorrector
 
 VOCABULARY_FILE = "vocabulary.tsv"
+WORD_TABLES_DIR = "vocabulary"  # the file's words and compounds as mapped tables (prefix_table.py)
 # Two words joined by a hyphen: counted beside the words, for a compound's other spelling
 # (spellings.py); under keys with a hyphen, which no word as written has.
 HYPHENATED = re.compile(r"(?<![\w-])([a-z]{2,})-([a-z]{2,})(?![\w-])")
@@ -74,11 +75,13 @@ class WordCounts:
         self.papers.update(hyphenated_words(text))
 
     def write(self, directory: Path) -> None:
-        """The words, and the hyphenated compounds the catalog also writes closed."""
+        """The words, and the hyphenated compounds the catalog also writes closed: counts
+        (which the next update adds to), and the tables a server maps."""
         papers = self.papers
-        write_counts(directory / VOCABULARY_FILE, Counter({
-            key: n for key, n in papers.items()
-            if "-" not in key or key.replace("-", "") in papers}))
+        kept = Counter({key: n for key, n in papers.items()
+                        if n > 0 and ("-" not in key or key.replace("-", "") in papers)})
+        write_counts(directory / VOCABULARY_FILE, kept)
+        write_array_directory(directory / WORD_TABLES_DIR, _tables(kept))
 
     @classmethod
     def read(cls, directory: Path) -> WordCounts:
@@ -89,43 +92,27 @@ def read_counts(directory: Path) -> Counter[str]:
     return counts_in(directory / VOCABULARY_FILE)
 
 
-@dataclass(frozen=True)
-class PrefixTable:
-    """Keys sorted for prefix lookup, each with how many papers use it (a list aligned with
-    the keys: a dict by key took 25 MB more for the 272,000 author keys of L)."""
-
-    keys: list[str]
-    counts: list[int]
-
-    @classmethod
-    def of(cls, counts: dict[str, int]) -> PrefixTable:
-        keys = sorted(counts)
-        return cls(keys, [counts[key] for key in keys])
-
-    def completions(self, prefix: str, limit: int) -> list[str]:
-        """The `limit` most used keys starting with `prefix` (ties alphabetically)."""
-        start = bisect_left(self.keys, prefix)
-        end = bisect_left(self.keys, prefix + "\U0010ffff", start)
-        best = heapq.nsmallest(limit, range(start, end),
-                               key=lambda i: (-self.counts[i], self.keys[i]))
-        return [self.keys[i] for i in best]
+def _tables(counts: Counter[str]) -> dict[str, np.ndarray]:
+    """The arrays of the words' table and the hyphenated compounds' (`Vocabulary.read`)."""
+    hyphenated = {key: n for key, n in counts.items() if "-" in key}
+    words = {key: n for key, n in counts.items() if key not in hyphenated}
+    return {**PrefixTable.of(words).arrays("words"),
+            **PrefixTable.of(hyphenated).arrays("hyphenated")}
 
 
 @dataclass
 class Vocabulary:
-    """One index generation's vocabulary, read once when the index is opened."""
+    """One index generation's vocabulary, mapped when the index is opened."""
 
-    df: dict[str, int] = field(default_factory=dict)
-    words: PrefixTable = field(default_factory=lambda: PrefixTable([], []))
-    hyphenated: dict[str, int] = field(default_factory=dict)  # "pre-training" → papers
+    words: PrefixTable = field(default_factory=lambda: PrefixTable.of({}))  # word → papers
+    hyphenated: PrefixTable = field(  # "pre-training" → papers
+        default_factory=lambda: PrefixTable.of({}))
 
     @classmethod
     def read(cls, directory: Path) -> Vocabulary:
-        counts = read_counts(directory)
-        hyphenated = {key: n for key, n in counts.items() if "-" in key}
-        for key in hyphenated:
-            del counts[key]
-        return cls(dict(counts), PrefixTable.of(counts), hyphenated)
+        """The generation's tables (made from its counts where it was written before them)."""
+        tables = mapped_arrays(directory / WORD_TABLES_DIR, lambda: _tables(read_counts(directory)))
+        return cls(PrefixTable.mapped(tables, "words"), PrefixTable.mapped(tables, "hyphenated"))
 
     def completions(self, prefix: str, limit: int) -> list[str]:
         """The `limit` most frequent words starting with `prefix` (ties alphabetically)."""
@@ -147,8 +134,8 @@ class Vocabulary:
 
     def suggest(self, word: str, maxdist: int = 2, prefix: int = 1) -> str | None:
         """The closest known word to a misspelt one, the most frequent among equally close."""
-        if not self.words.keys:
+        if not self.words:
             return None
-        corrector = FrequencyCorrector(self.words.keys, self.df)
+        corrector = FrequencyCorrector(self.words.entries, self.words)
         suggestions = corrector.suggest(word, limit=1, maxdist=maxdist, prefix=prefix)
         return suggestions[0] if suggestions else None

@@ -25,7 +25,6 @@ from itertools import chain
 from pathlib import Path
 
 import numpy as np
-from scipy.sparse import csr_matrix
 
 from app.ids import series_slug
 
@@ -77,6 +76,10 @@ class SoftmaxRegression:
         x = self.idf[ids]
         x /= np.sqrt(np.bincount(row_of, weights=x * x, minlength=len(rows)))[row_of]
         indptr = np.concatenate(([0], np.cumsum(lengths)))
+        # Imported by the process that scores topics (an ingest), not by every server worker
+        # that imports app.topics: scipy was 24 MB of each one's private memory.
+        from scipy.sparse import csr_matrix
+
         matrix = csr_matrix((x, ids, indptr), shape=(len(rows), len(self.idf)))
         logits = self.bias + matrix @ self.weights
         odds = np.exp(logits - logits.max(axis=1, keepdims=True))

@@ -28,8 +28,9 @@ from app.search.analysis import acronym_marker, acronym_term, analyze
 from app.search.completions import Completions
 from app.search.lemma_table import lemmas
 from app.search.opened import OpenIndex
+from app.search.prefix_table import PrefixTable
 from app.search.synonyms import SYNONYM_GROUPS
-from app.search.vocabulary import PrefixTable, Vocabulary
+from app.search.vocabulary import Vocabulary
 from app.whats_new.edition_terms import EditionTerms
 from app.words import FILLER_WORDS, GENERIC_WORDS, PREFIXES, VENUE_WORDS
 
@@ -78,7 +79,7 @@ def shown_form(term: str, vocabulary: Vocabulary, completions: Completions | Non
 
 def _written(word: str, vocabulary: Vocabulary) -> str:
     candidates = vocabulary.completions(word[: max(2, len(word) - 1)], 40)
-    if word in vocabulary.df:
+    if word in vocabulary.words:
         candidates.append(word)
     return (next((c for c in candidates if analyze(c) == (word,)), None)
             or next((c.upper() for c in [word, *candidates] if analyze(c.upper()) == (word,)),
@@ -209,18 +210,18 @@ class ConceptNames:
     @cached_property
     def _endings(self) -> PrefixTable:
         """The vocabulary's words written backwards, to find the words a piece ends."""
-        return PrefixTable.of({word[::-1]: n for word, n in self.vocabulary.df.items()})
+        return PrefixTable.of({word[::-1]: n for word, n in self.vocabulary.words.items()})
 
     def is_piece(self, written: str) -> bool:
         """Whether a word no dictionary knows is the piece of a word that a line break cut
         ("ap- proach", "gaus- sian"): a word that starts or ends with it is written
         `PIECE` times as often."""
-        if lemmas(written) or written not in self.vocabulary.df:
+        if lemmas(written) or written not in self.vocabulary.words:
             return False
-        most = PIECE * self.vocabulary.df[written]
+        most = PIECE * self.vocabulary.words[written]
         whole = [*self.vocabulary.completions(written, 2),
                  *(word[::-1] for word in self._endings.completions(written[::-1], 2))]
-        return any(self.vocabulary.df[word] >= most for word in whole if word != written)
+        return any(self.vocabulary.words[word] >= most for word in whole if word != written)
 
     @cached_property
     def venue_words(self) -> frozenset[str]:

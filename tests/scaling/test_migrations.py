@@ -17,7 +17,7 @@ from app.ingest.identity import source_digest
 from app.ingest.listfile import RawAbstract
 from app.ingest.load import ingest_paths
 from app.main import create_app
-from app.schema import FIRST_REVISION, _config, head_revision, upgrade
+from app.schema import FIRST_REVISION, HEAD_REVISION, _config, head_revision, upgrade
 from tests.conftest import SEEDS, TEST_HOSTS
 from tests.postgres import BACKEND, cluster, sqlite_run
 
@@ -220,3 +220,7 @@ def test_a_catalog_of_the_previous_release_keeps_its_papers_under_edition_names(
     assert len(before["paper"]) > 90 and len(before["paperorigin"]) == 2
     assert not [name for name in _names(engine) if "venue" in name]
     engine.dispose()
+
+
+def test_the_head_a_server_checks_without_alembic_is_the_newest_migration():
+    assert head_revision() == HEAD_REVISION

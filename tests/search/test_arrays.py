@@ -76,6 +76,23 @@ def test_searches_without_arrays_find_the_same(fresh: Catalog):
     assert any(map(any, with_arrays))
 
 
+def test_a_fields_terms_are_numbered_from_their_mapped_file(tmp_path: Path):
+    """Every term is found at its line, across strides, and nothing else is found."""
+    terms = sorted({f"{a}{b}{c}" for a in "bcdéfz" for b in ("", "x", "yy", "ñu", "-z")
+                    for c in ("", "a", "ab", "é", "s")}, key=str.encode)
+    assert len(terms) > 2 * arrays.TERM_STRIDE
+    (tmp_path / "terms.txt").write_bytes("\n".join(terms).encode())
+    for stride in (1, 3, arrays.TERM_STRIDE, 1000):
+        table = arrays.TermTable(tmp_path / "terms.txt", stride)
+        assert len(table) == len(terms) and list(table) == terms
+        assert [table.get(term) for term in terms] == list(range(len(terms)))
+        for absent in ("", " ", "a", "bb", "b-y", "zz", "\U0010ffff", "B", "bxyy"):
+            assert table.get(absent) is None, absent
+    (tmp_path / "none.txt").write_bytes(b"")
+    empty = arrays.TermTable(tmp_path / "none.txt")
+    assert len(empty) == 0 and list(empty) == [] and empty.get("a") is None
+
+
 def _mapped_kb() -> int:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("RssFile:"):

@@ -10,9 +10,10 @@ from sqlalchemy import text
 from app.ingest.load import ingest_paths
 from app.search.generation import VERSION_FILE
 from app.search.index import SyncKind, SyncOutcome, sync_index
+from app.search.prefix_table import PrefixTable
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
-from app.search.vocabulary import PrefixTable, Vocabulary, paper_words, read_counts
+from app.search.vocabulary import Vocabulary, paper_words, read_counts
 from tests.conftest import Catalog, write_list
 
 
@@ -26,7 +27,7 @@ def count_words(texts: list[str]) -> Counter[str]:
 
 def _vocabulary(*texts: str) -> Vocabulary:
     counts = count_words(list(texts))
-    return Vocabulary(dict(counts), PrefixTable.of(counts))
+    return Vocabulary(PrefixTable.of(counts))
 
 
 def test_counts_are_papers_not_occurrences_and_words_are_folded():

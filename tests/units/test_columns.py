@@ -7,6 +7,7 @@ import numpy as np
 
 from app.search.columns import FacetColumn, MultiColumn, column_arrays, columns_of
 from app.search.held_files import mapped_arrays, write_array_directory
+from app.search.prefix_table import SortedKeys
 
 
 def test_the_most_held_values_are_listed_most_first_ties_by_value():
@@ -39,6 +40,23 @@ def test_ties_at_the_cut_are_decided_by_value_as_when_all_were_sorted():
     assert column.top(counted, 15)[:2] == [("author-150", 2), ("author-299", 2)]
 
 
+def test_of_many_values_tied_at_the_cut_only_the_listed_ones_are_read():
+    names = [f"{first}{i}" for i in range(100) for first in ("é", "z", "a", "Ω", "Z")]
+    column = FacetColumn.of([*names, "a7", "é7", "Ω7", "Ω8"], len(names) + 4)
+    counted = column.counted(np.ones(len(names) + 4, dtype=bool))
+    everything = sorted(((column.value(code), int(n)) for code, n in enumerate(counted) if n),
+                        key=lambda kv: (-kv[1], kv[0]))
+    read: list[int] = []
+
+    class Counting(FacetColumn):
+        def value(self, code: int) -> object:
+            read.append(code)
+            return super().value(code)
+
+    assert Counting(column.codes, column.values).top(counted, 15) == everything[:15]
+    assert len(read) == 15
+
+
 def test_written_columns_are_mapped_back_with_the_same_answers(tmp_path):
     columns = {"year": FacetColumn.of([2020, 2018, 2020, 2019], 4),
                "topic": FacetColumn.of(["rl", "", "vision", "rl"], 4),
@@ -49,7 +67,9 @@ def test_written_columns_are_mapped_back_with_the_same_answers(tmp_path):
     everyone = np.ones(4, dtype=bool)
     for name, column in columns.items():
         assert type(mapped[name]) is type(column)
-        assert isinstance(mapped[name].values, np.memmap)
+        values = mapped[name].values
+        held = values.text if isinstance(values, SortedKeys) else values
+        assert isinstance(held, np.memmap) or isinstance(held.base, np.memmap)
         assert mapped[name].top(mapped[name].counted(everyone), None) == column.top(
             column.counted(everyone), None)
     assert mapped["by"].top(mapped["by"].counted(everyone), None) == [

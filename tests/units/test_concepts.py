@@ -5,7 +5,8 @@ are not."""
 import pytest
 
 from app.search.acronyms import Meaning
-from app.search.vocabulary import PrefixTable, Vocabulary
+from app.search.prefix_table import PrefixTable
+from app.search.vocabulary import Vocabulary
 from app.whats_new.concepts import ConceptNames
 from app.whats_new.edition_terms import NO_TERMS
 
@@ -21,7 +22,7 @@ WRITTEN = {  # words as papers write them, and how many papers do
 
 @pytest.fixture
 def names() -> ConceptNames:
-    vocabulary = Vocabulary(dict(WRITTEN), PrefixTable.of(WRITTEN))
+    vocabulary = Vocabulary(PrefixTable.of(WRITTEN))
     meanings = {"dm": [Meaning("DM", "diffusion models", 4)]}
     acronyms = {"dm", "ps"}
     return ConceptNames(NO_TERMS, vocabulary, None, meanings,

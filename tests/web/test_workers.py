@@ -17,7 +17,10 @@ from pathlib import Path
 
 import httpx
 
+from app.search.completions import COMPLETION_TABLES_DIR
+from app.search.filters import COLUMNS_DIR
 from app.search.lemma_table import LEMMAS_FILE
+from app.search.vocabulary import WORD_TABLES_DIR
 from app.serving import _listening_sockets
 from tests.conftest import Catalog
 from tests.postgres import sqlite_run
@@ -106,31 +109,59 @@ def _mapped_files(pid: int) -> dict[str, int]:
     return private
 
 
-def test_workers_map_what_the_index_generation_derived_and_share_it(fresh: Catalog):
-    """Facet columns, what's new's counts and the lemma table are files each worker maps: a
-    page of them is read once per machine, not copied into every worker's own memory."""
+def _connection_to_each_worker(base: str, count: int = 2
+                               ) -> dict[int, http.client.HTTPConnection]:
+    """A kept-alive connection to each worker, by its process ID."""
+    host, port = base.removeprefix("http://").split(":")
+    by_worker: dict[int, http.client.HTTPConnection] = {}
+    for _ in range(100):  # connections are spread by a hash: some land on each worker
+        connection = http.client.HTTPConnection(host, int(port), timeout=10)
+        connection.request("GET", "/healthz")
+        by_worker.setdefault(json.loads(connection.getresponse().read())["worker"], connection)
+        if len(by_worker) == count:
+            return by_worker
+    raise AssertionError(f"only workers {sorted(by_worker)} answered")
+
+
+def _private_mb(pid: int) -> float:
+    """The process's pages no other process maps: what one more worker costs."""
+    rollup = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
+    return sum(int(line.split()[1]) for line in rollup
+               if line.startswith(("Private_Clean:", "Private_Dirty:"))) / 1024
+
+
+# A worker's private memory after searches of the seed catalog: 85 MB measured, most of it the
+# modules it imports (docs/performance.md). Each worker reading the generation's files into
+# memory of its own, or importing what only an ingest or a migration needs (scipy 24 MB,
+# Alembic 11 MB), would go past it.
+WORKER_PRIVATE_MB = 100
+
+
+def test_workers_map_what_the_index_generation_derived_and_hold_little_of_their_own(
+        fresh: Catalog):
+    """Facet columns, what's new's counts, the vocabulary, the completions and the lemma table
+    are files each worker maps: a page of them is read once per machine, not copied into every
+    worker's own memory. So the second worker's private memory after a search is bounded."""
     index = fresh.settings.index_path.resolve()
     with running_server(fresh.env(), 60, "--workers", "2") as base:
-        host, port = base.removeprefix("http://").split(":")
-        by_worker: dict[int, http.client.HTTPConnection] = {}
-        for _ in range(100):  # connections are spread by a hash: some land on each worker
-            connection = http.client.HTTPConnection(host, int(port), timeout=10)
-            connection.request("GET", "/healthz")
-            by_worker.setdefault(json.loads(connection.getresponse().read())["worker"],
-                                 connection)
-            if len(by_worker) == 2:
-                break
-        assert len(by_worker) == 2, f"only workers {sorted(by_worker)} answered"
-        for worker, connection in by_worker.items():
-            for page in ("/search?q=learning+models&country=china", "/"):
+        workers = _connection_to_each_worker(base)
+        for worker, connection in workers.items():
+            for page in ("/search?q=learning+models&country=china", "/",
+                         "/api/suggest?q=author%3Ale", "/search?q=optim*"):
                 connection.request("GET", page)
                 assert connection.getresponse().read()
             mapped = _mapped_files(worker)
-            for derived in ("columns", "edition_terms"):
+            for derived in (COLUMNS_DIR, "edition_terms", WORD_TABLES_DIR,
+                            COMPLETION_TABLES_DIR):
                 files = {path for path in mapped if Path(path).parent == index / derived}
                 assert files, f"worker {worker} maps nothing of {index / derived}"
                 assert all(mapped[path] == 0 for path in files), mapped
             assert mapped[str(LEMMAS_FILE)] == 0
+            assert not any("/scipy" in path for path in mapped)  # imported by fits only
+        second = sorted(workers)[1]
+        private = _private_mb(second)
+        assert private <= WORKER_PRIVATE_MB, f"worker {second}: {private:.0f} MB of its own"
+        for connection in workers.values():
             connection.close()
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 
 from whoosh.spelling import ListCorrector
 
@@ -12,7 +12,7 @@ class FrequencyCorrector(ListCorrector):
     """Whoosh's corrector over a sorted word list, ranking by edit distance and then by how
     many papers use the word (the list corrector alone ranks equally close words by name)."""
 
-    def __init__(self, words: list[str], df: dict[str, int]) -> None:
+    def __init__(self, words: Sequence[str], df: Mapping[str, int]) -> None:
         super().__init__(words)
         self.df = df
 
