@@ -26,6 +26,7 @@ from app.enrich import (
     add_topics,
     keyphrase_extractor,
     keyphrase_helper,
+    leave_keyphrases,
     update_word_stats,
     with_keyphrases,
 )
@@ -38,7 +39,7 @@ from app.ingest.people import origin_rows
 from app.ingest.stored import delete_papers, papers_per_venue, renumber_venue, replace_papers
 from app.ingest.tabular import stream_csv, stream_jsonl
 from app.ingest.unpack import read_input
-from app.keyphrases import KeyphraseExtractor, document_frequencies
+from app.keyphrases import document_frequencies
 from app.models import Edition, Paper, PaperAuthor, PaperOrigin, SourceFile
 from app.tex import title_text
 from app.topics import default_scorer
@@ -144,10 +145,12 @@ def _store_file(store: _Store, listing: ParsedList, digest: str, report: IngestR
 
 def ingest_paths(
     session: Session, paths: Iterable[Path], progress: Callable[[str], None] = lambda _: None,
-    sink: PaperSink | None = None, scratch: Path | None = None,
+    sink: PaperSink | None = None, scratch: Path | None = None, defer_keyphrases: bool = False,
 ) -> IngestReport:
     """Store the papers of the files in one transaction, showing each new one to `sink`; new
-    papers wait in a file under `scratch` (not a small or in-memory /tmp) till the last file."""
+    papers wait in a file under `scratch` (not a small or in-memory /tmp) till the last file.
+    With `defer_keyphrases`, they are stored without keyphrases, left to
+    `enrich.complete_keyphrases` after the ingest returns."""
     files, errors = expand_paths(paths)
     report = IngestReport(errors=errors, version_before=catalog_version(session))
     known = {source.name: source for source in session.exec(select(SourceFile))}
@@ -157,6 +160,7 @@ def ingest_paths(
             scratch.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=scratch) as spill:
             store = _Store(session, report, sink, spill)
+            store.defer_keyphrases = defer_keyphrases
             for path in files:  # one file's bytes in memory at a time
                 report.files_read += 1
                 if path.name in seen_names:
@@ -228,6 +232,7 @@ class _Store:
         self.words: Counter[str] = Counter()  # document frequencies of the added papers' words
         self.spill = spill  # the new papers, a pickled chunk after another
         self.chunks = self.new = 0
+        self.defer_keyphrases = False
 
     def file(self, listing: ParsedList, digest: str) -> int:
         """Store the file's papers, a chunk at a time as they are read; how many it holds."""
@@ -344,7 +349,7 @@ class _Store:
         # Replaced rows go first: keyphrases weigh words by the papers stored besides the new.
         first_added = replace_papers(session, sorted(self.replaced))
         if self.chunks:
-            self._insert(keyphrase_extractor(session, self.new), first_added)
+            self._insert(first_added)
         report.added += self.new - len(self.replaced)
         marked = identity.mark_placeholders(session, self.ids.placeholders)
         report.merged, report.apart = self.ids.merged, self.ids.apart
@@ -356,10 +361,16 @@ class _Store:
         if report.added or report.updated or report.removed or marked:
             bump_catalog_version(session, [*report.added_ids, *report.removed_ids, *marked])
 
-    def _insert(self, extractor: KeyphraseExtractor, first_added: dict[str, datetime]) -> None:
-        """The spilled papers, a chunk at a time, with their keyphrases."""
+    def _insert(self, first_added: dict[str, datetime]) -> None:
+        """The spilled papers, a chunk at a time, with their keyphrases (or left to extract)."""
         self.spill.seek(0)
         spilled = (pickle.load(self.spill) for _ in range(self.chunks))
+        if self.defer_keyphrases:  # nothing the first search needs: extracted after it returns
+            leave_keyphrases(self.session, self.new)
+            for new in spilled:
+                self._insert_chunk(new, first_added)
+            return
+        extractor = keyphrase_extractor(self.session, self.new)
         with keyphrase_helper(extractor) as helper:
             for new in with_keyphrases(spilled, lambda new: new.rows, extractor, helper):
                 self._insert_chunk(new, first_added)
@@ -367,6 +378,7 @@ class _Store:
     def _insert_chunk(self, new: _NewPapers, first_added: dict[str, datetime]) -> None:
         for row in new.rows:
             row["added_at"] = first_added.get(str(row["id"]), row["added_at"])
+            row.setdefault("keyphrases", "")
         for table, rows in ((Paper, new.rows), (PaperAuthor, new.authors),
                             (PaperOrigin, new.origins)):
             for batch in batched(rows, 1000):

@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from sqlmodel import Session
+
+from app.db import pending_keyphrases
 from app.faults import pause_point
 from app.map.layout import MAP_FILE, read_layout, write_layout
 from app.search.acronyms import ACRONYMS_FILE, AcronymCounts
@@ -132,6 +135,13 @@ def deferred_of(directory: Path) -> list[str]:
         return (directory / DEFERRED_FILE).read_text().split()
     except OSError:
         return []
+
+
+def left_to_derive(session: Session, index: Path) -> list[str]:
+    """What an ingest left to derive after it returned, still to come: the catalog's (its
+    papers' keyphrases, `enrich.complete_keyphrases`) and the live generation's at `index`."""
+    catalog = ["keyphrases"] if pending_keyphrases(session) is not None else []
+    return catalog + deferred_of(index.resolve())
 
 
 def write_deferred(directory: Path) -> None:

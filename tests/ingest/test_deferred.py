@@ -1,6 +1,7 @@
-"""What no search needs (the vectors, the map) is derived after `catalog ingest` returns, in a
-process of its own; searches answer meanwhile, /healthz says what is left, and a kill in the
-middle leaves the work to the next update, a server's keeper's."""
+"""What no search needs (the keyphrases, the vectors, the map) is derived after `catalog ingest`
+returns, in a process of its own; searches answer meanwhile, /healthz says what is left, and a
+kill in the middle leaves the work to the next update, a server's keeper's, or the next
+ingest."""
 
 import os
 import signal
@@ -13,16 +14,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
+from sqlmodel import select
 from typer.testing import CliRunner
 
 from app import cli as cli_module
 from app.cli import cli
 from app.config import Settings, get_settings
+from app.db import pending_keyphrases, session_scope
 from app.main import create_app
 from app.map.layout import MAP_FILE
+from app.models import Paper
 from app.search.generation import deferred_of
 from app.search.vectors import MODEL_FILE, VECTORS_FILE
-from tests.conftest import SEEDS, TEST_HOSTS
+from tests.conftest import SEEDS, TEST_HOSTS, write_list
 from tests.postgres import sqlite_run
 
 pytestmark = sqlite_run  # with a shared database, ingest leaves indexes to the servers
@@ -112,3 +116,70 @@ def test_a_kill_half_way_leaves_searches_answering_and_the_keeper_redoes_it(
             time.sleep(0.1)  # the keeper derives it all again, in a child process
         assert _healthz(client)["index"] == "completed"
     assert (live / MAP_FILE).exists() and deferred_of(live) == []
+
+
+def _keyphrases() -> dict[str, str]:
+    with session_scope(get_settings().database_url) as session:
+        return dict(session.exec(select(Paper.id, Paper.keyphrases)).all())
+
+
+def _wait_paused(paused: Path) -> None:
+    deadline = time.monotonic() + 120
+    while not (paused.exists() and paused.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert paused.exists()
+
+
+def test_keyphrases_follow_the_ingest_and_a_server_derives_them_after_a_kill(
+        catalog_env: Path, started: list[subprocess.Popen[bytes]], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch):
+    paused = tmp_path / "paused"
+    monkeypatch.setenv("CATALOG_PAUSE_AT", "keyphrases-extracted")
+    monkeypatch.setenv("CATALOG_PAUSE_FILE", str(paused))
+    assert "keyphrases, vectors, positions derived in the background" in _ingest()
+    _wait_paused(paused)
+    os.killpg(started[0].pid, signal.SIGKILL)  # extracted, none stored
+    started[0].wait()
+    monkeypatch.delenv("CATALOG_PAUSE_AT")
+    assert set(_keyphrases().values()) == {""}
+    settings = replace(get_settings(), poll_seconds=0.1, allowed_hosts=TEST_HOSTS)
+    with TestClient(create_app(settings)) as client:
+        health = _healthz(client)
+        assert health["index"].endswith("; deriving keyphrases, vectors, positions")
+        found = client.get("/api/search", params={"q": "learning"}).json()
+        assert found["total"] > 0  # searches answer meanwhile
+        paper = found["hits"][0]["id"]
+        venue = client.get(f"/api/papers/{paper}").json()["venue_slug"]
+        # Meanwhile pages show no keyphrases, as for papers that have none.
+        assert client.get(f"/api/papers/{paper}").json()["keyphrases"] == []
+        assert "Top keyphrases" not in client.get(f"/venues/{venue}").text
+        deadline = time.monotonic() + 240
+        while _healthz(client)["index"] != "completed" and time.monotonic() < deadline:
+            time.sleep(0.1)  # the keeper derives them, then the index's part
+        assert _healthz(client)["index"] == "completed"
+        assert client.get(f"/api/papers/{paper}").json()["keyphrases"]
+        assert "Top keyphrases" in client.get(f"/venues/{venue}").text
+    derived = _keyphrases()
+    assert CliRunner().invoke(cli, ["retopic", "--keyphrases"]).exit_code == 0
+    assert _keyphrases() == derived  # what the ingest would have stored itself
+
+
+def test_the_next_ingest_derives_the_keyphrases_left_before_it_stores(
+        catalog_env: Path, started: list[subprocess.Popen[bytes]], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch):
+    paused = tmp_path / "paused"
+    monkeypatch.setenv("CATALOG_PAUSE_AT", "keyphrases-extracted")
+    monkeypatch.setenv("CATALOG_PAUSE_FILE", str(paused))
+    _ingest()
+    _wait_paused(paused)
+    os.killpg(started[0].pid, signal.SIGKILL)
+    started[0].wait()
+    monkeypatch.delenv("CATALOG_PAUSE_AT")
+    extra = write_list(tmp_path / "extra.txt", "ICML 2031 Papers",
+                       "We study grokking in sparse parity tasks with small transformers.")
+    result = CliRunner().invoke(cli, ["ingest", str(extra)])
+    assert result.exit_code == 0, result.output
+    assert "keyphrases" not in result.output.split("search index:")[1]  # none left
+    assert "" not in _keyphrases().values()
+    with session_scope(get_settings().database_url) as session:
+        assert pending_keyphrases(session) is None
