@@ -67,23 +67,27 @@ def keyphrase_extractor(session: Session, adding: int) -> KeyphraseExtractor:
 
 
 def leave_keyphrases(session: Session, adding: int) -> None:
-    """Leave the keyphrases of the papers stored without them (`keyphrases` "") to
-    `complete_keyphrases`, against the statistics `keyphrase_extractor` would read now."""
+    """Leave the keyphrases of the papers stored without them (`keyphrases` ""), and their
+    part in the word statistics, to `complete_keyphrases`, against the paper count
+    `keyphrase_extractor` would read now."""
     documents = paper_total(session) + adding
     session.merge(CatalogState(key=KEYPHRASES_PENDING_KEY, value=str(documents)))
 
 
 def complete_keyphrases(session: Session) -> int:
-    """Extract the keyphrases an ingest left to extract after it returned, as it would have
-    (its word statistics and paper count), and store them all at once with a new catalog
-    version, so that pages show all or none; how many papers got theirs (0 when none were
-    left, or another process stored them first)."""
+    """Count the words of the papers an ingest left without keyphrases, and extract theirs as
+    it would have (the same statistics and paper count); store both at once with a new
+    catalog version, so that pages show all or none. How many papers got theirs (0 when none
+    were left, or another process stored them first)."""
     documents = pending_keyphrases(session)
     if documents is None:
         return 0
-    word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
-    extractor = KeyphraseExtractor(word_df, documents)
     ids = list(session.exec(select(Paper.id).where(Paper.keyphrases == "")))
+    words = document_frequencies(text for batch in batched(ids, 2000) for text in session.exec(
+        select(Paper.plain).where(col(Paper.id).in_(batch))))
+    word_df = Counter(dict(session.exec(select(WordStat.word, WordStat.df)).all()))
+    word_df.update(words)
+    extractor = KeyphraseExtractor(+word_df, documents)
     texts = (list(session.exec(select(Paper.id, Paper.plain, Paper.title)
                                .where(col(Paper.id).in_(batch))))
              for batch in batched(ids, 2000))
@@ -98,6 +102,7 @@ def complete_keyphrases(session: Session) -> int:
     if not claimed.rowcount:  # type: ignore[attr-defined]
         session.rollback()
         return 0
+    update_word_stats(session, words)
     for batch in batched(rows, 2000):
         session.execute(update(Paper), batch)
     bump_catalog_version(session)

@@ -21,7 +21,7 @@ from typing import IO, Protocol
 from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
-from app.db import batched, bump_catalog_version, catalog_version
+from app.db import batched, bump_catalog_version, catalog_version, paper_total
 from app.enrich import (
     add_topics,
     keyphrase_extractor,
@@ -149,8 +149,8 @@ def ingest_paths(
 ) -> IngestReport:
     """Store the papers of the files in one transaction, showing each new one to `sink`; new
     papers wait in a file under `scratch` (not a small or in-memory /tmp) till the last file.
-    With `defer_keyphrases`, they are stored without keyphrases, left to
-    `enrich.complete_keyphrases` after the ingest returns."""
+    With `defer_keyphrases`, an ingest into an empty catalog stores them without keyphrases
+    and leaves those and their word statistics to `enrich.complete_keyphrases`."""
     files, errors = expand_paths(paths)
     report = IngestReport(errors=errors, version_before=catalog_version(session))
     known = {source.name: source for source in session.exec(select(SourceFile))}
@@ -160,7 +160,8 @@ def ingest_paths(
             scratch.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=scratch) as spill:
             store = _Store(session, report, sink, spill)
-            store.defer_keyphrases = defer_keyphrases
+            # Into an empty catalog, no paper is replaced or removed: every paper is new.
+            store.defer_keyphrases = defer_keyphrases and not paper_total(session)
             for path in files:  # one file's bytes in memory at a time
                 report.files_read += 1
                 if path.name in seen_names:
@@ -265,9 +266,10 @@ class _Store:
             shown = len(new.rows)
             outcomes += [self.paper(*row, stored, name, new) for row in part]
             self._show(new.rows[shown:])
-        if new.rows:
+        if new.rows and not self.defer_keyphrases:
             self.words.update(document_frequencies(
                 str(row["plain"]) for row in new.rows if row["id"] not in self.replaced))
+        if new.rows:
             pickle.dump(new, self.spill, protocol=pickle.HIGHEST_PROTOCOL)
             self.chunks += 1
             self.new += len(new.rows)
@@ -381,6 +383,9 @@ class _Store:
             row.setdefault("keyphrases", "")
         for table, rows in ((Paper, new.rows), (PaperAuthor, new.authors),
                             (PaperOrigin, new.origins)):
+            # The table's own insert (Core), not the model's: the ORM's bulk insert handles
+            # each row again in Python, most of an insert's time beside SQLite's.
+            statement = insert(table.__table__)  # type: ignore[attr-defined]
             for batch in batched(rows, 1000):
-                self.session.execute(insert(table), batch)
+                self.session.execute(statement, batch)
         self.report.added_ids.extend(str(row["id"]) for row in new.rows)

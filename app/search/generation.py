@@ -13,9 +13,9 @@ Things are made in one of two ways:
   update keeps what is costly to refit (the vectors' model, the map's layout) and places the
   new papers in it.
 
-What no search needs (`deferred`: the vectors and the map) an ingest's build may leave to be
-derived after the ingest returns: the generation then names it in `DEFERRED_FILE` until it is
-made (`write_deferred`).
+What no search needs (`deferred`: what's new's edition terms, the vectors and the map) an
+ingest's build may leave to be derived after the ingest returns: the generation then names it
+in `DEFERRED_FILE` until it is made (`write_deferred`).
 """
 
 from __future__ import annotations
@@ -71,7 +71,8 @@ class Held:
     derive: Callable[[Path, bool], None] | None = None
     # What a server opens: (the directory, the number of documents) → the value it reads.
     open: Callable[[Path, int], object] | None = None
-    # Derived after an ingest returns: no search waits for it (related papers, the map).
+    # Derived after an ingest returns: no search waits for it (what's new, related papers,
+    # the map).
     deferred: bool = False
 
 
@@ -98,7 +99,7 @@ HELD: tuple[Held, ...] = (
     Held("edition_terms", (TERMS_FILE,),
          derive=lambda directory, whole: count_edition_terms(
              directory, counts_in(directory / PHRASES_FILE)),
-         open=lambda directory, documents: read_edition_terms(directory)),
+         open=lambda directory, documents: read_edition_terms(directory), deferred=True),
     Held("vectors", (VECTORS_FILE, MODEL_FILE),
          derive=lambda directory, whole: write_vectors(directory, refit=whole),
          open=read_vectors, deferred=True),

@@ -26,6 +26,7 @@ from app.map.layout import MAP_FILE
 from app.models import Paper
 from app.search.generation import deferred_of
 from app.search.vectors import MODEL_FILE, VECTORS_FILE
+from app.whats_new.edition_terms import TERMS_FILE
 from tests.conftest import SEEDS, TEST_HOSTS, write_list
 from tests.postgres import sqlite_run
 
@@ -61,8 +62,10 @@ def _ingest() -> str:
 
 
 def _derived(directory: Path) -> dict[str, np.ndarray]:
+    terms = {f"{TERMS_FILE}/{path.name}": np.frombuffer(path.read_bytes(), np.uint8)
+             for path in sorted((directory / TERMS_FILE).iterdir())}
     with np.load(directory / MAP_FILE) as layout:
-        return {"vectors": np.load(directory / VECTORS_FILE), "xy": layout["xy"]}
+        return {"vectors": np.load(directory / VECTORS_FILE), "xy": layout["xy"], **terms}
 
 
 def _healthz(client: TestClient) -> dict:
@@ -71,7 +74,7 @@ def _healthz(client: TestClient) -> dict:
     return answer.json()
 
 
-def test_the_ingest_returns_before_the_vectors_and_map_then_they_follow(
+def test_the_ingest_returns_before_edition_terms_vectors_and_map_then_they_follow(
         catalog_env: Path, started: list[subprocess.Popen[bytes]]):
     output = _ingest()
     assert "vectors, positions derived in the background" in output
@@ -107,7 +110,7 @@ def test_a_kill_half_way_leaves_searches_answering_and_the_keeper_redoes_it(
     with TestClient(create_app(settings)) as client:
         health = _healthz(client)
         assert health["status"] == "ok"
-        assert health["index"].endswith("; deriving vectors, positions")
+        assert health["index"].endswith("; deriving edition_terms, vectors, positions")
         found = client.get("/api/search", params={"q": "learning"}).json()
         assert found["total"] > 0
         paper = found["hits"][0]["id"]
@@ -136,7 +139,7 @@ def test_keyphrases_follow_the_ingest_and_a_server_derives_them_after_a_kill(
     paused = tmp_path / "paused"
     monkeypatch.setenv("CATALOG_PAUSE_AT", "keyphrases-extracted")
     monkeypatch.setenv("CATALOG_PAUSE_FILE", str(paused))
-    assert "keyphrases, vectors, positions derived in the background" in _ingest()
+    assert "keyphrases, edition_terms, vectors, positions derived in the background" in _ingest()
     _wait_paused(paused)
     os.killpg(started[0].pid, signal.SIGKILL)  # extracted, none stored
     started[0].wait()
@@ -145,7 +148,7 @@ def test_keyphrases_follow_the_ingest_and_a_server_derives_them_after_a_kill(
     settings = replace(get_settings(), poll_seconds=0.1, allowed_hosts=TEST_HOSTS)
     with TestClient(create_app(settings)) as client:
         health = _healthz(client)
-        assert health["index"].endswith("; deriving keyphrases, vectors, positions")
+        assert health["index"].endswith("; deriving keyphrases, edition_terms, vectors, positions")
         found = client.get("/api/search", params={"q": "learning"}).json()
         assert found["total"] > 0  # searches answer meanwhile
         paper = found["hits"][0]["id"]
