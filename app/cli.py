@@ -17,6 +17,7 @@ from app.db import (
     connect,
     get_engine,
     paper_total,
+    pending_keyphrases,
     session_scope,
 )
 from app.enrich import complete_keyphrases, retopic_all
@@ -24,7 +25,7 @@ from app.ingest.load import IngestReport, expand_paths, ingest_paths
 from app.schema import CatalogSchemaError, upgrade
 from app.search.acronyms import AcronymCounts
 from app.search.generation import left_to_derive
-from app.search.index import IndexStamp, SyncKind, build_index, sync_index
+from app.search.index import IndexStamp, SyncKind, build_index, index_lock, sync_index
 from app.search.parallel_build import ParallelIndexBuild
 from app.topics import use_taxonomy
 
@@ -48,8 +49,11 @@ def ingest(
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     paths = paths or [settings.seeds_dir]
     with session_scope(settings.database_url) as session:
-        # A previous ingest's keyphrases first, with the word statistics they were left with.
-        complete_keyphrases(session)
+        if pending_keyphrases(session) is not None:
+            # A previous ingest's keyphrases first, with the word statistics they were left
+            # with: after its `update-index` (which holds the lock while it derives them).
+            with index_lock(settings):
+                complete_keyphrases(session)
         build = _parallel_build(settings, session, paths)
         try:
             # What the first search needs is stored, the rest derived after this returns.
