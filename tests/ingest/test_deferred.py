@@ -74,6 +74,30 @@ def _healthz(client: TestClient) -> dict:
     return answer.json()
 
 
+def _ingest_killed_at(point: str, started: list[subprocess.Popen[bytes]], tmp_path: Path,
+                      monkeypatch: pytest.MonkeyPatch) -> str:
+    """A first ingest whose background derivation is killed at the pause point; its output."""
+    paused = tmp_path / "paused"
+    monkeypatch.setenv("CATALOG_PAUSE_AT", point)
+    monkeypatch.setenv("CATALOG_PAUSE_FILE", str(paused))
+    output = _ingest()
+    deadline = time.monotonic() + 120
+    while not (paused.exists() and paused.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert paused.read_text() == point
+    os.killpg(started[0].pid, signal.SIGKILL)
+    started[0].wait()
+    monkeypatch.delenv("CATALOG_PAUSE_AT")
+    return output
+
+
+def _keyphrases() -> dict[str, str]:
+    with session_scope(get_settings().database_url) as session:
+        return dict(session.exec(select(Paper.id, Paper.keyphrases)).all())
+
+
+
+
 def test_the_ingest_returns_before_edition_terms_vectors_and_map_then_they_follow(
         catalog_env: Path, started: list[subprocess.Popen[bytes]]):
     output = _ingest()
@@ -92,17 +116,8 @@ def test_the_ingest_returns_before_edition_terms_vectors_and_map_then_they_follo
 def test_a_kill_half_way_leaves_searches_answering_and_the_keeper_redoes_it(
         catalog_env: Path, started: list[subprocess.Popen[bytes]], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch):
-    paused = tmp_path / "paused"
-    monkeypatch.setenv("CATALOG_PAUSE_AT", "derived-vectors")
-    monkeypatch.setenv("CATALOG_PAUSE_FILE", str(paused))
-    _ingest()
-    deadline = time.monotonic() + 120
-    while not (paused.exists() and paused.read_text()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert paused.read_text() == "derived-vectors"
-    os.killpg(started[0].pid, signal.SIGKILL)  # the vectors written, the map not
-    started[0].wait()
-    monkeypatch.delenv("CATALOG_PAUSE_AT")
+    _ingest_killed_at("derived-vectors", started, tmp_path, monkeypatch)
+    deadline = time.monotonic() + 120  # the vectors written, the map not
     live = get_settings().index_path.resolve()
     assert (live / VECTORS_FILE).exists() and (live / MODEL_FILE).exists()
     assert not (live / MAP_FILE).exists()
@@ -121,29 +136,11 @@ def test_a_kill_half_way_leaves_searches_answering_and_the_keeper_redoes_it(
     assert (live / MAP_FILE).exists() and deferred_of(live) == []
 
 
-def _keyphrases() -> dict[str, str]:
-    with session_scope(get_settings().database_url) as session:
-        return dict(session.exec(select(Paper.id, Paper.keyphrases)).all())
-
-
-def _wait_paused(paused: Path) -> None:
-    deadline = time.monotonic() + 120
-    while not (paused.exists() and paused.read_text()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert paused.exists()
-
-
 def test_keyphrases_follow_the_ingest_and_a_server_derives_them_after_a_kill(
         catalog_env: Path, started: list[subprocess.Popen[bytes]], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch):
-    paused = tmp_path / "paused"
-    monkeypatch.setenv("CATALOG_PAUSE_AT", "keyphrases-extracted")
-    monkeypatch.setenv("CATALOG_PAUSE_FILE", str(paused))
-    assert "keyphrases, edition_terms, vectors, positions derived in the background" in _ingest()
-    _wait_paused(paused)
-    os.killpg(started[0].pid, signal.SIGKILL)  # extracted, none stored
-    started[0].wait()
-    monkeypatch.delenv("CATALOG_PAUSE_AT")
+    output = _ingest_killed_at("keyphrases-extracted", started, tmp_path, monkeypatch)
+    assert "keyphrases, edition_terms, vectors, positions derived in the background" in output
     assert set(_keyphrases().values()) == {""}
     settings = replace(get_settings(), poll_seconds=0.1, allowed_hosts=TEST_HOSTS)
     with TestClient(create_app(settings)) as client:
@@ -170,14 +167,7 @@ def test_keyphrases_follow_the_ingest_and_a_server_derives_them_after_a_kill(
 def test_the_next_ingest_derives_the_keyphrases_left_before_it_stores(
         catalog_env: Path, started: list[subprocess.Popen[bytes]], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch):
-    paused = tmp_path / "paused"
-    monkeypatch.setenv("CATALOG_PAUSE_AT", "keyphrases-extracted")
-    monkeypatch.setenv("CATALOG_PAUSE_FILE", str(paused))
-    _ingest()
-    _wait_paused(paused)
-    os.killpg(started[0].pid, signal.SIGKILL)
-    started[0].wait()
-    monkeypatch.delenv("CATALOG_PAUSE_AT")
+    _ingest_killed_at("keyphrases-extracted", started, tmp_path, monkeypatch)
     extra = write_list(tmp_path / "extra.txt", "ICML 2031 Papers",
                        "We study grokking in sparse parity tasks with small transformers.")
     result = CliRunner().invoke(cli, ["ingest", str(extra)])
