@@ -358,20 +358,20 @@ def sync_index(settings: Settings, session: Session, wait: bool = True,
         if complete and derive_catalog is not None:
             derive_catalog(session)
         have, want, covered = _gap(settings, session)
-        if (covered and have is not None
-                and not _changed_papers(session, have.version, want.version)):
-            # Versions that changed no paper (its keyphrases, its topics' scores): the index
-            # holds what it held, under the new stamp.
-            _write_stamp(settings.index_path.resolve(), want)
-            have = want
         if have == want and have is not None and complete and _complete(settings, have):
             return SyncOutcome(SyncKind.COMPLETED)
         if have == want:
             return SyncOutcome(SyncKind.UP_TO_DATE)
         if not covered or have is None:
             return SyncOutcome(SyncKind.REBUILT, _build(settings, session))
-        return SyncOutcome(SyncKind.UPDATED,
-                           _apply_changes(settings, session, have.version, want))
+        if _changed_papers(session, have.version, want.version):
+            return SyncOutcome(SyncKind.UPDATED,
+                               _apply_changes(settings, session, have.version, want))
+        # Versions that changed no paper (their keyphrases, their topics' scores): the index
+        # holds what it held, under the new stamp; then what its ingest deferred.
+        _write_stamp(settings.index_path.resolve(), want)
+        return SyncOutcome(SyncKind.COMPLETED if complete and _complete(settings, want)
+                           else SyncKind.UPDATED)
 
 
 def _complete(settings: Settings, stamp: IndexStamp) -> bool:
