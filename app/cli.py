@@ -11,13 +11,21 @@ import typer
 from sqlmodel import Session
 
 from app.config import Settings, SettingsError, get_settings
-from app.db import catalog_id, catalog_version, connect, get_engine, paper_total, session_scope
-from app.enrich import retopic_all
+from app.db import (
+    catalog_id,
+    catalog_version,
+    connect,
+    get_engine,
+    paper_total,
+    pending_keyphrases,
+    session_scope,
+)
+from app.enrich import complete_keyphrases, retopic_all
 from app.ingest.load import IngestReport, expand_paths, ingest_paths
 from app.schema import CatalogSchemaError, upgrade
 from app.search.acronyms import AcronymCounts
-from app.search.generation import deferred_of
-from app.search.index import IndexStamp, SyncKind, build_index, sync_index
+from app.search.generation import left_to_derive
+from app.search.index import IndexStamp, SyncKind, build_index, index_lock, sync_index
 from app.search.parallel_build import ParallelIndexBuild
 from app.topics import use_taxonomy
 
@@ -41,10 +49,17 @@ def ingest(
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     paths = paths or [settings.seeds_dir]
     with session_scope(settings.database_url) as session:
+        if pending_keyphrases(session) is not None:
+            # A previous ingest's keyphrases first, with the word statistics they were left
+            # with: after its `update-index` (which holds the lock while it derives them).
+            with index_lock(settings):
+                complete_keyphrases(session)
         build = _parallel_build(settings, session, paths)
         try:
+            # What the first search needs is stored, the rest derived after this returns.
             report = ingest_paths(session, paths, sink=build, scratch=settings.data_dir,
-                                  progress=lambda line: typer.echo(f"  {line}"))
+                                  progress=lambda line: typer.echo(f"  {line}"),
+                                  defer_keyphrases=build is not None)
         except BaseException:
             if build:
                 build.abort()
@@ -58,7 +73,8 @@ def ingest(
             index_state = (f"built while storing ({built} papers)"
                            if built is not None and outcome.kind is SyncKind.UP_TO_DATE
                            else str(outcome))
-    if _index_is_local(settings) and (left := deferred_of(settings.index_path.resolve())):
+        left = left_to_derive(session, settings.index_path) if _index_is_local(settings) else []
+    if left:
         start_deferred(settings)
         index_state += f"; {', '.join(left)} derived in the background (see /healthz)"
     _print_report(report, index_state)
@@ -128,7 +144,7 @@ def update_index() -> None:
     """
     settings = get_settings()
     with session_scope(settings.database_url) as session:
-        typer.echo(sync_index(settings, session, wait=False))
+        typer.echo(sync_index(settings, session, wait=False, derive_catalog=complete_keyphrases))
 
 
 @cli.command()

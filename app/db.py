@@ -19,6 +19,9 @@ VERSION_KEY = "catalog_version"
 CATALOG_ID_KEY = "catalog_id"
 # Indexes older than this version must be rebuilt: the change log does not cover it.
 FULL_REBUILD_KEY = "full_rebuild_version"
+# Set while the keyphrases of a first ingest's papers are still to be extracted (after it
+# returned): the number of papers their IDF counts, as the ingest would have used it.
+KEYPHRASES_PENDING_KEY = "keyphrases_pending"
 T = TypeVar("T")
 
 
@@ -80,6 +83,12 @@ def catalog_id(session: Session) -> str:
 
 def full_rebuild_version(session: Session) -> int:
     return int(_state(session, FULL_REBUILD_KEY, "0"))
+
+
+def pending_keyphrases(session: Session) -> int | None:
+    """The IDF's paper count of the keyphrases an ingest left to extract, or None: none left."""
+    value = _state(session, KEYPHRASES_PENDING_KEY)
+    return int(value) if value else None
 
 
 def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:

@@ -19,9 +19,17 @@ from sqlalchemy import delete, insert, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
-from app.db import batched, bump_catalog_version, paper_total, require_full_rebuild
+from app.db import (
+    KEYPHRASES_PENDING_KEY,
+    batched,
+    bump_catalog_version,
+    paper_total,
+    pending_keyphrases,
+    require_full_rebuild,
+)
+from app.faults import pause_point
 from app.keyphrases import KeyphraseExtractor, document_frequencies
-from app.models import Edition, Paper, WordStat
+from app.models import CatalogState, Edition, Paper, WordStat
 from app.topics import PaperText, TopicScorer, default_scorer, reload_taxonomy
 
 # A retopic that moves more papers to another primary topic than this rebuilds the indexes;
@@ -56,6 +64,62 @@ def keyphrase_extractor(session: Session, adding: int) -> KeyphraseExtractor:
     """The extractor for `adding` new papers, after `update_word_stats` counted them in."""
     word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
     return KeyphraseExtractor(word_df, paper_total(session) + adding)
+
+
+def leave_keyphrases(session: Session, adding: int) -> None:
+    """Leave the keyphrases of the papers stored without them (`keyphrases` ""), and their
+    part in the word statistics, to `complete_keyphrases`, against the paper count
+    `keyphrase_extractor` would read now."""
+    documents = paper_total(session) + adding
+    session.merge(CatalogState(key=KEYPHRASES_PENDING_KEY, value=str(documents)))
+
+
+def complete_keyphrases(session: Session) -> int:
+    """Count the words of the papers an ingest left without keyphrases, and extract theirs as
+    it would have (the same statistics and paper count); store both at once with a new
+    catalog version, so that pages show all or none. How many papers got theirs (0 when none
+    were left, or another process stored them first)."""
+    documents = pending_keyphrases(session)
+    if documents is None:
+        return 0
+    ids = list(session.exec(select(Paper.id).where(Paper.keyphrases == "")))
+    words = document_frequencies(text for batch in batched(ids, 2000) for text in session.exec(
+        select(Paper.plain).where(col(Paper.id).in_(batch))))
+    word_df = Counter(dict(session.exec(select(WordStat.word, WordStat.df)).all()))
+    word_df.update(words)
+    extractor = KeyphraseExtractor(+word_df, documents)
+    texts = (list(session.exec(select(Paper.id, Paper.plain, Paper.title)
+                               .where(col(Paper.id).in_(batch))))
+             for batch in batched(ids, 2000))
+    chunks = ([{"id": pid, "plain": plain, "title": title} for pid, plain, title in chunk]
+              for chunk in texts)
+    rows = [{"id": row["id"], "keyphrases": row["keyphrases"]}
+            for chunk in _extracted(chunks, extractor) for row in chunk]
+    pause_point("keyphrases-extracted")  # crash tests: extracted, none stored
+    claimed = session.execute(delete(CatalogState).where(
+        col(CatalogState.key) == KEYPHRASES_PENDING_KEY,
+        col(CatalogState.value) == str(documents)))
+    if not claimed.rowcount:  # type: ignore[attr-defined]
+        session.rollback()
+        return 0
+    update_word_stats(session, words)
+    for batch in batched(rows, 2000):
+        session.execute(update(Paper), batch)
+    bump_catalog_version(session)
+    session.commit()
+    return len(rows)
+
+
+def _extracted(chunks: Iterable[Rows], extractor: KeyphraseExtractor) -> Iterator[Rows]:
+    """The chunks with their keyphrases, by two processes where this one may start another
+    (a server keeper's update runs in a daemon process, which may not)."""
+    if multiprocessing.current_process().daemon:
+        for chunk in chunks:
+            add_keyphrases(chunk, extractor)
+            yield chunk
+        return
+    with keyphrase_helper(extractor) as helper:
+        yield from with_keyphrases(chunks, lambda chunk: chunk, extractor, helper)
 
 
 def add_keyphrases(rows: Sequence[dict[str, object]], extractor: KeyphraseExtractor) -> None:
@@ -169,6 +233,9 @@ def _enrich(session: Session, keyphrases: bool) -> tuple[int, list[str]]:
     extract = None
     if keyphrases:
         rebuild_word_stats(session)
+        # Every keyphrase is made here: none is left for `complete_keyphrases`.
+        session.execute(delete(CatalogState).where(
+            col(CatalogState.key) == KEYPHRASES_PENDING_KEY))
         word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
         extract = KeyphraseExtractor(word_df, paper_total(session)).extract
     series = {venue.slug: venue.series_slug for venue in session.exec(select(Edition))}

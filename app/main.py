@@ -19,6 +19,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app.config import Settings, get_settings
 from app.db import get_engine
+from app.enrich import complete_keyphrases
 from app.map import routes as maps
 from app.people import routes as people
 from app.search.keeper import IndexKeeper
@@ -70,7 +71,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     sys.setswitchinterval(SWITCH_INTERVAL)
     use_taxonomy(settings.topics_file)
     search = PaperSearch(settings.index_path)
-    keeper = IndexKeeper(settings, after_check=search.warm)
+    keeper = IndexKeeper(settings, after_check=search.warm, derive_catalog=complete_keyphrases)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

@@ -21,11 +21,12 @@ from typing import IO, Protocol
 from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
-from app.db import batched, bump_catalog_version, catalog_version
+from app.db import batched, bump_catalog_version, catalog_version, paper_total
 from app.enrich import (
     add_topics,
     keyphrase_extractor,
     keyphrase_helper,
+    leave_keyphrases,
     update_word_stats,
     with_keyphrases,
 )
@@ -38,7 +39,7 @@ from app.ingest.people import origin_rows
 from app.ingest.stored import delete_papers, papers_per_venue, renumber_venue, replace_papers
 from app.ingest.tabular import stream_csv, stream_jsonl
 from app.ingest.unpack import read_input
-from app.keyphrases import KeyphraseExtractor, document_frequencies
+from app.keyphrases import document_frequencies
 from app.models import Edition, Paper, PaperAuthor, PaperOrigin, SourceFile
 from app.tex import title_text
 from app.topics import default_scorer
@@ -144,10 +145,12 @@ def _store_file(store: _Store, listing: ParsedList, digest: str, report: IngestR
 
 def ingest_paths(
     session: Session, paths: Iterable[Path], progress: Callable[[str], None] = lambda _: None,
-    sink: PaperSink | None = None, scratch: Path | None = None,
+    sink: PaperSink | None = None, scratch: Path | None = None, defer_keyphrases: bool = False,
 ) -> IngestReport:
     """Store the papers of the files in one transaction, showing each new one to `sink`; new
-    papers wait in a file under `scratch` (not a small or in-memory /tmp) till the last file."""
+    papers wait in a file under `scratch` (not a small or in-memory /tmp) till the last file.
+    With `defer_keyphrases`, an ingest into an empty catalog stores them without keyphrases
+    and leaves those and their word statistics to `enrich.complete_keyphrases`."""
     files, errors = expand_paths(paths)
     report = IngestReport(errors=errors, version_before=catalog_version(session))
     known = {source.name: source for source in session.exec(select(SourceFile))}
@@ -157,6 +160,8 @@ def ingest_paths(
             scratch.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=scratch) as spill:
             store = _Store(session, report, sink, spill)
+            # Into an empty catalog, no paper is replaced or removed: every paper is new.
+            store.defer_keyphrases = defer_keyphrases and not paper_total(session)
             for path in files:  # one file's bytes in memory at a time
                 report.files_read += 1
                 if path.name in seen_names:
@@ -228,6 +233,7 @@ class _Store:
         self.words: Counter[str] = Counter()  # document frequencies of the added papers' words
         self.spill = spill  # the new papers, a pickled chunk after another
         self.chunks = self.new = 0
+        self.defer_keyphrases = False
 
     def file(self, listing: ParsedList, digest: str) -> int:
         """Store the file's papers, a chunk at a time as they are read; how many it holds."""
@@ -260,9 +266,10 @@ class _Store:
             shown = len(new.rows)
             outcomes += [self.paper(*row, stored, name, new) for row in part]
             self._show(new.rows[shown:])
-        if new.rows:
+        if new.rows and not self.defer_keyphrases:
             self.words.update(document_frequencies(
                 str(row["plain"]) for row in new.rows if row["id"] not in self.replaced))
+        if new.rows:
             pickle.dump(new, self.spill, protocol=pickle.HIGHEST_PROTOCOL)
             self.chunks += 1
             self.new += len(new.rows)
@@ -344,7 +351,7 @@ class _Store:
         # Replaced rows go first: keyphrases weigh words by the papers stored besides the new.
         first_added = replace_papers(session, sorted(self.replaced))
         if self.chunks:
-            self._insert(keyphrase_extractor(session, self.new), first_added)
+            self._insert(first_added)
         report.added += self.new - len(self.replaced)
         marked = identity.mark_placeholders(session, self.ids.placeholders)
         report.merged, report.apart = self.ids.merged, self.ids.apart
@@ -356,10 +363,16 @@ class _Store:
         if report.added or report.updated or report.removed or marked:
             bump_catalog_version(session, [*report.added_ids, *report.removed_ids, *marked])
 
-    def _insert(self, extractor: KeyphraseExtractor, first_added: dict[str, datetime]) -> None:
-        """The spilled papers, a chunk at a time, with their keyphrases."""
+    def _insert(self, first_added: dict[str, datetime]) -> None:
+        """The spilled papers, a chunk at a time, with their keyphrases (or left to extract)."""
         self.spill.seek(0)
         spilled = (pickle.load(self.spill) for _ in range(self.chunks))
+        if self.defer_keyphrases:  # nothing the first search needs: extracted after it returns
+            leave_keyphrases(self.session, self.new)
+            for new in spilled:
+                self._insert_chunk(new, first_added)
+            return
+        extractor = keyphrase_extractor(self.session, self.new)
         with keyphrase_helper(extractor) as helper:
             for new in with_keyphrases(spilled, lambda new: new.rows, extractor, helper):
                 self._insert_chunk(new, first_added)
@@ -367,8 +380,12 @@ class _Store:
     def _insert_chunk(self, new: _NewPapers, first_added: dict[str, datetime]) -> None:
         for row in new.rows:
             row["added_at"] = first_added.get(str(row["id"]), row["added_at"])
+            row.setdefault("keyphrases", "")
         for table, rows in ((Paper, new.rows), (PaperAuthor, new.authors),
                             (PaperOrigin, new.origins)):
+            # The table's own insert (Core), not the model's: the ORM's bulk insert handles
+            # each row again in Python, most of an insert's time beside SQLite's.
+            statement = insert(table.__table__)  # type: ignore[attr-defined]
             for batch in batched(rows, 1000):
-                self.session.execute(insert(table), batch)
+                self.session.execute(statement, batch)
         self.report.added_ids.extend(str(row["id"]) for row in new.rows)

@@ -13,9 +13,9 @@ Things are made in one of two ways:
   update keeps what is costly to refit (the vectors' model, the map's layout) and places the
   new papers in it.
 
-What no search needs (`deferred`: the vectors and the map) an ingest's build may leave to be
-derived after the ingest returns: the generation then names it in `DEFERRED_FILE` until it is
-made (`write_deferred`).
+What no search needs (`deferred`: what's new's edition terms, the vectors and the map) an
+ingest's build may leave to be derived after the ingest returns: the generation then names it
+in `DEFERRED_FILE` until it is made (`write_deferred`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from sqlmodel import Session
+
+from app.db import pending_keyphrases
 from app.faults import pause_point
 from app.map.layout import MAP_FILE, read_layout, write_layout
 from app.search.acronyms import ACRONYMS_FILE, AcronymCounts
@@ -68,7 +71,8 @@ class Held:
     derive: Callable[[Path, bool], None] | None = None
     # What a server opens: (the directory, the number of documents) → the value it reads.
     open: Callable[[Path, int], object] | None = None
-    # Derived after an ingest returns: no search waits for it (related papers, the map).
+    # Derived after an ingest returns: no search waits for it (what's new, related papers,
+    # the map).
     deferred: bool = False
 
 
@@ -95,7 +99,7 @@ HELD: tuple[Held, ...] = (
     Held("edition_terms", (TERMS_FILE,),
          derive=lambda directory, whole: count_edition_terms(
              directory, counts_in(directory / PHRASES_FILE)),
-         open=lambda directory, documents: read_edition_terms(directory)),
+         open=lambda directory, documents: read_edition_terms(directory), deferred=True),
     Held("vectors", (VECTORS_FILE, MODEL_FILE),
          derive=lambda directory, whole: write_vectors(directory, refit=whole),
          open=read_vectors, deferred=True),
@@ -132,6 +136,13 @@ def deferred_of(directory: Path) -> list[str]:
         return (directory / DEFERRED_FILE).read_text().split()
     except OSError:
         return []
+
+
+def left_to_derive(session: Session, index: Path) -> list[str]:
+    """What an ingest left to derive after it returned, still to come: the catalog's (its
+    papers' keyphrases, `enrich.complete_keyphrases`) and the live generation's at `index`."""
+    catalog = ["keyphrases"] if pending_keyphrases(session) is not None else []
+    return catalog + deferred_of(index.resolve())
 
 
 def write_deferred(directory: Path) -> None:

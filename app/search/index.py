@@ -14,7 +14,7 @@ import fcntl
 import os
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC
@@ -30,7 +30,7 @@ from whoosh.fields import COLUMN, ID, KEYWORD, NUMERIC, TEXT, FieldType, Schema
 from whoosh.writing import NO_MERGE, SegmentWriter
 
 from app.config import Settings
-from app.db import batched, catalog_id, catalog_version, full_rebuild_version
+from app.db import batched, catalog_id, catalog_version, full_rebuild_version, pending_keyphrases
 from app.facets import FACETS, Facet, Kind
 from app.faults import pause_point
 from app.models import CatalogChange, Edition, Paper
@@ -180,9 +180,11 @@ def _build(settings: Settings, session: Session) -> int:
 
 class IndexBuild:
     """A whole new index written beside the live one, swapped in when finished; with `defer`,
-    what no search needs is left to derive after it is live (`complete_deferred`)."""
+    what no search needs is left to derive after it is live (`complete_deferred`). Without
+    `counted`, the caller counts the documents (`generation.start_counts`) and sets `counts`
+    before `write`."""
 
-    def __init__(self, settings: Settings, defer: bool = False) -> None:
+    def __init__(self, settings: Settings, defer: bool = False, counted: bool = True) -> None:
         self.settings = settings
         self.defer = defer
         indexes = settings.data_dir / "indexes"
@@ -193,7 +195,7 @@ class IndexBuild:
         self.writer = BulkSegmentWriter(self.index, partial(arrays_writer, self.directory))
         self.count = self.run_chars = 0
         self.written = False
-        self.counts = start_counts()
+        self.counts = start_counts() if counted else []
 
     def add(self, document: dict[str, object]) -> None:
         text = str(document["text"])
@@ -298,14 +300,21 @@ def _gap(settings: Settings, session: Session) -> tuple[IndexStamp | None, Index
 
 def pending_changes(settings: Settings, session: Session) -> int | None:
     """How many papers the change log says the index lacks (0: up to date), or None when only
-    a rebuild, or deriving what its ingest deferred, can bring it up to date."""
+    a rebuild, or deriving what an ingest deferred (the index's or the catalog's), can bring
+    it up to date."""
+    if pending_keyphrases(session) is not None:  # derived as a rebuild is, in a process apart
+        return None
     have, want, covered = _gap(settings, session)
-    if have == want:  # what is left to derive is derived as a rebuild is, in a process apart
+    if have == want:
         return None if deferred_of(settings.index_path.resolve()) else 0
     if not covered or have is None:
         return None
+    return _changed_papers(session, have.version, want.version)
+
+
+def _changed_papers(session: Session, since: int, until: int) -> int:
     return session.exec(select(func.count(distinct(CatalogChange.paper_id))).where(
-        CatalogChange.version > have.version, CatalogChange.version <= want.version)).one()
+        CatalogChange.version > since, CatalogChange.version <= until)).one()
 
 
 class SyncKind(Enum):
@@ -336,14 +345,18 @@ class SyncOutcome:
 
 
 def sync_index(settings: Settings, session: Session, wait: bool = True,
-               complete: bool = True) -> SyncOutcome:
+               complete: bool = True,
+               derive_catalog: Callable[[Session], object] | None = None) -> SyncOutcome:
     """Bring this node's index to the database's catalog version: apply the change log since
-    the index's version, or rebuild; and (`complete`) derive what its ingest deferred. Busy
-    when `wait` is False and another process is already updating the index.
+    the index's version, or rebuild; and (`complete`) derive what its ingest deferred, the
+    catalog's part first (`derive_catalog`, e.g. `enrich.complete_keyphrases`: pages show
+    it). Busy when `wait` is False and another process is already updating the index.
     """
     with index_lock(settings, wait) as locked:
         if not locked:
             return SyncOutcome(SyncKind.BUSY)
+        if complete and derive_catalog is not None:
+            derive_catalog(session)
         have, want, covered = _gap(settings, session)
         if have == want and have is not None and complete and _complete(settings, have):
             return SyncOutcome(SyncKind.COMPLETED)
@@ -351,8 +364,14 @@ def sync_index(settings: Settings, session: Session, wait: bool = True,
             return SyncOutcome(SyncKind.UP_TO_DATE)
         if not covered or have is None:
             return SyncOutcome(SyncKind.REBUILT, _build(settings, session))
-        return SyncOutcome(SyncKind.UPDATED,
-                           _apply_changes(settings, session, have.version, want))
+        if _changed_papers(session, have.version, want.version):
+            return SyncOutcome(SyncKind.UPDATED,
+                               _apply_changes(settings, session, have.version, want))
+        # Versions that changed no paper (their keyphrases, their topics' scores): the index
+        # holds what it held, under the new stamp; then what its ingest deferred.
+        _write_stamp(settings.index_path.resolve(), want)
+        return SyncOutcome(SyncKind.COMPLETED if complete and _complete(settings, want)
+                           else SyncKind.UPDATED)
 
 
 def _complete(settings: Settings, stamp: IndexStamp) -> bool:

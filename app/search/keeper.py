@@ -45,9 +45,13 @@ log = logging.getLogger("uvicorn.error.index")
 
 class IndexKeeper:
     def __init__(self, settings: Settings,
-                 after_check: Callable[[], None] = lambda: None) -> None:
+                 after_check: Callable[[], None] = lambda: None,
+                 derive_catalog: Callable[[Session], object] | None = None) -> None:
         self.settings = settings
         self.after_check = after_check  # e.g. open the index it may have just updated
+        # What an ingest left the catalog to derive (its keyphrases), derived before the
+        # index's part in the update's child (a module-level function: the child is spawned).
+        self.derive_catalog = derive_catalog
         self.state = "not checked yet"
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -103,7 +107,8 @@ class IndexKeeper:
         """The update run by `_sync_in_child` in a process of its own; its outcome."""
         context = multiprocessing.get_context("spawn")  # no inherited connection or lock
         outcome, sender = context.Pipe(duplex=False)
-        child = context.Process(target=_sync_in_child, args=(self.settings, sender),
+        child = context.Process(target=_sync_in_child,
+                                args=(self.settings, sender, self.derive_catalog),
                                 name="index-update", daemon=True)
         child.start()
         self._child = child
@@ -124,6 +129,7 @@ class IndexKeeper:
         return stamp is not None and stamp.catalog == catalog_id(session)
 
 
-def _sync_in_child(settings: Settings, outcome: Connection) -> None:
+def _sync_in_child(settings: Settings, outcome: Connection,
+                   derive_catalog: Callable[[Session], object] | None) -> None:
     with Session(get_engine(settings.database_url)) as session:
-        outcome.send(sync_index(settings, session, wait=False))
+        outcome.send(sync_index(settings, session, wait=False, derive_catalog=derive_catalog))

@@ -17,6 +17,7 @@ from multiprocessing.connection import Connection
 
 from app.config import Settings
 from app.models import Edition, Paper
+from app.search.generation import start_counts
 from app.search.index import IndexBuild, IndexStamp, index_lock, paper_document
 
 BATCH = 256  # documents per message: few messages, and the child is never starved
@@ -36,9 +37,16 @@ class ParallelIndexBuild:
         child_end.close()
         self._batch: list[dict[str, object]] = []
         self._failed = False
+        # What the generation counts beside the index (vocabulary, acronyms, completions) is
+        # counted here, so that the two processes share the work: the child, which indexes,
+        # ended last.
+        self._counts = start_counts()
 
     def add(self, paper: Paper, venue: Edition) -> None:
-        self._batch.append(paper_document(paper, venue))
+        document = paper_document(paper, venue)
+        for counts in self._counts:
+            counts.add_document(document)
+        self._batch.append(document)
         if len(self._batch) >= BATCH:
             self._send("add", self._batch)
             self._batch = []
@@ -47,7 +55,7 @@ class ParallelIndexBuild:
         """No more papers: the child writes its index now (it is not live yet)."""
         self._send("add", self._batch)
         self._batch = []
-        self._send("write", None)
+        self._send("write", self._counts)
 
     def finish(self, stamp: IndexStamp, papers: int) -> int | None:
         """Swap the child's index in when it holds `papers` documents; returns how many it
@@ -79,7 +87,8 @@ class ParallelIndexBuild:
 
 def _build_from_pipe(settings: Settings, pipe: Connection) -> None:
     with index_lock(settings):
-        build = IndexBuild(settings, defer=True)  # derived after the ingest returns
+        # Counted by the parent, derived after the ingest returns.
+        build = IndexBuild(settings, defer=True, counted=False)
         try:
             while True:
                 kind, payload = pipe.recv()
@@ -87,6 +96,7 @@ def _build_from_pipe(settings: Settings, pipe: Connection) -> None:
                     for document in payload:
                         build.add(document)
                 elif kind == "write":
+                    build.counts = payload
                     build.write()
                 elif kind == "finish":
                     stamp, papers = payload

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from fastapi import APIRouter, Request, Response
 from sqlmodel import Session
@@ -11,7 +10,7 @@ from sqlmodel import Session
 from app.catalog import memoized, version_key
 from app.db import get_engine, paper_total
 from app.outputs import HealthOut
-from app.search.generation import deferred_of
+from app.search.generation import left_to_derive
 from app.search.index import read_index_version
 
 router = APIRouter(tags=["api"])
@@ -29,10 +28,9 @@ async def healthz(request: Request, response: Response) -> HealthOut:
     return status
 
 
-def _index_state(state: str, index: Path) -> str:
+def _index_state(state: str, deriving: list[str]) -> str:
     """The keeper's last outcome, and what an ingest left to derive after it returned (no
     search waits for it)."""
-    deriving = deferred_of(index.resolve())
     return f"{state}; deriving {', '.join(deriving)}" if deriving else state
 
 
@@ -41,7 +39,8 @@ def _status(request: Request) -> HealthOut:
     with Session(get_engine(settings.database_url)) as session:
         status = HealthOut(status="ok", catalog_version=version_key(session)[1],
                            index_version=read_index_version(settings.index_path),
-                           index=_index_state(keeper.state, settings.index_path),
+                           index=_index_state(keeper.state,
+                                             left_to_derive(session, settings.index_path)),
                            worker=os.getpid())
         if not keeper.ready(session):
             return status.model_copy(update={"status": "starting"})

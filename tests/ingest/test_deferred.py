@@ -1,6 +1,7 @@
-"""What no search needs (the vectors, the map) is derived after `catalog ingest` returns, in a
-process of its own; searches answer meanwhile, /healthz says what is left, and a kill in the
-middle leaves the work to the next update, a server's keeper's."""
+"""What no search needs (the keyphrases, the vectors, the map) is derived after `catalog ingest`
+returns, in a process of its own; searches answer meanwhile, /healthz says what is left, and a
+kill in the middle leaves the work to the next update, a server's keeper's, or the next
+ingest."""
 
 import os
 import signal
@@ -13,16 +14,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
+from sqlmodel import select
 from typer.testing import CliRunner
 
 from app import cli as cli_module
 from app.cli import cli
 from app.config import Settings, get_settings
+from app.db import pending_keyphrases, session_scope
 from app.main import create_app
 from app.map.layout import MAP_FILE
+from app.models import Paper
 from app.search.generation import deferred_of
 from app.search.vectors import MODEL_FILE, VECTORS_FILE
-from tests.conftest import SEEDS, TEST_HOSTS
+from app.whats_new.edition_terms import TERMS_FILE
+from tests.conftest import SEEDS, TEST_HOSTS, write_list
 from tests.postgres import sqlite_run
 
 pytestmark = sqlite_run  # with a shared database, ingest leaves indexes to the servers
@@ -57,8 +62,10 @@ def _ingest() -> str:
 
 
 def _derived(directory: Path) -> dict[str, np.ndarray]:
+    terms = {f"{TERMS_FILE}/{path.name}": np.frombuffer(path.read_bytes(), np.uint8)
+             for path in sorted((directory / TERMS_FILE).iterdir())}
     with np.load(directory / MAP_FILE) as layout:
-        return {"vectors": np.load(directory / VECTORS_FILE), "xy": layout["xy"]}
+        return {"vectors": np.load(directory / VECTORS_FILE), "xy": layout["xy"], **terms}
 
 
 def _healthz(client: TestClient) -> dict:
@@ -67,7 +74,31 @@ def _healthz(client: TestClient) -> dict:
     return answer.json()
 
 
-def test_the_ingest_returns_before_the_vectors_and_map_then_they_follow(
+def _ingest_killed_at(point: str, started: list[subprocess.Popen[bytes]], tmp_path: Path,
+                      monkeypatch: pytest.MonkeyPatch) -> str:
+    """A first ingest whose background derivation is killed at the pause point; its output."""
+    paused = tmp_path / "paused"
+    monkeypatch.setenv("CATALOG_PAUSE_AT", point)
+    monkeypatch.setenv("CATALOG_PAUSE_FILE", str(paused))
+    output = _ingest()
+    deadline = time.monotonic() + 120
+    while not (paused.exists() and paused.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert paused.read_text() == point
+    os.killpg(started[0].pid, signal.SIGKILL)
+    started[0].wait()
+    monkeypatch.delenv("CATALOG_PAUSE_AT")
+    return output
+
+
+def _keyphrases() -> dict[str, str]:
+    with session_scope(get_settings().database_url) as session:
+        return dict(session.exec(select(Paper.id, Paper.keyphrases)).all())
+
+
+
+
+def test_the_ingest_returns_before_edition_terms_vectors_and_map_then_they_follow(
         catalog_env: Path, started: list[subprocess.Popen[bytes]]):
     output = _ingest()
     assert "vectors, positions derived in the background" in output
@@ -85,17 +116,8 @@ def test_the_ingest_returns_before_the_vectors_and_map_then_they_follow(
 def test_a_kill_half_way_leaves_searches_answering_and_the_keeper_redoes_it(
         catalog_env: Path, started: list[subprocess.Popen[bytes]], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch):
-    paused = tmp_path / "paused"
-    monkeypatch.setenv("CATALOG_PAUSE_AT", "derived-vectors")
-    monkeypatch.setenv("CATALOG_PAUSE_FILE", str(paused))
-    _ingest()
-    deadline = time.monotonic() + 120
-    while not (paused.exists() and paused.read_text()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert paused.read_text() == "derived-vectors"
-    os.killpg(started[0].pid, signal.SIGKILL)  # the vectors written, the map not
-    started[0].wait()
-    monkeypatch.delenv("CATALOG_PAUSE_AT")
+    _ingest_killed_at("derived-vectors", started, tmp_path, monkeypatch)
+    deadline = time.monotonic() + 120  # the vectors written, the map not
     live = get_settings().index_path.resolve()
     assert (live / VECTORS_FILE).exists() and (live / MODEL_FILE).exists()
     assert not (live / MAP_FILE).exists()
@@ -103,7 +125,7 @@ def test_a_kill_half_way_leaves_searches_answering_and_the_keeper_redoes_it(
     with TestClient(create_app(settings)) as client:
         health = _healthz(client)
         assert health["status"] == "ok"
-        assert health["index"].endswith("; deriving vectors, positions")
+        assert health["index"].endswith("; deriving edition_terms, vectors, positions")
         found = client.get("/api/search", params={"q": "learning"}).json()
         assert found["total"] > 0
         paper = found["hits"][0]["id"]
@@ -112,3 +134,45 @@ def test_a_kill_half_way_leaves_searches_answering_and_the_keeper_redoes_it(
             time.sleep(0.1)  # the keeper derives it all again, in a child process
         assert _healthz(client)["index"] == "completed"
     assert (live / MAP_FILE).exists() and deferred_of(live) == []
+
+
+def test_keyphrases_follow_the_ingest_and_a_server_derives_them_after_a_kill(
+        catalog_env: Path, started: list[subprocess.Popen[bytes]], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch):
+    output = _ingest_killed_at("keyphrases-extracted", started, tmp_path, monkeypatch)
+    assert "keyphrases, edition_terms, vectors, positions derived in the background" in output
+    assert set(_keyphrases().values()) == {""}
+    settings = replace(get_settings(), poll_seconds=0.1, allowed_hosts=TEST_HOSTS)
+    with TestClient(create_app(settings)) as client:
+        health = _healthz(client)
+        assert health["index"].endswith("; deriving keyphrases, edition_terms, vectors, positions")
+        found = client.get("/api/search", params={"q": "learning"}).json()
+        assert found["total"] > 0  # searches answer meanwhile
+        paper = found["hits"][0]["id"]
+        venue = client.get(f"/api/papers/{paper}").json()["venue_slug"]
+        # Meanwhile pages show no keyphrases, as for papers that have none.
+        assert client.get(f"/api/papers/{paper}").json()["keyphrases"] == []
+        assert "Top keyphrases" not in client.get(f"/venues/{venue}").text
+        deadline = time.monotonic() + 240
+        while _healthz(client)["index"] != "completed" and time.monotonic() < deadline:
+            time.sleep(0.1)  # the keeper derives them, then the index's part
+        assert _healthz(client)["index"] == "completed"
+        assert client.get(f"/api/papers/{paper}").json()["keyphrases"]
+        assert "Top keyphrases" in client.get(f"/venues/{venue}").text
+    derived = _keyphrases()
+    assert CliRunner().invoke(cli, ["retopic", "--keyphrases"]).exit_code == 0
+    assert _keyphrases() == derived  # what the ingest would have stored itself
+
+
+def test_the_next_ingest_derives_the_keyphrases_left_before_it_stores(
+        catalog_env: Path, started: list[subprocess.Popen[bytes]], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch):
+    _ingest_killed_at("keyphrases-extracted", started, tmp_path, monkeypatch)
+    extra = write_list(tmp_path / "extra.txt", "ICML 2031 Papers",
+                       "We study grokking in sparse parity tasks with small transformers.")
+    result = CliRunner().invoke(cli, ["ingest", str(extra)])
+    assert result.exit_code == 0, result.output
+    assert "keyphrases" not in result.output.split("search index:")[1]  # none left
+    assert "" not in _keyphrases().values()
+    with session_scope(get_settings().database_url) as session:
+        assert pending_keyphrases(session) is None
