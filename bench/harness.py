@@ -115,16 +115,13 @@ def start_process(command: list[str], ready_url: str,
     started = time.perf_counter()
     server = subprocess.Popen(command, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    # One client for every try: a client made per try (httpx.get) spent 37 ms of CPU on its
-    # SSL context, a core's share taken from the server whose start is timed.
-    with httpx.Client(timeout=1) as client:
-        while time.perf_counter() - started < 1800 and server.poll() is None:
-            try:
-                if client.get(ready_url).status_code == 200:
-                    return server, time.perf_counter() - started
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.05)  # 503 "starting" while the index is built, or not listening yet
+    while time.perf_counter() - started < 1800 and server.poll() is None:
+        try:
+            if httpx.get(ready_url, timeout=1).status_code == 200:
+                return server, time.perf_counter() - started
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.05)  # 503 "starting" while the index is built, or not listening yet
     server.kill()
     raise RuntimeError(f"{command[0]} did not answer {ready_url}")
 

@@ -14,7 +14,7 @@ import httpx
 
 from tests.conftest import SEEDS, write_list
 from tests.postgres import cluster, postgresql_run
-from tests.servers import CATALOG, NEW_CONNECTIONS, running_server
+from tests.servers import CATALOG, running_server
 
 # Polling every second, plus the incremental update: the delay docs/scaling.md states.
 SEARCHABLE_WITHIN = 10.0
@@ -70,13 +70,12 @@ def test_an_ingest_becomes_searchable_on_every_node_without_failed_requests(tmp_
             delays = {}
             for base in nodes:
                 # Several requests in a row: node B's two workers must both have caught up.
-                ask = NEW_CONNECTIONS.get
-                while not all(ask(f"{base}/api/search?q=okapi").json()["total"] == 2
+                while not all(httpx.get(f"{base}/api/search?q=okapi").json()["total"] == 2
                               for _ in range(6)):
                     assert time.monotonic() - committed < SEARCHABLE_WITHIN, base
                     time.sleep(0.1)
                 delays[base] = time.monotonic() - committed
-            health = [NEW_CONNECTIONS.get(f"{base}/healthz").json() for base in nodes]
+            health = [httpx.get(f"{base}/healthz").json() for base in nodes]
         finally:
             stop.set()
             for thread in threads:

@@ -21,7 +21,7 @@ from app.search.lemma_table import LEMMAS_FILE
 from app.serving import _listening_sockets
 from tests.conftest import Catalog
 from tests.postgres import sqlite_run
-from tests.servers import CATALOG, NEW_CONNECTIONS, running_server
+from tests.servers import CATALOG, running_server
 
 # Workers, sockets and mapped files: what the database is changes none of it, so these run
 # once, in the SQLite run of `make test`.
@@ -32,7 +32,8 @@ def _worker_answering(base: str) -> int | None:
     """The worker that answers on a new connection: None while it is starting, or when the
     connection landed on the socket of a worker that is gone and nobody answers it."""
     try:
-        response = NEW_CONNECTIONS.get(f"{base}/healthz", timeout=3)
+        with httpx.Client(base_url=base, timeout=3) as client:
+            response = client.get("/healthz")
     except httpx.TimeoutException:
         return None
     return response.json()["worker"] if response.status_code == 200 else None
