@@ -6,6 +6,7 @@ import sqlite3
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -14,6 +15,7 @@ import pytest
 from app.db import catalog_version, paper_total
 from app.search.index import read_index_version
 from tests.conftest import Catalog
+from tests.postgres import sqlite_run
 from tests.servers import CATALOG, running_server
 
 WORDS = ("learning model neural network gradient bayesian kernel policy reward graph "
@@ -56,6 +58,14 @@ def test_kill_9_during_ingest_keeps_the_catalog_and_the_next_ingest_succeeds(
         assert read_index_version(fresh.settings.index_path) == catalog_version(session)
 
 
+def waited_for(condition: Callable[[], object], seconds: float = 30) -> None:
+    """Until `condition` holds or `seconds` pass (the test's assertions then say what
+    failed), instead of a fixed sleep that the slowest machine must fit in."""
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def test_reingest_and_reindex_while_serving(fresh: Catalog, tmp_path: Path):
     env = fresh.env()
     with running_server(env) as base:
@@ -86,9 +96,9 @@ def test_reingest_and_reindex_while_serving(fresh: Catalog, tmp_path: Path):
         threads = [threading.Thread(target=hammer) for _ in range(3)]
         for thread in threads:
             thread.start()
-        time.sleep(1)
+        waited_for(lambda: seen_counts)  # the readers are answered
         ingest = subprocess.run([CATALOG, "ingest", str(new)], env=env, capture_output=True)
-        time.sleep(2)  # the server notices the new index within a second
+        waited_for(lambda: 400 in seen_totals)  # the server noticed the new index
         reindex = subprocess.run([CATALOG, "reindex"], env=env, capture_output=True)
         time.sleep(2)
         stop.set()
@@ -129,6 +139,7 @@ def test_kill_9_inside_the_write_transaction_leaves_the_catalog_as_it_was(
     assert paper_count(fresh) == before + 1500
 
 
+@sqlite_run  # the swap renames index directories, after the database's work: once is enough
 def test_kill_9_during_the_index_swap_keeps_the_old_index_live_until_the_next_sync(
         fresh: Catalog, tmp_path: Path):
     index_before = read_index_version(fresh.settings.index_path)

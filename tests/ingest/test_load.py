@@ -11,6 +11,7 @@ from app.ingest import load
 from app.ingest.listfile import InputError, ParsedList, RawAbstract
 from app.models import Paper
 from tests.conftest import Catalog, write_list
+from tests.postgres import sqlite_run
 
 
 def snapshot(catalog: Catalog) -> dict[str, tuple[str, int, int]]:
@@ -144,6 +145,7 @@ def test_cli_reindex_rebuilds_from_the_database(tmp_path: Path, catalog_env: Pat
     assert (catalog_env / "index").resolve() != first
 
 
+@sqlite_run  # a SQLite file of its own, never the run's database: the same in both runs
 def test_a_database_that_is_not_a_catalog_gets_a_clear_message(tmp_path: Path):
     import sqlite3
     import subprocess
