@@ -281,7 +281,8 @@ def print_pages(pages: dict) -> None:
     for name, side in sides.items():
         rounds = "; ".join(f"{r['rps']}" for r in side["rounds"])
         print(f"  {name:24} {side['rps']:7} req/s  p50 {side['p50_ms']:7} ms  p95 "
-              f"{side['p95_ms']:7} ms  errors {side['errors']}  (rounds' req/s: {rounds})")
+              f"{side['p95_ms']:7} ms  errors {side['errors']}  CPU {side['cpu_ms_per_page']} "
+              f"ms a page  (rounds' req/s: {rounds})")
     if pages["distinct_queries"] < max(side["asked"] for side in sides.values()):
         print("  (the phrases ran out: later requests repeated them)")
     if DATASETTE not in sides:
