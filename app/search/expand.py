@@ -111,13 +111,13 @@ class Synonyms:
             key = tokens
         return key if key in self.table else None
 
-    def expand(self, typed: str, tokens: tuple[str, ...]) -> Query:
-        """The tokens, or any form of the group the typed text means, the typed form first."""
+    def expand(self, typed: str, tokens: tuple[str, ...], spelled: str | None = None) -> Query:
+        """The tokens, or any form of the group the typed text means, the typed form first;
+        and the compound's other spelling, when `spelled` (`other_spelling`)."""
         key = self.key(typed, tokens)
         query = text_query(tokens) if key is None else self.group(key, tokens)
-        other = self.other_spelling(typed)
-        return query if other is None else Or([query, text_query(
-            analyze_phrase(other), weights.WEIGHTS.other_form)])
+        return query if spelled is None else Or([query, text_query(
+            analyze_phrase(spelled), weights.WEIGHTS.other_form)])
 
     def other_spelling(self, typed: str) -> str | None:
         """A typed compound's other spelling ("pre-training" for "pretraining"), where the

@@ -239,7 +239,7 @@ class QueryParser:
             # quoted compound is spelled as written.
             tokens = analyze_phrase(token["phrase"])
             synonyms = replace(Synonyms.hand(), telling=self.synonyms.telling) \
-                if len(tokens) == 1 else replace(self.synonyms, spelling=None)
+                if len(tokens) == 1 else self.synonyms
             return self._counted(_Item(synonyms.expand(token["phrase"], tokens),
                                        negated)) if tokens else None
         return self._word(token["word"], negated)
@@ -268,15 +268,15 @@ class QueryParser:
             self.lacking.extend(text_query(form, weights.WEIGHTS.doing_without)
                                 for form in doing_without(word, tokens))
         self.doing_without = False
+        spelled = self.synonyms.other_spelling(word)
         if not negated:
             self.words.append(word)
             meanings = self.synonyms.learned_meanings(word, tokens)
             if meanings:
                 self.expansions.append((word, meanings))
-            other = self.synonyms.other_spelling(word)
-            if other:
-                self.spellings.append((word, other))
-        return self._counted(_Item(self.synonyms.expand(word, tokens), negated,
+            if spelled:
+                self.spellings.append((word, spelled))
+        return self._counted(_Item(self.synonyms.expand(word, tokens, spelled), negated,
                                    plain_tokens=None if negated else tokens))
 
     def _prefix(self, stem: str, negated: bool) -> _Item | None:
