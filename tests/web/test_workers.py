@@ -111,16 +111,22 @@ def _mapped_files(pid: int) -> dict[str, int]:
 
 def _connection_to_each_worker(base: str, count: int = 2
                                ) -> dict[int, http.client.HTTPConnection]:
-    """A kept-alive connection to each worker, by its process ID."""
+    """A kept-alive connection to each worker, by its process ID. The server is ready once one
+    worker answers; until the others listen, every connection lands on that one."""
     host, port = base.removeprefix("http://").split(":")
     by_worker: dict[int, http.client.HTTPConnection] = {}
-    for _ in range(100):  # connections are spread by a hash: some land on each worker
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # connections are spread by a hash over the listeners
         connection = http.client.HTTPConnection(host, int(port), timeout=10)
         connection.request("GET", "/healthz")
-        by_worker.setdefault(json.loads(connection.getresponse().read())["worker"], connection)
+        worker = json.loads(connection.getresponse().read())["worker"]
+        if worker in by_worker:
+            connection.close()
+        else:
+            by_worker[worker] = connection
         if len(by_worker) == count:
             return by_worker
-    raise AssertionError(f"only workers {sorted(by_worker)} answered")
+    raise AssertionError(f"only workers {sorted(by_worker)} answered within 60 s")
 
 
 def _private_mb(pid: int) -> float:
