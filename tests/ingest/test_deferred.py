@@ -91,11 +91,18 @@ def _ingest_killed_at(point: str, started: list[subprocess.Popen[bytes]], tmp_pa
     return output
 
 
+def _wait_until_derived(client: TestClient, deadline: float) -> None:
+    """Until the keeper has derived what was left: /healthz says "completed", and from the
+    keeper's next check (a tenth of a second later here) "up to date"."""
+    done = ("completed", "up to date")
+    while _healthz(client)["index"] not in done and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _healthz(client)["index"] in done
+
+
 def _keyphrases() -> dict[str, str]:
     with session_scope(get_settings().database_url) as session:
         return dict(session.exec(select(Paper.id, Paper.keyphrases)).all())
-
-
 
 
 def test_the_ingest_returns_before_edition_terms_vectors_and_map_then_they_follow(
@@ -130,9 +137,7 @@ def test_a_kill_half_way_leaves_searches_answering_and_the_keeper_redoes_it(
         assert found["total"] > 0
         paper = found["hits"][0]["id"]
         assert client.get(f"/papers/{paper}").status_code == 200
-        while _healthz(client)["index"] != "completed" and time.monotonic() < deadline + 120:
-            time.sleep(0.1)  # the keeper derives it all again, in a child process
-        assert _healthz(client)["index"] == "completed"
+        _wait_until_derived(client, deadline + 120)  # again, in a child process of the keeper
     assert (live / MAP_FILE).exists() and deferred_of(live) == []
 
 
@@ -153,11 +158,7 @@ def test_keyphrases_follow_the_ingest_and_a_server_derives_them_after_a_kill(
         # Meanwhile pages show no keyphrases, as for papers that have none.
         assert client.get(f"/api/papers/{paper}").json()["keyphrases"] == []
         assert "Top keyphrases" not in client.get(f"/venues/{venue}").text
-        deadline = time.monotonic() + 240
-        done = ("completed", "up to date")  # "up to date": the keeper's next check
-        while _healthz(client)["index"] not in done and time.monotonic() < deadline:
-            time.sleep(0.1)  # the keeper derives them, then the index's part
-        assert _healthz(client)["index"] in done
+        _wait_until_derived(client, time.monotonic() + 240)  # keyphrases, then the index's part
         assert client.get(f"/api/papers/{paper}").json()["keyphrases"]
         assert "Top keyphrases" in client.get(f"/venues/{venue}").text
     derived = _keyphrases()
