@@ -256,9 +256,14 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
     Each named paper is written as it is now (or deleted when it is gone), so applying a change
     twice, or one that a later version undid, is harmless.
     """
+    # In each edition's order, as its page lists them: papers that a search scores alike keep
+    # that order among themselves, as after a rebuild.
     changed = list(session.exec(
-        select(CatalogChange.paper_id).distinct()
-        .where(CatalogChange.version > since, CatalogChange.version <= stamp.version)))
+        select(CatalogChange.paper_id)
+        .join(Paper, col(Paper.id) == CatalogChange.paper_id, isouter=True)
+        .where(CatalogChange.version > since, CatalogChange.version <= stamp.version)
+        .group_by(CatalogChange.paper_id, Paper.edition_slug, Paper.ordinal)
+        .order_by(Paper.edition_slug, Paper.ordinal)))
     directory = settings.index_path.resolve()
     ix = open_index(directory)
     with ix.searcher() as searcher:

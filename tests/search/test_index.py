@@ -56,6 +56,21 @@ def test_sync_applies_the_change_log_since_the_index_version(fresh: Catalog, tmp
     assert _hits(fresh, "wombat") == []
 
 
+def test_papers_an_update_scores_alike_rank_in_their_editions_order(fresh: Catalog,
+                                                                    tmp_path: Path):
+    """As after a rebuild, whatever order the database lists the change log in."""
+    added = write_list(tmp_path / "alike.txt", "ICLR 2027 Papers",
+                       *(f"Sparse wombat kernels, study {n}." for n in range(30)))
+    with fresh.session() as session:
+        ingest_paths(session, [added])
+        assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
+        listed = list(session.exec(select(Paper.id).where(Paper.edition_slug == "iclr-2027")
+                                   .order_by(Paper.ordinal)))
+    assert sorted(listed) != listed  # IDs are hashes: an order by ID would differ
+    hits = _hits(fresh, "sparse wombat kernels")
+    assert len(hits) >= 10 and hits == listed[:len(hits)]
+
+
 def test_an_index_of_another_catalog_is_rebuilt(fresh: Catalog, tmp_path: Path):
     other = Catalog(fresh.settings.__class__(data_dir=tmp_path / "other",
                                              seeds_dir=fresh.seeds), fresh.seeds, fresh.report)
