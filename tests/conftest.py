@@ -29,7 +29,7 @@ from app.db import get_engine
 from app.ingest.listfile import ParsedList, parse_list_bytes
 from app.ingest.load import IngestReport, ingest_paths
 from app.main import create_app
-from app.search.index import build_index
+from app.search.index import build_index, sync_index
 from tests import rising
 from tests.multiseries import write_corpus
 from tests.postgres import BACKEND, new_database_url
@@ -77,10 +77,17 @@ class Catalog:
     def close(self) -> None:
         get_engine(self.settings.database_url).dispose()
 
-    def ingest(self, *paths: Path) -> IngestReport:
+    def ingest(self, *paths: Path, rebuild: bool = False) -> IngestReport:
+        """As `catalog ingest` and the update it leaves to the background, both done before
+        this returns: the index follows the change log (rebuilt only when it must be). With
+        `rebuild`, as `catalog reindex` after it: the vectors' model is fitted to these papers
+        too, where an update projects them with the seeds' model."""
         with self.session() as session:
             report = ingest_paths(session, list(paths))
-            build_index(self.settings, session)
+            if rebuild:
+                build_index(self.settings, session)
+            else:
+                sync_index(self.settings, session)
         return report
 
 
@@ -177,11 +184,12 @@ def write_list(path: Path, header: str, *abstracts: str, newline: str = "\n") ->
 
 
 @contextmanager
-def served_list(tmp_path_factory: pytest.TempPathFactory, header: str,
-                *abstracts: str) -> Iterator[tuple[Catalog, TestClient]]:
+def served_list(tmp_path_factory: pytest.TempPathFactory, header: str, *abstracts: str,
+                rebuild: bool = False) -> Iterator[tuple[Catalog, TestClient]]:
     """The seeds and one more list file of these abstracts, in a catalog served by the app."""
     catalog = make_catalog(tmp_path_factory.mktemp("catalog"))
-    catalog.ingest(write_list(tmp_path_factory.mktemp("list") / "list.txt", header, *abstracts))
+    catalog.ingest(write_list(tmp_path_factory.mktemp("list") / "list.txt", header, *abstracts),
+                   rebuild=rebuild)
     with TestClient(create_app(catalog.settings)) as client:
         yield catalog, client
     catalog.close()

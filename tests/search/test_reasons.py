@@ -22,7 +22,9 @@ THEME = [
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Catalog, TestClient]]:
     abstracts = [THEME[i % 2].format(n=f"variant{i}") for i in range(4)]
-    with served_list(tmp_path_factory, "COCHLEA 2026 Papers", *abstracts) as catalog_client:
+    # Rebuilt: related papers are found by a vector model that knows the theme's words.
+    with served_list(tmp_path_factory, "COCHLEA 2026 Papers", *abstracts,
+                     rebuild=True) as catalog_client:
         yield catalog_client
 
 

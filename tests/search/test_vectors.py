@@ -51,7 +51,7 @@ def write(path: Path, count: int, seed: int) -> Path:
 def themed(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
     root = tmp_path_factory.mktemp("themed")
     catalog = make_catalog(root)
-    catalog.ingest(write(root / "themes.jsonl", 40, seed=1))
+    catalog.ingest(write(root / "themes.jsonl", 40, seed=1), rebuild=True)  # a model of them
     return catalog
 
 
@@ -118,7 +118,7 @@ def test_papers_like_a_pasted_text_are_of_its_theme_beyond_shared_words(themed: 
 
 def test_an_update_projects_the_new_papers(tmp_path: Path):
     catalog = make_catalog(tmp_path)
-    catalog.ingest(write(tmp_path / "themes.jsonl", 30, seed=1))
+    catalog.ingest(write(tmp_path / "themes.jsonl", 30, seed=1), rebuild=True)
     with catalog.session() as session:
         ingest_paths(session, [write(tmp_path / "more.jsonl", 5, seed=2)])
         assert sync_index(catalog.settings, session).kind is SyncKind.UPDATED
@@ -132,7 +132,7 @@ def test_an_update_projects_the_new_papers(tmp_path: Path):
 
 def test_without_vectors_related_papers_are_found_by_words(tmp_path: Path):
     catalog = make_catalog(tmp_path)
-    catalog.ingest(write(tmp_path / "themes.jsonl", 20, seed=1))
+    catalog.ingest(write(tmp_path / "themes.jsonl", 20, seed=1), rebuild=True)
     (catalog.settings.index_path.resolve() / VECTORS_FILE).unlink()
     search = PaperSearch(catalog.settings.index_path)
     assert search.with_index(lambda current: current.vectors, "none") is None
@@ -230,7 +230,7 @@ def test_a_deleted_paper_has_no_vector(tmp_path: Path):
     """Deleted from the index (as an update replaces a paper), a paper's row is empty, on an
     update's projection as on a new fit, and the others keep theirs."""
     catalog = make_catalog(tmp_path)
-    catalog.ingest(write(tmp_path / "themes.jsonl", 20, seed=1))
+    catalog.ingest(write(tmp_path / "themes.jsonl", 20, seed=1), rebuild=True)
     directory = catalog.settings.index_path.resolve()
     before = np.load(directory / VECTORS_FILE)
     ix = open_index(directory)
