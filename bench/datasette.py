@@ -4,6 +4,7 @@
     .venv/bin/python -m bench.datasette --size L        # or --corpus FILE.jsonl.gz ...
     .venv/bin/python -m bench.datasette --corpus FILE.jsonl.gz --builds   # the builds only
     .venv/bin/python -m bench.datasette --catalog DATA_DIR   # a catalog built before, alone
+    .venv/bin/python -m bench.datasette --catalog DATA_DIR --in-process   # its searches only
 
 The baseline is built from the same JSON Lines files: `sqlite-utils insert` of every record
 (all fields), then `sqlite-utils enable-fts --fts5 --tokenize porter` on title and abstract;
@@ -339,9 +340,20 @@ def main() -> None:
     parser.add_argument("--catalog", type=Path, metavar="DATA_DIR",
                         help="only this catalog, built before: its search pages and its "
                         "workers' memory, printed and not saved")
+    parser.add_argument("--in-process", action="store_true",
+                        help="with --catalog: only its first-time searches in-process beside "
+                        "FTS5 (--searches of them), printed and not saved")
     args = parser.parse_args()
+    if args.in_process and not args.catalog:
+        parser.error("--in-process needs --catalog")
     with tempfile.TemporaryDirectory(prefix="bench-datasette-") as tmp:
         inputs = args.corpus or jsonl_inputs(args.size, Path(tmp) / "jsonl")
+        if args.in_process:
+            load_before = os.getloadavg()[0]
+            print_in_process(first_time_searches(
+                args.catalog, title_queries(args.searches, sources=inputs)))
+            print(f"  load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after")
+            return
         if args.catalog:
             pages = serve_both(None, args.catalog, title_queries(8000, sources=inputs),
                                args.rounds, args.seconds)

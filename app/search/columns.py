@@ -77,16 +77,17 @@ class FacetColumn:
         return self.codes == self.code(value)
 
     def counted(self, docs: np.ndarray) -> np.ndarray:
-        """How many of the documents (a mask) have each code."""
+        """How many of the documents (their numbers, in order) have each code."""
         return np.bincount(self.codes[docs], minlength=len(self.values))
 
     def top(self, counted: np.ndarray, listed: int | None) -> list[tuple[object, int]]:
         """The `listed` values (all when None) with most documents, ties by value; never the
         empty value."""
-        counted = counted.copy()
-        if (code := self.code("")) >= 0:
-            counted[code] = 0
-        held = np.flatnonzero(counted)
+        # Over the counts' mask: flatnonzero over the author facet's 124,000 counts themselves
+        # took 0.2 ms, over their mask 0.05.
+        held = np.flatnonzero(counted > 0)
+        if (empty := self.code("")) >= 0:
+            held = held[held != empty]
         # An author facet has 124,000 values: only those that can reach the list are sorted
         # in Python, the ones counting at least the `listed`-th largest count. Of those tied
         # at that count, a text column's codes are in the order of its values, so the first
@@ -127,7 +128,18 @@ class MultiColumn(FacetColumn):
         return held
 
     def counted(self, docs: np.ndarray) -> np.ndarray:
-        return np.bincount(self.codes[docs[self.owners]], minlength=len(self.values))
+        # Of fewer than half the documents, their runs of codes, read one after another: a mask
+        # over every code (`owners`) cost the author facet's 349,000 a search, however few
+        # documents matched (1 ms at L). Of more, the mask costs less (88,183: 3.1 against 5.2).
+        if 2 * len(docs) > len(self.starts) - 1:
+            held = np.zeros(len(self.starts) - 1, dtype=bool)
+            held[docs] = True
+            return np.bincount(self.codes[held[self.owners]], minlength=len(self.values))
+        first = self.starts[docs]
+        lengths = self.starts[docs + 1] - first
+        places = np.repeat(first - np.cumsum(lengths) + lengths, lengths) + np.arange(
+            lengths.sum())
+        return np.bincount(self.codes[places], minlength=len(self.values))
 
 
 def read_columns(searcher: Searcher, names: Iterable[str],

@@ -68,8 +68,12 @@ class FacetFilter:
         """Per facet, (value, matches) largest first, ignoring the facet's own filter so that
         its other values stay visible and clickable."""
         facets: dict[str, list[tuple[object, int]]] = {}
+        numbers: dict[str | None, np.ndarray] = {}  # of the documents each facet counts
         for name, column in self.columns.items():
-            pairs = column.top(column.counted(self.allowed(skip=name)), BY_NAME[name].listed)
+            skip = name if name in self.masks else None  # unfiltered, the same documents
+            if skip not in numbers:
+                numbers[skip] = np.flatnonzero(self.allowed(skip=skip))
+            pairs = column.top(column.counted(numbers[skip]), BY_NAME[name].listed)
             if pairs:
                 facets[name] = pairs
         return facets

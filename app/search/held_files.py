@@ -59,4 +59,7 @@ def mapped_arrays(path: Path, derived: Callable[[], dict[str, np.ndarray]] | Non
     computes them in memory, when given; else there are none."""
     if derived is not None and not path.is_dir():
         return derived()
-    return {file.stem: np.load(file, mmap_mode="r") for file in sorted(path.glob("*.npy"))}
+    # Plain arrays over the mappings: each read of numpy's memmap runs Python code (a paper
+    # ID's lookup bisects one, ~17 reads).
+    return {file.stem: np.asarray(np.load(file, mmap_mode="r"))
+            for file in sorted(path.glob("*.npy"))}

@@ -34,6 +34,18 @@ def _parsed(line: str) -> Lemmas:
             (field.partition(":") for field in line.rstrip("\n").split("\t")[1:])}
 
 
+def changed_starts(length: int) -> set[tuple[str, str]]:
+    """(a word's first `length` letters, a lemma's) for each word of the tables and each of
+    its lemmas that starts otherwise ("was" → ("wa", "be"))."""
+    pairs = set()
+    for line in _table()[:].decode().splitlines():
+        word, *fields = line.split("\t")
+        pairs.update((word[:length], lemma[:length]) for field in fields
+                     for lemma in field.partition(":")[2].split(",")
+                     if lemma[:length] != word[:length])
+    return pairs
+
+
 @lru_cache(maxsize=1)
 def _table() -> mmap.mmap:
     with open(LEMMAS_FILE, "rb") as file:

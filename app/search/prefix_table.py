@@ -67,10 +67,8 @@ class PrefixTable(Mapping[str, int]):
 
     @classmethod
     def mapped(cls, arrays: dict[str, np.ndarray], name: str) -> PrefixTable:
-        """The table `arrays` wrote under `name`, from held_files.mapped_arrays (as plain
-        arrays: each slice of numpy's memmap runs Python code)."""
-        text, starts, counts = (np.asarray(arrays[f"{name}.{part}"])
-                                for part in ("text", "starts", "counts"))
+        """The table `arrays` wrote under `name`, from held_files.mapped_arrays."""
+        text, starts, counts = (arrays[f"{name}.{part}"] for part in ("text", "starts", "counts"))
         return cls(SortedKeys(text, starts), counts)
 
     def __getitem__(self, key: str) -> int:

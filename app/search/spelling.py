@@ -55,3 +55,10 @@ def americanize(word: str) -> str:
     ):
         return word
     return f"{stem}z{match['suffix']}"
+
+
+def changed_starts(length: int) -> set[tuple[str, str]]:
+    """(a British word's first `length` letters, its American spelling's) where they differ
+    ("oestrogen" → ("oe", "es")); the -ise rule keeps at least a word's first four letters."""
+    return {(british[:length], american[:length]) for british, american in _BRITISH_WORDS.items()
+            if british[:length] != american[:length]}

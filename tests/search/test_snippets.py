@@ -1,8 +1,11 @@
+import re
+
 import pytest
 from whoosh.query import And, Phrase, Term
 
-from app.search.analysis import analyze
+from app.search.analysis import AcronymTerm, CachedAnalyzer, analyze, catalog_analyzer
 from app.search.snippets import make_snippet, query_terms
+from tests.conftest import SEEDS, parse_list_file
 
 TEXT = ("Intro words " * 30 + "we study grokking in <b>small</b> transformers & memorisation. "
         + "Filler " * 80 + "Grokking again at the end.")
@@ -104,3 +107,54 @@ def test_a_phrases_small_word_is_marked_where_the_phrase_stands_not_alone():
         "In practice, we study <mark>in</mark>-<mark>context</mark> <mark>learning</mark>. "
         "Results in tables.")
     assert make_snippet("in the box", {"in"}) == "<mark>in</mark> the box"  # asked alone
+
+
+# Irregular lemmas, British spellings, Porter's exceptions, stop words, hyphens, acronyms and
+# their markers, dotted words, and Unicode and TeX math as the plain text writes them.
+IRREGULAR = (
+    "Results were better: the models went deeper, ate more data and dying ReLUs were "
+    "oestrogen-free. Mice and geese; feet. We study in-context learning (ICL) of LLMs with "
+    "MAP and the map. Naïve Σ-Δ modulators, ℓ1 and α-divergence, 𝒪(n log n) time, ﬁne-tuning "
+    "of GPT-4 e.g.transformers, i.e. U.S. standards; generalisation behaviour, analysed; "
+    "studies, tying and lying. Ünïcödé ÉCOLE straße.")
+
+
+def full_scan(text: str, terms: set[str]) -> list[tuple[int, int]]:
+    """Every word of the text analyzed by the filter chain: where a snippet's marks must be."""
+    return [(token.startchar, token.endchar) for token in catalog_analyzer()(text, chars=True)
+            if token.text in terms
+            or (isinstance(token.text, AcronymTerm) and token.text.marker in terms)]
+
+
+def test_marks_irregular_forms_spellings_and_unicode_as_the_analyzer_reads_them():
+    def marked(terms: set[str]) -> list[str]:
+        return re.findall(r"<mark>(.*?)</mark>", make_snippet(IRREGULAR, terms, width=1000))
+
+    assert marked({"be", "go", "eat"}) == ["were", "went", "ate", "were"]
+    assert marked({"die", "tie", "lie", "estrogen"}) == ["dying", "oestrogen", "tying", "lying"]
+    assert marked({"mouse", "goose", "foot"}) == ["Mice", "geese", "feet"]
+    assert marked({"sigma", "delta", "alpha", "o", "l1", "fine"}) == [
+        "Σ", "Δ", "ℓ1", "α", "𝒪", "ﬁne"]
+    assert marked({"MAP", "llm"}) == ["LLMs", "MAP"]
+    assert marked({"map"}) == ["MAP", "map"]
+    assert marked({"generalization", "behavior", "analyze", "naive", "unicod", "ecol"}) == [
+        "Naïve", "generalisation", "behaviour", "analysed", "Ünïcödé", "ÉCOLE"]
+    assert marked({"e.g.transformer", "u.s", "transformer"}) == ["e.g.transformers", "U.S"]
+
+
+def test_marks_exactly_the_words_a_full_scan_finds(monkeypatch):
+    """The terms of the texts' words, three at a time and all at once (and alone for the
+    irregular text): the spans and the snippets are those of analyzing every word."""
+    texts = [IRREGULAR, TEXT] + [a.text for path in sorted(SEEDS.glob("*.txt"))
+                                 for a in parse_list_file(path).abstracts]
+    cases = []
+    for text in texts:
+        terms = sorted({token.text for token in catalog_analyzer()(text, mode="index")})
+        cases += [(text, set(terms[i:i + 3])) for i in range(0, len(terms), 3)]
+        cases.append((text, set(terms)))
+    cases += [(IRREGULAR, {term}) for term in analyze(IRREGULAR)]
+    snippets = [make_snippet(text, terms, width=120) for text, terms in cases]
+    for text, terms in cases:
+        assert catalog_analyzer().spans(text, terms) == full_scan(text, terms), terms
+    monkeypatch.setattr(CachedAnalyzer, "spans", lambda _, text, terms: full_scan(text, terms))
+    assert snippets == [make_snippet(text, terms, width=120) for text, terms in cases]
