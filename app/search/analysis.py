@@ -15,9 +15,7 @@ and "weak-to-strong".
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator
-from functools import lru_cache
 
 from whoosh.analysis import (
     Analyzer,
@@ -33,32 +31,10 @@ from whoosh.formats import Positions
 from whoosh.lang import porter2
 from whoosh.support.charset import accent_map
 
-from app.search import lemma_table, spelling
 from app.search.lemma_table import lemmas
+from app.search.math_symbols import MathSymbolFilter
 from app.search.spelling import americanize
 from app.words import STOP_WORDS
-
-_GREEK_NAMES = {
-    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ζ": "zeta",
-    "η": "eta", "θ": "theta", "ι": "iota", "κ": "kappa", "λ": "lambda", "μ": "mu", "ν": "nu",
-    "ξ": "xi", "π": "pi", "ρ": "rho", "σ": "sigma", "τ": "tau", "υ": "upsilon", "φ": "phi",
-    "χ": "chi", "ψ": "psi", "ω": "omega",
-}
-_GREEK = re.compile("[" + "".join(_GREEK_NAMES) + "]")
-
-
-class MathSymbolFilter(Filter):
-    """Readable math matches typed math: ℓ1 → l1, 𝒪 → o, ℝ → r, α → alpha."""
-
-    def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
-        for token in tokens:
-            text = token.text
-            if not text.isascii():
-                text = unicodedata.normalize("NFKC", text).lower()
-                text = _GREEK.sub(lambda m: _GREEK_NAMES[m[0]], text)
-                token.text = text
-            yield token
-
 
 # A word's part of speech is unknown: "-ing" and "-ed" forms are read as verbs (learning →
 # learn), other words as nouns first (data → data, does → do). Adjectives and adverbs keep
@@ -215,57 +191,6 @@ def _word_chain() -> Analyzer:
     return RegexTokenizer(TOKEN_PATTERN) | LowercaseFilter() | CharsetFilter(accent_map)
 
 
-# What a word analyzes to starts with the word's first START letters, lowercased (or fewer,
-# where a suffix step leaves a shorter term), unless a lemma, a British spelling or one of
-# Porter's exceptional forms starts otherwise ("was" → be, "oestrogen" → estrogen, "dying" →
-# die) or the word holds a letter beyond ASCII (NFKC, Greek names, accents). So spans analyzes
-# only the words that can match: analyzing every word of each hit's abstract was half of a
-# first-time search's CPU.
-START = 2
-
-
-@lru_cache(maxsize=1)
-def _changed_into() -> dict[str, frozenset[str]]:
-    """Each start, and each shorter prefix of it (a term a suffix step shortens), → the starts
-    of words whose lemma, American spelling or stem starts with it instead ("be" → "wa",
-    "is", ...)."""
-    porter = {(word[:START], stem[:START]) for word, stem in porter2.exceptional_forms.items()}
-    into: dict[str, set[str]] = {}
-    for start, becomes in {*lemma_table.changed_starts(START), *spelling.changed_starts(START),
-                           *porter}:
-        for length in range(len(becomes) + 1):
-            into.setdefault(becomes[:length], set()).add(start)
-    return {becomes: frozenset(starts) for becomes, starts in into.items()}
-
-
-def possible_starts(terms: frozenset[str]) -> frozenset[str]:
-    """The lowercase starts (START letters, fewer for a shorter term) of every ASCII word
-    whose analysis can be one of `terms` or, for an acronym, its marker: the terms' own, and
-    those that a lemma, a spelling or a stem changes into one of them, step after step."""
-    into = _changed_into()
-    starts = {term.lower()[:START] for term in terms}
-    unseen = list(starts)
-    while unseen:
-        for start in into.get(unseen.pop(), ()):
-            if start not in starts:
-                starts.add(start)
-                unseen.append(start)
-    return frozenset(starts)
-
-
-# Where _TOKEN's matches start: a word character after none, and not after a word's dot.
-_TOKEN_START = r"(?<!\w)(?<!\w\.)"
-
-
-@lru_cache(maxsize=1024)
-def _candidates(terms: frozenset[str], ascii_text: bool) -> re.Pattern[str]:
-    """_TOKEN's matches that start as a word analyzed to one of `terms` can, or (unless the
-    text is all ASCII) that hold a letter beyond ASCII."""
-    starts = "|".join(re.escape(start) for start in sorted(possible_starts(terms)))
-    beyond = "" if ascii_text else r"|[\w.]*[^\x00-\x7f]"
-    return re.compile(rf"{_TOKEN_START}(?=(?i:{starts}){beyond}){TOKEN_PATTERN}")
-
-
 _CHAINS = {"stem": _stemming_chain, "word": _word_chain}
 _caches: dict[str, dict[str, str | None]] = {"stem": {}, "word": {}}
 _MISSING = object()
@@ -332,12 +257,14 @@ class CachedAnalyzer(Tokenizer):
                 out.append(text)
         return tuple(out)
 
-    def spans(self, value: str, terms: set[str]) -> list[tuple[int, int]]:
+    def spans(self, value: str, terms: set[str],
+              words: re.Pattern[str] = _TOKEN) -> list[tuple[int, int]]:
         """Where the words that analyze to one of `terms` are in the text (start, end), as
-        __call__(chars=True) would give them: what snippets mark."""
+        __call__(chars=True) would give them: what snippets mark. `words` may skip words
+        that cannot match (word_starts.candidates); by default every word is analyzed."""
         get = _caches[self.kind].get
         found = []
-        for match in _candidates(frozenset(terms), value.isascii()).finditer(value):
+        for match in words.finditer(value):
             text = get(match.group(0), _MISSING)
             if text is _MISSING:
                 text = self.normalize(match.group(0))

@@ -15,6 +15,7 @@ from whoosh.query import Query
 
 from app.search.analysis import catalog_analyzer
 from app.search.parts import TEXT_FIELDS
+from app.search.word_starts import candidates
 from app.words import TITLE_PHRASE_BREAKS
 
 SNIPPET_CHARS = 240
@@ -28,7 +29,7 @@ def query_terms(query: Query) -> set[str]:
 
 
 def make_snippet(text: str, terms: set[str], width: int = SNIPPET_CHARS) -> str:
-    spans = catalog_analyzer().spans(text, terms)
+    spans = catalog_analyzer().spans(text, terms, candidates(frozenset(terms), text.isascii()))
     if not terms <= TITLE_PHRASE_BREAKS:
         spans = _without_lone_small_words(text, spans)
     if not spans:

@@ -5,6 +5,7 @@ from whoosh.query import And, Phrase, Term
 
 from app.search.analysis import AcronymTerm, CachedAnalyzer, analyze, catalog_analyzer
 from app.search.snippets import make_snippet, query_terms
+from app.search.word_starts import candidates
 from tests.conftest import SEEDS, parse_list_file
 
 TEXT = ("Intro words " * 30 + "we study grokking in <b>small</b> transformers & memorisation. "
@@ -155,6 +156,8 @@ def test_marks_exactly_the_words_a_full_scan_finds(monkeypatch):
     cases += [(IRREGULAR, {term}) for term in analyze(IRREGULAR)]
     snippets = [make_snippet(text, terms, width=120) for text, terms in cases]
     for text, terms in cases:
-        assert catalog_analyzer().spans(text, terms) == full_scan(text, terms), terms
-    monkeypatch.setattr(CachedAnalyzer, "spans", lambda _, text, terms: full_scan(text, terms))
+        words = candidates(frozenset(terms), text.isascii())
+        assert catalog_analyzer().spans(text, terms, words) == full_scan(text, terms), terms
+    monkeypatch.setattr(CachedAnalyzer, "spans",
+                        lambda _, text, terms, words: full_scan(text, terms))
     assert snippets == [make_snippet(text, terms, width=120) for text, terms in cases]
