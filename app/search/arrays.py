@@ -35,6 +35,7 @@ import numpy as np
 from whoosh.reading import IndexReader, SegmentReader
 
 from app.cache import BoundedCache
+from app.search.held_files import mapped_array
 from app.search.postings import (
     NO_POSTINGS,
     FieldPostings,
@@ -152,12 +153,6 @@ class ArraysWriter:
         os.replace(self.tmp, self.target)
 
 
-def _mapped(path: Path) -> np.ndarray:
-    """The file's array, memory-mapped, as a plain array: each slice of numpy's memmap runs
-    Python code (4 % of a worker's time under load, profiled), a plain array's does not."""
-    return np.asarray(np.load(path, mmap_mode="r"))
-
-
 def windows(array: np.ndarray) -> Iterator[tuple[int, int]]:
     """The array's ranges of `WINDOW` bytes, in order; where it is memory-mapped, each range's
     pages leave the process's memory once the caller is done with it (`drop_pages`)."""
@@ -243,11 +238,11 @@ class FieldArrays:
 
     def __init__(self, path: Path) -> None:
         self.terms = TermTable(path / "terms.txt")
-        self.starts = _mapped(path / "starts.npy")
-        self.ids = _mapped(path / "ids.npy")
-        self.weights = _mapped(path / "weights.npy")
-        self.bounds = _mapped(path / "bounds.npy")
-        self.positions = _mapped(path / "positions.npy")
+        self.starts = mapped_array(path / "starts.npy")
+        self.ids = mapped_array(path / "ids.npy")
+        self.weights = mapped_array(path / "weights.npy")
+        self.bounds = mapped_array(path / "bounds.npy")
+        self.positions = mapped_array(path / "positions.npy")
 
     def term(self, text: str) -> TermPostings:
         """The term's postings, as slices of the mapped arrays (none when it is absent)."""

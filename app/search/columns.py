@@ -172,8 +172,7 @@ def columns_of(arrays: dict[str, np.ndarray]) -> dict[str, FacetColumn]:
     for name in names:
         kind = MultiColumn if f"{name}.starts" in arrays else FacetColumn
         values = (arrays[f"{name}.values"] if f"{name}.values" in arrays else
-                  SortedKeys(np.asarray(arrays[f"{name}.texts"]),
-                             np.asarray(arrays[f"{name}.text_starts"])))
+                  SortedKeys(arrays[f"{name}.texts"], arrays[f"{name}.text_starts"]))
         columns[name] = kind(values=values,
                              **{part: arrays[f"{name}.{part}"] for part in _PARTS[kind]})
     return columns

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from app.search.held_files import mapped_array
+
 VECTORS_FILE = "vectors.npy"  # float32, memory-mapped: the workers share one copy
 MODEL_FILE = "vectors-model.npz"
 
@@ -73,9 +75,7 @@ def read_vectors(directory: Path, documents: int) -> np.ndarray | None:
     """The generation's unit vectors (float32, one row per document number), memory-mapped,
     or None where it has none that fit."""
     try:
-        # A plain array over the mapping, as arrays.py maps postings (numpy's memmap runs
-        # Python code on every slice).
-        vectors = np.asarray(np.load(directory / VECTORS_FILE, mmap_mode="r"))
+        vectors = mapped_array(directory / VECTORS_FILE)
     except (OSError, ValueError):
         return None
     return vectors if vectors.shape[:1] == (documents,) else None

@@ -12,6 +12,7 @@ from whoosh import index as whoosh_index
 from app.ingest.load import ingest_paths
 from app.search import arrays
 from app.search.arrays import ARRAYS_DIR, FIELDS, field_arrays
+from app.search.held_files import mapped_array
 from app.search.index import SyncKind, sync_index
 from app.search.matches import matching_docs
 from app.search.query import QueryParser
@@ -104,7 +105,7 @@ def test_a_mapped_array_read_in_windows_leaves_memory_and_reads_the_same(tmp_pat
                                                                         monkeypatch):
     values = np.arange(8 << 20, dtype=np.int32)  # 32 MB
     np.save(tmp_path / "values.npy", values)
-    mapped = arrays._mapped(tmp_path / "values.npy")
+    mapped = mapped_array(tmp_path / "values.npy")
     monkeypatch.setattr(arrays, "WINDOW", 1 << 20)
     before = _mapped_kb()
     total = 0
