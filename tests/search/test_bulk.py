@@ -22,7 +22,7 @@ from app.search import postings
 from app.search.index import _writer, build_index, build_schema, paper_document
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
-from app.search.whoosh_adapter import create_index, segment_lengths
+from app.search.whoosh_adapter import create_index, segment_lengths, writing
 from app.search.whoosh_adapter.writing import BulkSegmentWriter
 from tests.conftest import Catalog
 from tests.search.test_arrays import _check_every_term
@@ -102,12 +102,15 @@ def _documents(*catalogs: Catalog) -> list[dict[str, object]]:
     return documents
 
 
-@pytest.mark.parametrize("chunk", [postings.MERGE_CHUNK, 100])  # written at once, or by parts
+# Written at once, or by parts: merged and written a chunk of postings at a time.
+@pytest.mark.parametrize("by_parts", [False, True])
 def test_bulk_segments_read_as_whoosh_own_for_the_catalogs(seeded: Catalog,
                                                            multiseries: Catalog,
                                                            tmp_path: Path, monkeypatch,
-                                                           chunk: int):
-    monkeypatch.setattr(postings, "MERGE_CHUNK", chunk)
+                                                           by_parts: bool):
+    if by_parts:
+        monkeypatch.setattr(postings, "MERGE_CHUNK", 100)
+        monkeypatch.setattr(writing, "_POSTINGS_AT_ONCE", 30)
     documents = _documents(seeded, multiseries)
     assert len(documents) > 500  # common words fill several posting blocks of 128
     _write_both(documents, tmp_path)

@@ -27,6 +27,7 @@ from app.search.postings import (
     MergedRuns,
     RunOnDisk,
     save_run,
+    term_slice,
 )
 from app.search.whoosh_adapter.encoding import EncodedValues
 from app.search.whoosh_adapter.reading import decoded_lengths
@@ -158,11 +159,21 @@ def _write_terms(writer: W3FieldWriter, fieldobj: FieldType, postings: FieldPost
     """The terms' posting blocks and term infos, as W3FieldWriter.add_postings writes them
     but for the blocks' data: pickled with protocol 5 and not compressed (`_block_data`).
     `doc_lengths`: each document's field length as Whoosh's length column decodes it."""
+    ends, lo = postings.starts[1:], 0
+    while lo < len(postings.terms):  # the blocks' statistics in lists: a part at a time
+        hi = max(lo + 1, int(np.searchsorted(ends, postings.starts[lo] + _POSTINGS_AT_ONCE,
+                                             side="right")))
+        _write_part(writer, fieldobj, term_slice(postings, lo, hi), doc_lengths)
+        lo = hi
+
+
+def _write_part(writer: W3FieldWriter, fieldobj: FieldType, postings: FieldPostings,
+                doc_lengths: np.ndarray) -> None:
     blocks = _Blocks(postings, writer._codec._blocklimit, doc_lengths)
     encoded = EncodedValues(postings, fieldobj)
     fixed = fieldobj.format.fixed_value_size()
     postfile, field_key = writer._postfile, pack_ushort(writer._fieldid)
-    offset = start = postfile.tell()  # tracked here: each tell() on the file was a syscall
+    offset = postfile.tell()  # tracked here: each tell() on the file was a syscall
     parts: list[bytes] = []
     for i, term in enumerate(postings.terms):
         term_start, weight, mins = offset, 0.0, []
@@ -184,9 +195,6 @@ def _write_terms(writer: W3FieldWriter, fieldobj: FieldType, postings: FieldPost
         terminfo = blocks.term_info(i, weight, mins)
         terminfo.set_extent(term_start, offset - term_start)
         writer._tindex.add(field_key + term, terminfo.to_bytes())
-        if offset - start > _WRITE_BYTES:
-            postfile.write(b"".join(parts))
-            parts, start = [], offset
     postfile.write(b"".join(parts))
 
 
@@ -197,7 +205,9 @@ def _write_terms(writer: W3FieldWriter, fieldobj: FieldType, postings: FieldPost
 # MB). Searches read the arrays beside the index, not these blocks.
 _DATA_PROTOCOL = pickle.HIGHEST_PROTOCOL
 _INT = struct.Struct("!i")  # StructFile.write_int
-_WRITE_BYTES = 1 << 24  # postings bytes gathered before a write
+# Postings whose blocks are written together: their statistics as Python lists cost ~100
+# bytes a posting (a merge chunk's 2 M at once held 220 MB more at L).
+_POSTINGS_AT_ONCE = 1 << 17
 
 
 def _block_data(deltas: list[int], weights: object, values: list[bytes],
