@@ -63,12 +63,10 @@ class FieldPostings:
     positions: np.ndarray | None = None  # int32
     values: list[bytes] | None = None
 
-    def term_range(self, i: int) -> tuple[int, int]:
-        return int(self.starts[i]), int(self.starts[i + 1])
-
     def part(self, name: str, first: int, last: int | None) -> np.ndarray:
         """A range of one of the arrays, as a run on disk reads it (RunOnDisk.part)."""
         return getattr(self, name)[first:last]
+
 
 class FieldCollector:
     """A field's postings in arrival order. Documents arrive in ascending order."""

@@ -1,7 +1,8 @@
 """Writing a segment the way Whoosh's own writer would, in bulk: `BulkSegmentWriter`, Whoosh's
-segment writer with the postings collected in arrays (app/search/postings.py) and written to
-the codec a block at a time, in the very bytes Whoosh's own writer produces (a test compares
-the files)."""
+segment writer with the postings collected in arrays (app/search/postings.py) and written a
+field at a time: the files Whoosh's own writer produces, but for the posting blocks' data,
+pickled otherwise and not compressed (`_block_data`; a test compares what Whoosh reads of
+them, and the other files byte for byte)."""
 
 from __future__ import annotations
 
@@ -36,8 +37,8 @@ from app.search.whoosh_adapter.reading import decoded_lengths
 # Whoosh's writer sends each posting through a sorting pool and then, one Python call per
 # posting, into the codec (3.5 ms a paper at L, most of an ingest, profiled). This writer
 # keeps Whoosh's per-document writer (stored fields, lengths, columns) and its segment and
-# TOC handling, collects the postings in arrays, and fills the codec's block buffers a block
-# at a time, with the position values encoded for all postings at once (encoding.py).
+# TOC handling, collects the postings in arrays, and writes the codec's blocks and term
+# infos itself, with the position values encoded for all postings at once (encoding.py).
 
 
 def _is_positional(fieldobj: FieldType) -> bool:
@@ -176,7 +177,7 @@ def _write_part(writer: W3FieldWriter, fieldobj: FieldType, postings: FieldPosti
     offset = postfile.tell()  # tracked here: each tell() on the file was a syscall
     parts: list[bytes] = []
     for i, term in enumerate(postings.terms):
-        term_start, weight, mins = offset, 0.0, []
+        term_start, weight = offset, 0.0
         parts.append(WHOOSH3_HEADER_MAGIC)
         offset += len(WHOOSH3_HEADER_MAGIC)
         for b in range(blocks.first[i], blocks.first[i + 1]):
@@ -191,8 +192,7 @@ def _write_part(writer: W3FieldWriter, fieldobj: FieldType, postings: FieldPosti
             size = len(info) + len(data)
             parts += (_INT.pack(-size if b == blocks.first[i + 1] - 1 else size), info, data)
             offset += _INT.size + size
-            mins.append(blocks.min_length[b])
-        terminfo = blocks.term_info(i, weight, mins)
+        terminfo = blocks.term_info(i, weight)
         terminfo.set_extent(term_start, offset - term_start)
         writer._tindex.add(field_key + term, terminfo.to_bytes())
     postfile.write(b"".join(parts))
@@ -201,8 +201,8 @@ def _write_part(writer: W3FieldWriter, fieldobj: FieldType, postings: FieldPosti
 # Block data as Whoosh's reader loads it (W3LeafMatcher._read_data: any pickle protocol,
 # compressed or not as the block's info says). Protocol 2 pickles each position value
 # through codecs.encode and zlib then compressed it: together 70 % of writing the segment,
-# a third of an ingest's index build at L (46.6 -> 25.6 s; the postings file 174 -> 285
-# MB). Searches read the arrays beside the index, not these blocks.
+# a third of an ingest's index build at L (with the rest written here, 46.6 -> 15.9 s; the
+# postings file 174 -> 281 MB). Searches read the arrays beside the index, not these blocks.
 _DATA_PROTOCOL = pickle.HIGHEST_PROTOCOL
 _INT = struct.Struct("!i")  # StructFile.write_int
 # Postings whose blocks are written together: their statistics as Python lists cost ~100
@@ -227,10 +227,10 @@ class _Blocks:
     def __init__(self, postings: FieldPostings, limit: int, doc_lengths: np.ndarray) -> None:
         counts = np.diff(postings.starts)
         per_term = (counts + limit - 1) // limit
-        self.first = np.zeros(len(counts) + 1, dtype=np.int64)
-        np.cumsum(per_term, out=self.first[1:])
+        first = np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(per_term, out=first[1:])
         term_of = np.repeat(np.arange(len(counts)), per_term)
-        within = np.arange(len(term_of)) - self.first[:-1][term_of]
+        within = np.arange(len(term_of)) - first[:-1][term_of]
         starts = postings.starts[:-1][term_of] + within * limit
         ends = np.minimum(starts + limit, postings.starts[1:][term_of])
         ids = postings.ids.astype(np.int64)
@@ -241,7 +241,7 @@ class _Blocks:
         lengths = doc_lengths[postings.ids].astype(np.int64)
         longest = int(lengths.max(initial=0)) + 1
         shortest = np.minimum.reduceat(np.where(lengths > 0, lengths, longest), starts)
-        self.starts, self.ends = starts.tolist(), ends.tolist()
+        self.first, self.starts, self.ends = first.tolist(), starts.tolist(), ends.tolist()
         self.ids, self.deltas, self.weights = ids.tolist(), deltas.tolist(), weights.tolist()
         self.max_weight = np.maximum.reduceat(weights, starts).tolist()
         self.min_weight = np.minimum.reduceat(weights, starts).tolist()
@@ -256,10 +256,10 @@ class _Blocks:
             return None if low == 1.0 else low
         return tuple(weights)
 
-    def term_info(self, term: int, weight: float, mins: list[int | None]) -> W3TermInfo:
+    def term_info(self, term: int, weight: float) -> W3TermInfo:
         """The term's statistics, as W3TermInfo.add_block gathers them block by block."""
         first, last = self.first[term], self.first[term + 1]
-        known = [n for n in mins if n is not None]
+        known = [n for n in self.min_length[first:last] if n is not None]
         return W3TermInfo(weight=weight, df=self.ends[last - 1] - self.starts[first],
                           minlength=min(known) if known else None,
                           maxlength=max(self.max_length[first:last]),
