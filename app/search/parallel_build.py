@@ -13,6 +13,8 @@ child's index is discarded and the usual build from the database runs. What no s
 from __future__ import annotations
 
 import multiprocessing
+import queue
+import threading
 from multiprocessing.connection import Connection
 
 from app.config import Settings
@@ -22,6 +24,10 @@ from app.search.index import IndexBuild, IndexStamp, index_lock, paper_document
 from app.search.vocabulary import WordCounts
 
 BATCH = 256  # documents per message: few messages, and the child is never starved
+# Messages the parent may be ahead of the child (a batch is about a megabyte). Sent as they
+# came, each side waited for the other whenever one batch took it longer: at L, each spent
+# about 18 s of the ingest waiting (docs/performance.md, "Ingest").
+QUEUED = 32
 
 
 class ParallelIndexBuild:
@@ -38,6 +44,10 @@ class ParallelIndexBuild:
         child_end.close()
         self._batch: list[dict[str, object]] = []
         self._failed = False
+        self._outbox: queue.Queue[tuple[str, object] | None] = queue.Queue(QUEUED)
+        self._sender = threading.Thread(target=self._send_queued, name="index-build-sender",
+                                        daemon=True)
+        self._sender.start()
         # What the generation counts beside the index is counted here but for the
         # vocabulary (`_counted_by_child`), so that the two processes end together.
         self._counts = start_counts()
@@ -63,6 +73,7 @@ class ParallelIndexBuild:
         indexed, or None when it failed or counted otherwise (its index is then dropped)."""
         self._send("add", self._batch)
         self._send("finish", (stamp, papers))
+        self._drain()
         try:
             indexed = None if self._failed else self._pipe.recv()
         except (EOFError, OSError):
@@ -71,19 +82,36 @@ class ParallelIndexBuild:
         return indexed
 
     def abort(self) -> None:
+        while True:  # what the child has not received yet is not worth its time
+            try:
+                self._outbox.get_nowait()
+            except queue.Empty:
+                break
         self._send("abort", None)
+        self._drain()
         self._process.join(timeout=60)
         if self._process.is_alive():
             self._process.kill()
             self._process.join()
 
     def _send(self, kind: str, payload: object) -> None:
-        if self._failed:
-            return
-        try:
-            self._pipe.send((kind, payload))
-        except OSError:  # the child is gone: the usual build will run instead
-            self._failed = True
+        if not self._failed:
+            self._outbox.put((kind, payload))
+
+    def _send_queued(self) -> None:
+        """The sender thread: the queued messages in order, until `_drain`."""
+        while (message := self._outbox.get()) is not None:
+            if self._failed:
+                continue
+            try:
+                self._pipe.send(message)
+            except OSError:  # the child is gone: the usual build will run instead
+                self._failed = True
+
+    def _drain(self) -> None:
+        """Until every queued message is sent (or the child is found gone)."""
+        self._outbox.put(None)
+        self._sender.join()
 
 
 def _counted_by_child(counts: Counts) -> bool:
