@@ -48,7 +48,9 @@ class AcronymCounts:
 
     def add(self, text: str) -> None:
         seen = set()
-        for acronym, long_form in definitions(text):
+        # In order: of two ways one paper writes a long form, the same is kept in every
+        # build (a set's order differs from one process to the next).
+        for acronym, long_form in sorted(definitions(text)):
             key = (acronym, analyzed(long_form))
             if key[1] and key not in seen:
                 seen.add(key)

@@ -132,9 +132,9 @@ def _phrase_table(counts: Counter[str]) -> PrefixTable:
     # always goes on ("graph neural" → "graph neural networks") is offered as the longer one.
     best: dict[tuple[str, ...], tuple[int, str]] = {}
     total: Counter[tuple[str, ...]] = Counter()
-    for phrase, n in counts.items():
-        if n < MIN_PAPERS:
-            continue
+    # In phrase order: a tie goes the same way in every build (counts.items() follows the
+    # order of sets of strings, which differs from one process to the next).
+    for phrase, n in sorted((phrase, n) for phrase, n in counts.items() if n >= MIN_PAPERS):
         key = analyze(phrase)
         total[key] += n
         if n > best.get(key, (0, ""))[0]:

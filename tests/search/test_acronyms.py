@@ -3,6 +3,7 @@ them, used both ways, ambiguous ones expanded to every meaning, the hand table w
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,31 @@ def test_definitions_of_an_index_update_are_learned(fresh: Catalog, tmp_path: Pa
     with TestClient(create_app(fresh.settings)) as client:
         assert "<td>QWK</td><td>quantum walk kernels</td><td class=\"num\">2</td>" in meanings(
             client)
+
+
+# Two ways one paper writes a long form, and title phrases that tie: a set of strings is
+# iterated in another order in each process (PYTHONHASHSEED), and which form was written
+# down followed it.
+_WRITTEN_DOWN = """
+from collections import Counter
+from app.search.acronyms import AcronymCounts
+from app.search.completions import MIN_PAPERS, _phrase_table
+counts = AcronymCounts()
+counts.add("adaptive skills, adaptive partitions (ASAP) and adaptive skills adaptive "
+           "partitions (ASAP); dirichlet process gaussian process (DPGP), dirichlet-process "
+           "gaussian-process (DPGP)")
+table = _phrase_table(Counter({"graph neural networks": MIN_PAPERS,
+                               "graph neural network": MIN_PAPERS}))
+print(sorted(counts.written.values()), table.completions("graph", 5))
+"""
+
+
+def test_the_forms_written_down_are_the_same_in_every_process():
+    import subprocess
+    import sys
+
+    outputs = {subprocess.run([sys.executable, "-c", _WRITTEN_DOWN], check=True,
+                              capture_output=True, text=True,
+                              env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+               for seed in range(6)}
+    assert len(outputs) == 1, outputs
