@@ -192,8 +192,44 @@ def _word_chain() -> Analyzer:
 
 
 _CHAINS = {"stem": _stemming_chain, "word": _word_chain}
-_caches: dict[str, dict[str, str | None]] = {"stem": {}, "word": {}}
-_MISSING = object()
+
+
+class _WordCache(dict[str, str | None]):
+    """Words → the chain's output for each (None for a stop word), run on a miss: looked up
+    with `map(cache.__getitem__, words)`, a text's words cost no Python call but its new
+    ones'."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__()
+        self.kind = kind
+
+    def __missing__(self, word: str) -> str | None:
+        # Requests share the cache: another thread may clear it at any moment, so what is
+        # returned is the value computed here, never a second lookup.
+        if len(self) > _WORD_CACHE_LIMIT:
+            self.clear()
+        text = next((t.text for t in _chain(self.kind)(word, tokenize=False)), None)
+        if text is not None and self.kind == "stem" and acronym_term(word) is not None:
+            text = _acronym(text)
+        self[word] = text
+        return text
+
+
+_caches = {"stem": _WordCache("stem"), "word": _WordCache("word")}
+_last_words: tuple[str, list[str]] = ("", [])
+
+
+def text_words(value: str) -> list[str]:
+    """The words of a text, before analysis. The same text asked again right after gets the
+    same list: an index build reads each text for its terms' positions, then for the words
+    the vocabulary counts."""
+    global _last_words
+    last = _last_words  # one read: another thread may replace it meanwhile
+    if last[0] is value:
+        return last[1]
+    words = _TOKEN.findall(value)
+    _last_words = (value, words)
+    return words
 
 
 # A stored position is the word's place (renumbered over stop words, as StopFilter does) over
@@ -232,42 +268,28 @@ class CachedAnalyzer(Tokenizer):
 
     def normalize(self, word: str) -> str | None:
         """The chain's output for one word; None for a stop word."""
-        # Requests share the cache: another thread may clear it at any moment, so what is
-        # returned is the value computed or read here, never a second lookup.
-        cache = _caches[self.kind]
-        text = cache.get(word, _MISSING)
-        if text is _MISSING:
-            if len(cache) > _WORD_CACHE_LIMIT:
-                cache.clear()
-            text = next((t.text for t in _chain(self.kind)(word, tokenize=False)), None)
-            if text is not None and self.kind == "stem" and acronym_term(word) is not None:
-                text = _acronym(text)
-            cache[word] = text
-        return text  # type: ignore[return-value]
+        return _caches[self.kind][word]
 
     def terms(self, value: str) -> tuple[str, ...]:
         """Just the token texts, stop words dropped: what topic scoring and queries need."""
-        get = _caches[self.kind].get
-        out = []
-        for word in _TOKEN.findall(value):
-            text = get(word, _MISSING)
-            if text is _MISSING:
-                text = self.normalize(word)
-            if text is not None:
-                out.append(text)
-        return tuple(out)
+        return tuple([text for text in map(_caches[self.kind].__getitem__, text_words(value))
+                      if text is not None])
+
+    def distinct(self, value: str) -> set[str]:
+        """The text's distinct terms, stop words dropped: what the vocabulary counts."""
+        found = set(map(_caches[self.kind].__getitem__, set(text_words(value))))
+        found.discard(None)
+        return found  # type: ignore[return-value]
 
     def spans(self, value: str, terms: set[str],
               words: re.Pattern[str] = _TOKEN) -> list[tuple[int, int]]:
         """Where the words that analyze to one of `terms` are in the text (start, end), as
         __call__(chars=True) would give them: what snippets mark. `words` may skip words
         that cannot match (word_starts.candidates); by default every word is analyzed."""
-        get = _caches[self.kind].get
+        normalize = _caches[self.kind].__getitem__
         found = []
         for match in words.finditer(value):
-            text = get(match.group(0), _MISSING)
-            if text is _MISSING:
-                text = self.normalize(match.group(0))
+            text = normalize(match.group(0))
             if text in terms or (text.__class__ is AcronymTerm and text.marker in terms):
                 found.append(match.span())
         return found
@@ -275,23 +297,22 @@ class CachedAnalyzer(Tokenizer):
     def positions(self, value: str) -> dict[str, list[int]]:
         """Each term's positions, numbered as __call__ numbers them: what the index stores
         (an acronym's marker at its term's position)."""
-        get = _caches[self.kind].get
         found: dict[str, list[int]] = {}
-        pos: int | None = None
+        place = -1  # the first kept word's place is its index, the next ones follow it
         stops = 0
-        for index, word in enumerate(_TOKEN.findall(value)):
-            text = get(word, _MISSING)
-            if text is _MISSING:
-                text = self.normalize(word)
+        for text in map(_caches[self.kind].__getitem__, text_words(value)):
             if text is None:
                 stops += 1
                 continue
-            pos = stored_position(index if pos is None else word_place(pos) + 1, stops)
+            place = stops if place < 0 else place + 1
+            # stored_position, written out: this loop runs for every word indexed
+            pos = place << STOP_BITS | (stops if stops < MAX_STOPS else MAX_STOPS)
             stops = 0
-            if text in found:
-                found[text].append(pos)
-            else:
+            held = found.get(text)
+            if held is None:
                 found[text] = [pos]
+            else:
+                held.append(pos)
             if text.__class__ is AcronymTerm:
                 found.setdefault(text.marker, []).append(pos)  # type: ignore[attr-defined]
         return found

@@ -26,9 +26,8 @@ def other_spelling(typed: str, written: Mapping[str, int],
     (`written`: papers per word as written; `hyphenated`: papers per hyphenated compound
     whose closed form is a word of the catalog)."""
     lowered = typed.lower()
-    two = HYPHENATED.fullmatch(lowered)
-    if two:
-        closed = two[1] + two[2]
+    if HYPHENATED.fullmatch(lowered):
+        closed = lowered.replace("-", "")
         return closed if _spelled(lowered, closed, written, hyphenated) else None
     if not lowered.isalpha():
         return None

@@ -31,7 +31,7 @@ VOCABULARY_FILE = "vocabulary.tsv"
 WORD_TABLES_DIR = "vocabulary"  # the file's words and compounds as mapped tables (prefix_table.py)
 # Two words joined by a hyphen: counted beside the words, for a compound's other spelling
 # (spellings.py); under keys with a hyphen, which no word as written has.
-HYPHENATED = re.compile(r"(?<![\w-])([a-z]{2,})-([a-z]{2,})(?![\w-])")
+HYPHENATED = re.compile(r"(?<![\w-])[a-z]{2,}-[a-z]{2,}(?![\w-])")
 FAMILY_WORDS = 6  # a word's family offered when its own matches run out
 FAMILY_CANDIDATES = 200  # the most used words that start as its root, whose stems are checked
 MIN_FAMILY_ROOT = 4  # shorter roots ("gen", "pos") gather unrelated words
@@ -54,13 +54,13 @@ def without_addresses(text: str) -> str:
 def paper_words(text: str) -> set[str]:
     """The distinct words of one paper's text, as the vocabulary counts them (not the parts
     of web or e-mail addresses)."""
-    return set(word_analyzer().terms(without_addresses(text)))
+    return word_analyzer().distinct(without_addresses(text))
 
 
 def hyphenated_words(text: str) -> set[str]:
     """The distinct compounds of two words the text writes with a hyphen ("pre-training";
     not the parts of longer ones, "state-of-the-art")."""
-    return {match[0] for match in HYPHENATED.finditer(text.lower())}
+    return set(HYPHENATED.findall(text.lower()))
 
 
 @dataclass
