@@ -6,6 +6,9 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from functools import lru_cache
+
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 
 def identity_text(raw: str) -> str:
@@ -24,13 +27,16 @@ def paper_id(edition_slug: str, raw: str, *told_apart_by: str) -> str:
 
 def slugify(text: str) -> str:
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    return _NOT_SLUG.sub("-", ascii_text.lower()).strip("-")
 
 
 def edition_slug(name: str, year: int) -> str:
     return f"{series_slug(name)}-{year}"
 
 
+# An ingest asks for the same names again and again: an author's on each of their papers,
+# an institution's and a country's on thousands, each of them three times.
+@lru_cache(maxsize=65_536)
 def name_slug(name: str) -> str:
     """The slug of a name of a person, institution or country (a hash where no letter
     transliterates, as in 李明)."""
