@@ -202,6 +202,7 @@ class _WordCache(dict[str, str | None]):
     def __init__(self, kind: str) -> None:
         super().__init__()
         self.kind = kind
+        self.met: list[tuple[str, str | None]] | None = None  # see words_met
 
     def __missing__(self, word: str) -> str | None:
         # Requests share the cache: another thread may clear it at any moment, so what is
@@ -212,10 +213,30 @@ class _WordCache(dict[str, str | None]):
         if text is not None and self.kind == "stem" and acronym_term(word) is not None:
             text = _acronym(text)
         self[word] = text
+        if self.met is not None:
+            self.met.append((word, text))
         return text
 
 
 _caches = {"stem": _WordCache("stem"), "word": _WordCache("word")}
+
+
+def words_met() -> list[tuple[str, str | None]]:
+    """The words the catalog analyzer analyzes from now on until `forget_words_met`, with
+    their terms, in the order met (a list that grows): what another process can learn
+    (`learn_words`) rather than run the filter chain on them again."""
+    met: list[tuple[str, str | None]] = []
+    _caches["stem"].met = met
+    return met
+
+
+def forget_words_met() -> None:
+    _caches["stem"].met = None
+
+
+def learn_words(analyzed: list[tuple[str, str | None]]) -> None:
+    """Words another process analyzed with the catalog analyzer, into this one's cache."""
+    _caches["stem"].update(analyzed)
 _last_words: tuple[str, list[str]] = ("", [])
 
 

@@ -19,6 +19,7 @@ from multiprocessing.connection import Connection
 
 from app.config import Settings
 from app.models import Edition, Paper
+from app.search.analysis import forget_words_met, learn_words, words_met
 from app.search.generation import Counts, start_counts
 from app.search.index import IndexBuild, IndexStamp, index_lock, paper_document
 from app.search.vocabulary import WordCounts
@@ -52,6 +53,9 @@ class ParallelIndexBuild:
         # vocabulary (`_counted_by_child`), so that the two processes end together.
         self._counts = start_counts()
         self._counted = [counts for counts in self._counts if not _counted_by_child(counts)]
+        # Scoring topics analyzed the papers' words here first: the child learns each word's
+        # terms with the first batch that holds it instead of running the filter chain on it.
+        self._words, self._words_sent = words_met(), 0
 
     def add(self, paper: Paper, venue: Edition) -> None:
         document = paper_document(paper, venue)
@@ -59,19 +63,24 @@ class ParallelIndexBuild:
             counts.add_document(document)
         self._batch.append(document)
         if len(self._batch) >= BATCH:
-            self._send("add", self._batch)
-            self._batch = []
+            self._send_batch()
 
     def seal(self) -> None:
         """No more papers: the child writes its index now (it is not live yet)."""
-        self._send("add", self._batch)
-        self._batch = []
+        self._send_batch()
+        forget_words_met()
         self._send("write", self._counts)
+
+    def _send_batch(self) -> None:
+        words = self._words[self._words_sent:]
+        self._words_sent += len(words)
+        self._send("add", (words, self._batch))
+        self._batch = []
 
     def finish(self, stamp: IndexStamp, papers: int) -> int | None:
         """Swap the child's index in when it holds `papers` documents; returns how many it
         indexed, or None when it failed or counted otherwise (its index is then dropped)."""
-        self._send("add", self._batch)
+        self._send_batch()
         self._send("finish", (stamp, papers))
         self._drain()
         try:
@@ -82,6 +91,7 @@ class ParallelIndexBuild:
         return indexed
 
     def abort(self) -> None:
+        forget_words_met()
         while True:  # what the child has not received yet is not worth its time
             try:
                 self._outbox.get_nowait()
@@ -130,7 +140,9 @@ def _build_from_pipe(settings: Settings, pipe: Connection) -> None:
             while True:
                 kind, payload = pipe.recv()
                 if kind == "add":
-                    for document in payload:
+                    words, documents = payload
+                    learn_words(words)
+                    for document in documents:
                         build.add(document)
                 elif kind == "write":
                     own = iter(build.counts)

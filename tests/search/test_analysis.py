@@ -146,3 +146,35 @@ def test_a_word_is_analyzed_right_when_its_cache_is_cleared_at_the_worst_moment(
     assert analyzer.normalize("transformers") == expected == "transformer"
     assert analyzer.terms("transformers models") == ("transformer", "model")
     assert analyzer.spans("transformers models", {"model"}) == [(13, 19)]
+
+
+def test_words_one_process_met_are_learned_by_another_without_the_filter_chain(monkeypatch):
+    """An ingest's index-build child learns the words the ingest analyzed for topics."""
+    import pickle
+
+    from app.search import analysis
+
+    text = "Quokkanets and QKNs: quokkanetting the QKN"
+    analyzer = catalog_analyzer()
+    met = analysis.words_met()
+    try:
+        expected = analyzer.positions(text)
+    finally:
+        analysis.forget_words_met()
+    analyzer.terms("Wombatnets")  # met after forgetting: not recorded
+    words = {word for word, _ in met}
+    assert {"Quokkanets", "QKNs", "quokkanetting", "QKN"} <= words <= set(text.replace(":", "")
+                                                                            .split())
+    # Another process's cache: what this one held before the text, and none of its new words
+    other = analysis._WordCache("stem")
+    other.update((word, term) for word, term in analysis._caches["stem"].items()
+                 if word not in words)
+    monkeypatch.setitem(analysis._caches, "stem", other)
+
+    def no_chain(kind: str) -> None:
+        raise AssertionError(f"the {kind} chain ran")
+
+    monkeypatch.setattr(analysis, "_chain", no_chain)
+    analysis.learn_words(pickle.loads(pickle.dumps(met)))  # as the pipe carries them
+    learned = analyzer.positions(text)
+    assert learned == expected and "QKN" in learned  # the acronym's marker too
