@@ -8,7 +8,7 @@ from functools import lru_cache
 from itertools import islice
 from typing import TypeVar
 
-from sqlalchemy import bindparam, event, func, insert
+from sqlalchemy import bindparam, event, func, insert, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine, select
 
@@ -23,6 +23,10 @@ FULL_REBUILD_KEY = "full_rebuild_version"
 # returned): the number of papers their IDF counts, as the ingest would have used it.
 KEYPHRASES_PENDING_KEY = "keyphrases_pending"
 T = TypeVar("T")
+# The page cache of an ingest's connection (KiB). Its one transaction inserts every paper
+# with its authors and origins and updates their tables' indexes: in SQLite's default 2 MB,
+# index pages were written out and read back again and again (docs/performance.md).
+INGEST_CACHE_KIB = 131_072
 
 
 @lru_cache(maxsize=8)
@@ -46,6 +50,13 @@ def connect(url: str) -> Engine:
         cursor.close()
 
     return engine
+
+
+def use_ingest_cache(session: Session) -> None:
+    """Give the session's connection the page cache of an ingest (SQLite; for as long as the
+    connection lives: a command's)."""
+    if session.get_bind().dialect.name == "sqlite":
+        session.execute(text(f"PRAGMA cache_size=-{INGEST_CACHE_KIB}"))
 
 
 @lru_cache(maxsize=8)

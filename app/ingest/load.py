@@ -21,7 +21,13 @@ from typing import IO, Protocol
 from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
-from app.db import batched, bump_catalog_version, catalog_version, paper_total
+from app.db import (
+    batched,
+    bump_catalog_version,
+    catalog_version,
+    paper_total,
+    use_ingest_cache,
+)
 from app.enrich import (
     add_topics,
     keyphrase_extractor,
@@ -152,6 +158,7 @@ def ingest_paths(
     With `defer_keyphrases`, an ingest into an empty catalog stores them without keyphrases
     and leaves those and their word statistics to `enrich.complete_keyphrases`."""
     files, errors = expand_paths(paths)
+    use_ingest_cache(session)
     report = IngestReport(errors=errors, version_before=catalog_version(session))
     known = {source.name: source for source in session.exec(select(SourceFile))}
     seen_names: set[str] = set()

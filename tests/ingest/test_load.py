@@ -199,3 +199,25 @@ def test_a_file_refused_after_some_of_its_papers_were_stored_fails_the_whole_ing
     with fresh.session() as session, pytest.raises(RuntimeError, match="refused late"):
         load.ingest_paths(session, [path])
     assert snapshot(fresh) == before
+
+
+@sqlite_run
+def test_an_ingest_writes_through_a_page_cache_that_holds_the_tables_indexes(
+        fresh: Catalog, tmp_path: Path, monkeypatch):
+    from sqlalchemy import text
+
+    from app.db import INGEST_CACHE_KIB
+
+    seen = []
+    finish = load._Store.finish
+
+    def finish_and_look(store: load._Store) -> None:  # inside the ingest's transaction
+        seen.append(store.session.execute(text("PRAGMA cache_size")).scalar())
+        finish(store)
+
+    monkeypatch.setattr(load._Store, "finish", finish_and_look)
+    with fresh.session() as session:
+        assert session.execute(text("PRAGMA cache_size")).scalar() != -INGEST_CACHE_KIB
+        load.ingest_paths(session, [write_list(tmp_path / "a.txt", "CACHE 2026 Papers",
+                                               "One paper.")])
+    assert seen == [-INGEST_CACHE_KIB]
