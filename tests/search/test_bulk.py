@@ -126,9 +126,15 @@ def test_bulk_segments_read_as_whoosh_own_at_the_edges(seeded: Catalog, tmp_path
         "Ünïcödé naïve Straße 東京 résumé — ∀x∈ℝ",
         "",  # a paper whose text has no terms
     ]
+    # Keyword and name fields with repeated, spaced and tabbed values, and empty ones
+    keywords = ["ada-lovelace emile-borel ada-lovelace", "", "mit  eth-zurich\tmit ",
+                "東京-大学"]
     documents = [{**base, "id": f"edge-{i}", "text": text, "headline": text[:40],
                   "author": "" if i % 2 else "Ada Lovelace ; Émile Borel",
-                  "has": "code" if i % 2 else "", "year": 1987 + 40 * i}
+                  "has": "code" if i % 2 else "", "year": 1987 + 40 * i,
+                  "by": keywords[i], "institution": keywords[-1 - i],
+                  "status": "" if i % 2 else base["status"],
+                  "venue_name": "NeurIPS neurips-2026 NeurIPS Straße" if i % 2 else ""}
                  for i, text in enumerate(edges)]
     _write_both(documents, tmp_path)
 
