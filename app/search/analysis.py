@@ -237,6 +237,8 @@ def forget_words_met() -> None:
 def learn_words(analyzed: list[tuple[str, str | None]]) -> None:
     """Words another process analyzed with the catalog analyzer, into this one's cache."""
     _caches["stem"].update(analyzed)
+
+
 _last_words: tuple[str, list[str]] = ("", [])
 
 
