@@ -27,7 +27,6 @@ from whoosh.analysis import (
     Token,
     Tokenizer,
 )
-from whoosh.formats import Positions
 from whoosh.lang import porter2
 from whoosh.support.charset import accent_map
 
@@ -243,9 +242,8 @@ _last_words: tuple[str, list[str]] = ("", [])
 
 
 def text_words(value: str) -> list[str]:
-    """The words of a text, before analysis. The same text asked again right after gets the
-    same list: an index build reads each text for its terms' positions, then for the words
-    the vocabulary counts."""
+    """The words of a text, the last text's read once: an index build reads each text for its
+    terms' positions, then for the words the vocabulary counts."""
     global _last_words
     last = _last_words  # one read: another thread may replace it meanwhile
     if last[0] is value:
@@ -400,25 +398,3 @@ def analyze(text: str) -> tuple[str, ...]:
 def word_analyzer() -> CachedAnalyzer:
     """Whole words as written (lowercased, accents folded): for prefixes and spelling."""
     return CachedAnalyzer("word")
-
-
-class AnalyzedPositions(Positions):
-    """Whoosh's Positions format, the same postings, computed without a Token per word when
-    the field's analyzer is a CachedAnalyzer (analysis was a third of indexing, profiled)."""
-
-    def word_values(self, value: str, analyzer: Analyzer,  # type: ignore[override]
-                    **kwargs: object) -> Iterator[tuple[str, int, float, bytes]]:
-        if not isinstance(analyzer, CachedAnalyzer):
-            yield from super().word_values(value, analyzer, **kwargs)
-            return
-        boost = self.field_boost
-        for text, positions in analyzer.positions(value).items():
-            yield text, len(positions), len(positions) * boost, self.encode(positions)
-
-
-def surface_forms(text: str) -> dict[str, str]:
-    """Each stem of the text → the word it was written as (its first occurrence)."""
-    forms: dict[str, str] = {}
-    for token in catalog_analyzer()(text, keeporiginal=True):
-        forms.setdefault(token.text, token.original.lower())
-    return forms

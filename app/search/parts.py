@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from whoosh.query import And, AndNot, Not, Phrase, Query
 
 from app.facets import NAMES
-from app.search.analysis import analyze, surface_forms
+from app.search.analysis import analyze, catalog_analyzer
 from app.search.clauses import text_query
 
 TEXT_FIELDS = ("headline", "text")
@@ -105,3 +105,11 @@ def phrase_words(query: Query | None, text: str) -> QueryParts | None:
 def excludes(query: Query) -> bool:
     """Whether the query excludes anything (-word, NOT)."""
     return isinstance(query, (AndNot, Not)) or any(excludes(q) for q in query.children())
+
+
+def surface_forms(text: str) -> dict[str, str]:
+    """Each stem of the text → the word it was written as (its first occurrence)."""
+    forms: dict[str, str] = {}
+    for token in catalog_analyzer()(text, keeporiginal=True):
+        forms.setdefault(token.text, token.original.lower())
+    return forms
