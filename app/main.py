@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import logging
 import sys
 from collections.abc import AsyncIterator
@@ -17,6 +15,7 @@ from sqlmodel import Session
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
+from app.allocator import Trimmer, limit_arenas
 from app.config import Settings, get_settings
 from app.db import get_engine
 from app.enrich import complete_keyphrases
@@ -33,6 +32,7 @@ from app.web.middleware import (
     AllowedHosts,
     DropNul,
     HeadAsGet,
+    InFlight,
     LongAddresses,
     PublicAddress,
     RefusedEncodings,
@@ -42,27 +42,15 @@ from app.web.pagecache import MIN_GZIP_BYTES, PageCache
 from app.web.render import error_response
 
 logger = logging.getLogger("uvicorn.error")
-M_ARENA_MAX = -8  # glibc's mallopt parameter
-MALLOC_ARENAS = 2
 SWITCH_INTERVAL = 0.0002  # seconds
 # Each resource's module: its pages with their downloads (`router`), and their JSON twins
 # under /api/ (`api`).
 RESOURCES = (venues, people, topics, papers, search, trends, saved)
 
 
-def limit_malloc_arenas() -> None:
-    """glibc gives each request thread a malloc arena of its own and keeps what was freed in
-    it: two arenas hold less memory at the same throughput (docs/performance.md)."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.mallopt(M_ARENA_MAX, MALLOC_ARENAS)
-    except (OSError, AttributeError):  # not glibc: its allocator decides
-        pass
-
-
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
-    limit_malloc_arenas()
+    limit_arenas()
     # A thread that waits for the interpreter lock asks the one holding it to let go after
     # this long (Python's default: 5 ms). Each SQLite call and socket read gives the lock up
     # and waits for it again, so a health check behind two busy searches waited about forty
@@ -72,6 +60,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     use_taxonomy(settings.topics_file)
     search = PaperSearch(settings.index_path)
     keeper = IndexKeeper(settings, after_check=search.warm, derive_catalog=complete_keyphrases)
+    trimmer = Trimmer()
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -82,7 +71,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await to_thread.run_sync(search.warm)
         await to_thread.run_sync(_warm_pages, settings)
         keeper.start()
+        trimmer.start()
         yield
+        trimmer.stop()
         keeper.stop()
         search.close()
 
@@ -91,10 +82,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.search = search
     app.state.keeper = keeper
+    app.state.trimmer = trimmer
     app.state.quick = QuickLane()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     get_engine(settings.database_url)  # creates a fresh catalog; refuses an outdated schema
-    _add_middlewares(app, settings, search)
+    _add_middlewares(app, settings, search, trimmer)
     _add_routes(app, settings)
     _add_error_handlers(app)
     return app
@@ -111,13 +103,15 @@ def _warm_pages(settings: Settings) -> None:
                        exc_info=True)
 
 
-def _add_middlewares(app: FastAPI, settings: Settings, search: PaperSearch) -> None:
+def _add_middlewares(app: FastAPI, settings: Settings, search: PaperSearch,
+                     trimmer: Trimmer) -> None:
     # Plain ASGI middlewares, the last added outermost: every response, cached pages too, gets
     # the security headers. (Starlette's BaseHTTPMiddleware cost as much per request as the
     # whole hello-world endpoint.) Gzip inside the page cache, which compresses its pages
     # once itself: JSON, exports (streamed) and static files. HEAD becomes GET first, so a
     # cached page answers it too. A foreign host is refused before the request is taken at
     # the public address, and the page cache sees only the host a page is rendered for.
+    # Requests in flight are counted outermost: one is over when everything inside is done.
     app.add_middleware(GZipMiddleware, minimum_size=MIN_GZIP_BYTES, compresslevel=6)
     app.add_middleware(PageCache, settings=settings, search=search, lane=app.state.quick)
     app.add_middleware(DropNul)
@@ -127,6 +121,7 @@ def _add_middlewares(app: FastAPI, settings: Settings, search: PaperSearch) -> N
     app.add_middleware(SecurityHeaders)
     app.add_middleware(HeadAsGet)
     app.add_middleware(RefusedEncodings)
+    app.add_middleware(InFlight, trimmer=trimmer)
 
 
 def _add_routes(app: FastAPI, settings: Settings) -> None:

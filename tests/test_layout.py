@@ -120,8 +120,9 @@ PACKAGE_LAYERS = {"app.ingest": "ingest", "app.search": "search", "app.topics": 
                   "app.whats_new": "features", "app.map": "features", "app.people": "features",
                   "app.web": "web", "app.migrations": "cli"}
 MODULE_LAYERS = {
-    **dict.fromkeys(["app", "app.cache", "app.config", "app.db", "app.faults", "app.ids",
-                     "app.models", "app.paging", "app.schema", "app.tex", "app.words"], "base"),
+    **dict.fromkeys(["app", "app.allocator", "app.cache", "app.config", "app.db", "app.faults",
+                     "app.ids", "app.models", "app.paging", "app.schema", "app.tex", "app.words"],
+                    "base"),
     # The facet table and keyphrase extraction are read by the engine (columns, reasons).
     # A feature's part of the index is in the search layer, in its feature's folder: an index
     # generation writes and opens it (search/generation.HELD).

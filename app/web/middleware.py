@@ -1,5 +1,5 @@
 """Plain ASGI middlewares: security headers on every response, foreign hosts refused, NUL
-characters kept out, HEAD answered as GET."""
+characters kept out, HEAD answered as GET, requests in flight counted."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.allocator import Trimmer
 from app.config import HOST_NAME, plain_host
 from app.web.render import error_response
 
@@ -57,6 +58,25 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+class InFlight:
+    """Tells the allocator's trimmer when the worker has no request left in flight, the
+    moment to hand free heap pages back (allocator.py)."""
+
+    def __init__(self, app: ASGIApp, trimmer: Trimmer) -> None:
+        self.app = app
+        self.trimmer = trimmer
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        self.trimmer.request_started()
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.trimmer.request_finished()
 
 
 class DropNul:
