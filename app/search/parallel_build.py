@@ -2,10 +2,11 @@
 
 The first ingest into an empty catalog is the largest one (every paper is new), and it had two
 halves that each kept one core busy: parsing, normalizing and storing, then indexing. Here
-the ingest hands each new paper's document to a child process as soon as it is normalized;
-the child indexes while the parent goes on, writes the index's files once the last paper is
-sent (while the parent computes keyphrases and inserts), and swaps its index in only after
-the parent's transaction has committed and the paper counts agree. On any failure the
+the ingest hands each new paper's document to a child process as soon as it is normalized
+(through a queue: neither waits on the other's slower batches); the child indexes while the
+parent goes on, writes the index's files once the last paper is sent (while the parent
+inserts the papers), and swaps its index in only after the parent's transaction has
+committed and the paper counts agree. On any failure the
 child's index is discarded and the usual build from the database runs. What no search needs
 (generation.Held.deferred: the vectors, the map) it leaves to derive after the ingest returns.
 """
@@ -125,9 +126,8 @@ class ParallelIndexBuild:
 
 
 def _counted_by_child(counts: Counts) -> bool:
-    """The vocabulary's counts (a second analysis of each text, ~10 s of CPU at L) are the
-    child's: with the rest, the parent stored for 58 s of CPU while the child indexed for
-    43 s; with all of them, the child took 57 s and the parent 45 s (2026-12-04, L)."""
+    """The vocabulary's counts are the child's, the acronyms' and completions' the parent's:
+    so the two processes end closest together (docs/performance.md, "Ingest")."""
     return isinstance(counts, WordCounts)
 
 
