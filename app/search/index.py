@@ -180,11 +180,9 @@ def _build(settings: Settings, session: Session) -> int:
 
 class IndexBuild:
     """A whole new index written beside the live one, swapped in when finished; with `defer`,
-    what no search needs is left to derive after it is live (`complete_deferred`). Without
-    `counted`, the caller counts the documents (`generation.start_counts`) and sets `counts`
-    before `write`."""
+    what no search needs is left to derive after it is live (`complete_deferred`)."""
 
-    def __init__(self, settings: Settings, defer: bool = False, counted: bool = True) -> None:
+    def __init__(self, settings: Settings, defer: bool = False) -> None:
         self.settings = settings
         self.defer = defer
         indexes = settings.data_dir / "indexes"
@@ -195,7 +193,7 @@ class IndexBuild:
         self.writer = BulkSegmentWriter(self.index, partial(arrays_writer, self.directory))
         self.count = self.run_chars = 0
         self.written = False
-        self.counts = start_counts() if counted else []
+        self.counts = start_counts()
 
     def add(self, document: dict[str, object]) -> None:
         text = str(document["text"])

@@ -3,12 +3,13 @@
 The first ingest into an empty catalog is the largest one (every paper is new), and it had two
 halves that each kept one core busy: parsing, normalizing and storing, then indexing. Here
 the ingest hands each new paper's document to a child process as soon as it is normalized
-(through a queue: neither waits on the other's slower batches); the child indexes while the
-parent goes on, writes the index's files once the last paper is sent (while the parent
-inserts the papers), and swaps its index in only after the parent's transaction has
-committed and the paper counts agree. On any failure the
-child's index is discarded and the usual build from the database runs. What no search needs
-(generation.Held.deferred: the vectors, the map) it leaves to derive after the ingest returns.
+(through a queue: neither waits on the other's slower batches); the child indexes and counts
+what the generation holds beside the index while the parent goes on, writes the index's
+files once the last paper is sent (while the parent inserts the papers), and swaps its index
+in only after the parent's transaction has committed and the paper counts agree. On any
+failure the child's index is discarded and the usual build from the database runs. What no
+search needs (generation.Held.deferred: the vectors, the map) it leaves to derive after the
+ingest returns.
 """
 
 from __future__ import annotations
@@ -21,9 +22,7 @@ from multiprocessing.connection import Connection
 from app.config import Settings
 from app.models import Edition, Paper
 from app.search.analysis import forget_words_met, learn_words, words_met
-from app.search.generation import Counts, start_counts
 from app.search.index import IndexBuild, IndexStamp, index_lock, paper_document
-from app.search.vocabulary import WordCounts
 
 BATCH = 256  # documents per message: few messages, and the child is never starved
 # Messages the parent may be ahead of the child (a batch is about a megabyte). Sent as they
@@ -50,19 +49,12 @@ class ParallelIndexBuild:
         self._sender = threading.Thread(target=self._send_queued, name="index-build-sender",
                                         daemon=True)
         self._sender.start()
-        # What the generation counts beside the index is counted here but for the
-        # vocabulary (`_counted_by_child`), so that the two processes end together.
-        self._counts = start_counts()
-        self._counted = [counts for counts in self._counts if not _counted_by_child(counts)]
         # Scoring topics analyzed the papers' words here first: the child learns each word's
         # terms with the first batch that holds it instead of running the filter chain on it.
         self._words, self._words_sent = words_met(), 0
 
     def add(self, paper: Paper, venue: Edition) -> None:
-        document = paper_document(paper, venue)
-        for counts in self._counted:
-            counts.add_document(document)
-        self._batch.append(document)
+        self._batch.append(paper_document(paper, venue))
         if len(self._batch) >= BATCH:
             self._send_batch()
 
@@ -70,7 +62,7 @@ class ParallelIndexBuild:
         """No more papers: the child writes its index now (it is not live yet)."""
         self._send_batch()
         forget_words_met()
-        self._send("write", self._counts)
+        self._send("write", None)
 
     def _send_batch(self) -> None:
         words = self._words[self._words_sent:]
@@ -125,17 +117,10 @@ class ParallelIndexBuild:
         self._sender.join()
 
 
-def _counted_by_child(counts: Counts) -> bool:
-    """The vocabulary's counts are the child's, the acronyms' and completions' the parent's:
-    so the two processes end closest together (docs/performance.md, "Ingest")."""
-    return isinstance(counts, WordCounts)
-
-
 def _build_from_pipe(settings: Settings, pipe: Connection) -> None:
     with index_lock(settings):
-        # The rest counted by the parent; what no search needs derived after the ingest returns.
-        build = IndexBuild(settings, defer=True, counted=False)
-        build.counts = [counts for counts in start_counts() if _counted_by_child(counts)]
+        # What no search needs is derived after the ingest returns.
+        build = IndexBuild(settings, defer=True)
         try:
             while True:
                 kind, payload = pipe.recv()
@@ -145,9 +130,6 @@ def _build_from_pipe(settings: Settings, pipe: Connection) -> None:
                     for document in documents:
                         build.add(document)
                 elif kind == "write":
-                    own = iter(build.counts)
-                    build.counts = [next(own) if _counted_by_child(counts) else counts
-                                    for counts in payload]
                     build.write()
                 elif kind == "finish":
                     stamp, papers = payload
