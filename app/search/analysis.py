@@ -221,9 +221,8 @@ _caches = {"stem": _WordCache("stem"), "word": _WordCache("word")}
 
 
 def words_met() -> list[tuple[str, str | None]]:
-    """The words the catalog analyzer analyzes from now on until `forget_words_met`, with
-    their terms, in the order met (a list that grows): what another process can learn
-    (`learn_words`) rather than run the filter chain on them again."""
+    """The words the catalog analyzer analyzes until `forget_words_met`, with their terms, in
+    order (a growing list): what another process learns (`learn_words`) instead of analyzing."""
     met: list[tuple[str, str | None]] = []
     _caches["stem"].met = met
     return met
@@ -238,18 +237,19 @@ def learn_words(analyzed: list[tuple[str, str | None]]) -> None:
     _caches["stem"].update(analyzed)
 
 
-_last_words: tuple[str, list[str]] = ("", [])
+_recent_words: tuple[tuple[str, list[str]], ...] = ()
 
 
 def text_words(value: str) -> list[str]:
-    """The words of a text, the last text's read once: an index build reads each text for its
-    terms' positions, then for the words the vocabulary counts."""
-    global _last_words
-    last = _last_words  # one read: another thread may replace it meanwhile
-    if last[0] is value:
-        return last[1]
+    """The words of a text, those of the last four texts read once: an index build reads a
+    paper's text for its positions, its other fields, then the text for its vocabulary."""
+    global _recent_words
+    recent = _recent_words  # one read: another thread may replace it meanwhile
+    for text, words in recent:
+        if text is value:
+            return words
     words = _TOKEN.findall(value)
-    _last_words = (value, words)
+    _recent_words = ((value, words), *recent[:3])
     return words
 
 
