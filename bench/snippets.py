@@ -26,7 +26,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
 
-from app.search.analysis import TOKEN_PATTERN, acronym_form, catalog_analyzer
+from app.search.acronyms import acronym_form
+from app.search.analysis import TOKEN_PATTERN, catalog_analyzer
 from app.search.snippets import make_snippet
 from bench.load import title_queries
 from bench.questions import catalog_settings

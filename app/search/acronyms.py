@@ -15,9 +15,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.search.analysis import acronym_form, catalog_analyzer
+from app.search.analysis import acronym_marker, acronym_term, analyze, catalog_analyzer
 from app.search.definitions import definitions
 from app.search.held_files import write_lines
+from app.search.lemma_table import lemmas
 
 ACRONYMS_FILE = "acronyms.tsv"
 MIN_PAPERS = 2  # a definition seen once may be a one-off coinage
@@ -25,6 +26,22 @@ MIN_PAPERS = 2  # a definition seen once may be a one-off coinage
 # question answering in 1,074 papers, and "quality assessment" in a few should not make every
 # QA search find 422 more papers, nor "medial-lateral" every ML search.
 MIN_SHARE = 0.1
+
+
+def is_english_word(word: str) -> bool:
+    """Whether a lowercase word is in the English dictionary ("map", "art", "ai"): typed so,
+    it means the word, not an acronym that is spelt the same."""
+    return bool(lemmas(word))
+
+
+def acronym_form(word: str) -> tuple[str, ...]:
+    """How search looks for a word written as an acronym: its term ("LLMs", "llms" → llm),
+    or its marker where the term is also an English word ("MAP" → MAP, as "map" is the word);
+    for a word not written as an acronym, its terms."""
+    term = acronym_term(word)
+    if term is None:
+        return analyze(word)
+    return (acronym_marker(term),) if is_english_word(term) else (term,)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from whoosh.analysis import (
     Token,
     Tokenizer,
 )
+from whoosh.formats import Positions
 from whoosh.lang import porter2
 from whoosh.support.charset import accent_map
 
@@ -118,22 +119,6 @@ def _acronym(term: str) -> AcronymTerm:
     text = AcronymTerm(term)
     text.marker = acronym_marker(term)
     return text
-
-
-def is_english_word(word: str) -> bool:
-    """Whether a lowercase word is in the English dictionary ("map", "art", "ai"): typed so,
-    it means the word, not an acronym that is spelt the same."""
-    return bool(lemmas(word))
-
-
-def acronym_form(word: str) -> tuple[str, ...]:
-    """How search looks for a word written as an acronym: its term ("LLMs", "llms" → llm),
-    or its marker where the term is also an English word ("MAP" → MAP, as "map" is the word);
-    for a word not written as an acronym, its terms."""
-    term = acronym_term(word)
-    if term is None:
-        return analyze(word)
-    return (acronym_marker(term),) if is_english_word(term) else (term,)
 
 
 class AcronymFilter(Filter):
@@ -398,3 +383,17 @@ def analyze(text: str) -> tuple[str, ...]:
 def word_analyzer() -> CachedAnalyzer:
     """Whole words as written (lowercased, accents folded): for prefixes and spelling."""
     return CachedAnalyzer("word")
+
+
+class AnalyzedPositions(Positions):
+    """Whoosh's Positions format, the same postings, computed without a Token per word when
+    the field's analyzer is a CachedAnalyzer (analysis was a third of indexing, profiled)."""
+
+    def word_values(self, value: str, analyzer: Analyzer,  # type: ignore[override]
+                    **kwargs: object) -> Iterator[tuple[str, int, float, bytes]]:
+        if not isinstance(analyzer, CachedAnalyzer):
+            yield from super().word_values(value, analyzer, **kwargs)
+            return
+        boost = self.field_boost
+        for text, positions in analyzer.positions(value).items():
+            yield text, len(positions), len(positions) * boost, self.encode(positions)

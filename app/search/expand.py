@@ -18,8 +18,8 @@ from functools import lru_cache
 from whoosh.query import And, AndNot, Or, Phrase, Query
 
 from app.search import weights
-from app.search.acronyms import Meaning, learned_groups
-from app.search.analysis import acronym_form, acronym_term, analyze
+from app.search.acronyms import Meaning, acronym_form, learned_groups
+from app.search.analysis import acronym_term, analyze
 from app.search.clauses import analyze_phrase, text_query
 from app.search.synonyms import SYNONYM_GROUPS
 

@@ -36,6 +36,7 @@ from app.faults import pause_point
 from app.models import CatalogChange, Edition, Paper
 from app.search import weights
 from app.search.analysis import (
+    AnalyzedPositions,
     CachedAnalyzer,
     catalog_analyzer,
     word_analyzer,
@@ -49,7 +50,6 @@ from app.search.generation import (
     write_held,
 )
 from app.search.whoosh_adapter import create_index, open_index
-from app.search.whoosh_adapter.encoding import AnalyzedPositions
 from app.search.whoosh_adapter.writing import BulkSegmentWriter
 
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.

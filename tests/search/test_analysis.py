@@ -3,6 +3,7 @@ from whoosh.formats import Positions
 
 from app.search.analysis import (
     MAX_STOPS,
+    AnalyzedPositions,
     _stemming_chain,
     _word_chain,
     americanize,
@@ -10,7 +11,6 @@ from app.search.analysis import (
     word_analyzer,
     word_place,
 )
-from app.search.whoosh_adapter.encoding import AnalyzedPositions
 from tests.conftest import SEEDS, parse_list_file
 
 TRICKY = "The in-context weak-to-strong ℓ1 α-entmax naïve Q₈ behaviour optimise a the 8.8% e.g."

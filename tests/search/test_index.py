@@ -136,3 +136,18 @@ def test_a_generation_holds_whooshs_files_its_stamp_and_what_the_generation_list
     names = {path.name for path in directory.iterdir()}
     whoosh = {name for name in names if name.startswith(("MAIN", "_MAIN"))}
     assert names - whoosh - {VERSION_FILE} == {name for held in HELD for name in held.files}
+
+
+def test_the_schemas_classes_stay_where_existing_indexes_pickled_them():
+    """Whoosh pickles the schema into each index's table of contents, naming the module of
+    every field format and analyzer: a class moved elsewhere leaves every index written
+    before unreadable ("Can't get attribute 'AnalyzedPositions' on app.search.analysis")."""
+    import pickle
+    import pickletools
+
+    from app.search.index import build_schema
+
+    named = {arg for op, arg, _ in pickletools.genops(pickle.dumps(build_schema(), 2))
+             if op.name == "GLOBAL" and arg.startswith("app.")}
+    assert named == {"app.search.analysis AnalyzedPositions",
+                     "app.search.analysis CachedAnalyzer"}

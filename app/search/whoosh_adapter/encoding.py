@@ -4,14 +4,9 @@ format's `encode` gives one posting: the count (4 bytes, big-endian) then the pi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
-from whoosh.analysis import Analyzer
 from whoosh.fields import FieldType
-from whoosh.formats import Positions
 
-from app.search.analysis import CachedAnalyzer
 from app.search.postings import FieldPostings
 
 _ENCODE_CHUNK = 1 << 20  # postings whose position values are encoded at once
@@ -89,17 +84,3 @@ def encode_positions(bounds: np.ndarray, positions: np.ndarray) -> tuple[bytes, 
     out[ends - 2] = np.where(counts > 1, ord("e"), ord("a"))
     out[ends - 1] = ord(".")
     return out.tobytes(), offsets
-
-
-class AnalyzedPositions(Positions):
-    """Whoosh's Positions format, the same postings, computed without a Token per word when
-    the field's analyzer is a CachedAnalyzer (analysis was a third of indexing, profiled)."""
-
-    def word_values(self, value: str, analyzer: Analyzer,  # type: ignore[override]
-                    **kwargs: object) -> Iterator[tuple[str, int, float, bytes]]:
-        if not isinstance(analyzer, CachedAnalyzer):
-            yield from super().word_values(value, analyzer, **kwargs)
-            return
-        boost = self.field_boost
-        for text, positions in analyzer.positions(value).items():
-            yield text, len(positions), len(positions) * boost, self.encode(positions)

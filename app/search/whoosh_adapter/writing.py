@@ -25,7 +25,7 @@ from whoosh.system import pack_uint, pack_ushort
 from whoosh.util.numeric import length_to_byte
 from whoosh.writing import SegmentWriter
 
-from app.search.analysis import CachedAnalyzer
+from app.search.analysis import AnalyzedPositions, CachedAnalyzer
 from app.search.postings import (
     FieldCollector,
     FieldPostings,
@@ -34,7 +34,7 @@ from app.search.postings import (
     save_run,
     term_slice,
 )
-from app.search.whoosh_adapter.encoding import AnalyzedPositions, EncodedValues
+from app.search.whoosh_adapter.encoding import EncodedValues
 from app.search.whoosh_adapter.reading import decoded_lengths
 
 # --- writing a segment in bulk ------------------------------------------------------------------
