@@ -1,11 +1,14 @@
 """The Whoosh index: schema, full builds swapped in atomically, and incremental updates.
 
-`data/index` is a symlink to one directory under `data/indexes/`. A full build writes a new
-directory and then replaces the symlink in one rename, so a server never sees a half-built
-index. Incremental updates (the papers the database's change log names since the index's
-version) commit into the live directory; Whoosh's own generation files keep each commit
-atomic, and searchers already open keep reading the generation they started with. Each index
-records the catalog version, and the catalog, it reflects.
+`data/index` is a symlink to one directory under `data/indexes/`, a generation. A published
+generation never changes: a full build writes a new directory; an incremental update (the
+papers the database's change log names since the index's version) or deriving what an ingest
+deferred writes a successor, which starts as hard links to the live generation's files (every
+file of a generation is replaced whole, never rewritten, so the links stay the old
+generation's own). Either is published by replacing the symlink in one rename, so a worker
+opens all of one generation or all of the next, never Whoosh's new segment beside the old
+paper-ID arrays. A retired generation is kept a while for the requests still reading it.
+Each generation records the catalog version, and the catalog, it reflects.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -61,6 +65,10 @@ WRITER_MEMORY_MB = 1024
 # run (the segment is written from the runs merged, a range of terms at a time): about half
 # of L (~100 M characters), so that the build's memory stays that of a run at any size.
 BUILD_RUN_CHARS = 50_000_000
+# A generation replaced by another is kept this long for the requests still reading it (a
+# worker reopens at its next request; a download streams for a while), then dropped.
+RETIRED_KEPT_SECONDS = 300
+RETIRED_FILE = "retired"  # in a generation that was live: when it stopped being
 
 
 def _positional(analyzer: CachedAnalyzer, field_boost: float = 1.0) -> TEXT:
@@ -185,9 +193,7 @@ class IndexBuild:
     def __init__(self, settings: Settings, defer: bool = False) -> None:
         self.settings = settings
         self.defer = defer
-        indexes = settings.data_dir / "indexes"
-        indexes.mkdir(parents=True, exist_ok=True)
-        self.directory = indexes / f"build-{uuid.uuid4().hex[:8]}"
+        self.directory = _new_directory(settings)
         self.directory.mkdir()
         self.index = create_index(self.directory, build_schema())
         self.writer = BulkSegmentWriter(self.index, partial(arrays_writer, self.directory))
@@ -233,6 +239,35 @@ class IndexBuild:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
+def _new_directory(settings: Settings) -> Path:
+    indexes = settings.data_dir / "indexes"
+    indexes.mkdir(parents=True, exist_ok=True)
+    return indexes / f"build-{uuid.uuid4().hex[:8]}"
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # a file system without hard links
+        shutil.copy2(source, target)
+
+
+@contextmanager
+def _successor(settings: Settings) -> Iterator[Path]:
+    """A new generation made from the live one (its files as hard links), changed by the
+    caller, then published; discarded if the change fails (the live one stays)."""
+    directory = _new_directory(settings)
+    try:
+        # Not Whoosh's lock, a generation's retirement or what a write left half-way.
+        shutil.copytree(settings.index_path.resolve(), directory, copy_function=_link_or_copy,
+                        ignore=shutil.ignore_patterns(".*", "*.tmp", "*LOCK", RETIRED_FILE))
+        yield directory
+    except BaseException:
+        shutil.rmtree(directory, ignore_errors=True)
+        raise
+    _swap_live_index(settings.index_path, directory)
+
+
 def _swap_live_index(link: Path, target: Path) -> None:
     previous = link.resolve() if link.is_symlink() else None
     if link.exists() and not link.is_symlink():  # an index from before symlinks: move aside
@@ -241,15 +276,29 @@ def _swap_live_index(link: Path, target: Path) -> None:
     tmp_link.symlink_to(os.path.relpath(target, link.parent))
     pause_point("index-swap")  # crash tests: the new index written, the old one still live
     os.replace(tmp_link, link)
-    # Keep the directory just replaced (a server may still be reading it); drop older ones.
-    keep = {target.resolve(), previous}
-    for old in target.parent.iterdir():
-        if old.resolve() not in keep:
+    if previous is not None and previous.is_dir():
+        (previous / RETIRED_FILE).touch()
+    _drop_retired(target.parent, keep={target.resolve(), previous})
+
+
+def _drop_retired(indexes: Path, keep: set[Path | None]) -> None:
+    """Drop generations retired longer than `RETIRED_KEPT_SECONDS` ago, and directories never
+    published (a build killed half-way: every build holds the index lock, as the caller does)."""
+    now = time.time()
+    for old in indexes.iterdir():
+        if old.resolve() in keep:
+            continue
+        try:
+            retired_for = now - (old / RETIRED_FILE).stat().st_mtime
+        except OSError:
+            retired_for = None  # never live, or retired before generations were kept a while
+        if retired_for is None or retired_for > RETIRED_KEPT_SECONDS:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def _apply_changes(settings: Settings, session: Session, since: int, stamp: IndexStamp) -> int:
-    """Write the papers the change log names after `since` into the live index.
+def _apply_changes(directory: Path, session: Session, since: int, until: int) -> int:
+    """Write the papers the change log names after `since` into the generation in
+    `directory` (a successor, not yet published).
 
     Each named paper is written as it is now (or deleted when it is gone), so applying a change
     twice, or one that a later version undid, is harmless.
@@ -259,10 +308,9 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
     changed = list(session.exec(
         select(CatalogChange.paper_id)
         .join(Paper, col(Paper.id) == CatalogChange.paper_id, isouter=True)
-        .where(CatalogChange.version > since, CatalogChange.version <= stamp.version)
+        .where(CatalogChange.version > since, CatalogChange.version <= until)
         .group_by(CatalogChange.paper_id, Paper.edition_slug, Paper.ordinal)
         .order_by(Paper.edition_slug, Paper.ordinal)))
-    directory = settings.index_path.resolve()
     ix = open_index(directory)
     with ix.searcher() as searcher:
         indexed = {paper_id for paper_id in changed
@@ -286,7 +334,6 @@ def _apply_changes(settings: Settings, session: Session, since: int, stamp: Inde
     writer.commit()
     ix.close()
     write_held(directory, counted, whole=False)
-    _write_stamp(directory, stamp)
     return len(changed)
 
 
@@ -361,31 +408,24 @@ def sync_index(settings: Settings, session: Session, wait: bool = True,
         if complete and derive_catalog is not None:
             derive_catalog(session)
         have, want, covered = _gap(settings, session)
-        if have == want and have is not None and complete and _complete(settings, have):
-            return SyncOutcome(SyncKind.COMPLETED)
-        if have == want:
+        if have == want and not (complete and deferred_of(settings.index_path.resolve())):
             return SyncOutcome(SyncKind.UP_TO_DATE)
-        if not covered or have is None:
+        if have is None or (have != want and not covered):
             return SyncOutcome(SyncKind.REBUILT, _build(settings, session))
-        if _changed_papers(session, have.version, want.version):
-            return SyncOutcome(SyncKind.UPDATED,
-                               _apply_changes(settings, session, have.version, want))
-        # Versions that changed no paper (their keyphrases, their topics' scores): the index
-        # holds what it held, under the new stamp; then what its ingest deferred.
-        _write_stamp(settings.index_path.resolve(), want)
-        return SyncOutcome(SyncKind.COMPLETED if complete and _complete(settings, want)
-                           else SyncKind.UPDATED)
-
-
-def _complete(settings: Settings, stamp: IndexStamp) -> bool:
-    """Derive what the live generation deferred, if anything; then stamp it again, so that
-    servers reopen it with what was derived."""
-    directory = settings.index_path.resolve()
-    if not deferred_of(directory):
-        return False
-    write_deferred(directory)
-    _write_stamp(directory, stamp)
-    return True
+        changed = _changed_papers(session, have.version, want.version)
+        completed = False
+        with _successor(settings) as directory:
+            if changed:  # its update derives everything, deferred or not
+                _apply_changes(directory, session, have.version, want.version)
+            # Else versions that changed no paper (their keyphrases, their topics' scores):
+            # the index holds what it held, under the new stamp, and what its ingest deferred.
+            elif complete and deferred_of(directory):
+                write_deferred(directory)
+                completed = True
+            _write_stamp(directory, want)
+        if changed:
+            return SyncOutcome(SyncKind.UPDATED, changed)
+        return SyncOutcome(SyncKind.COMPLETED if completed else SyncKind.UPDATED)
 
 
 def index_busy(settings: Settings) -> bool:

@@ -23,9 +23,13 @@ class IndexUnavailable(RuntimeError):
 
 
 class LiveIndex:
-    """Holds the open index; checks at most every `check_interval` seconds for a newer one."""
+    """Holds the open index; checks at most every `check_interval` seconds for a newer one.
 
-    def __init__(self, index_path: Path, check_interval: float = 1.0) -> None:
+    By default at every use (a readlink and a stat): every worker then answers from the
+    generation published last, so totals seen on two connections never go backwards.
+    """
+
+    def __init__(self, index_path: Path, check_interval: float = 0.0) -> None:
         self.index_path = index_path
         self.check_interval = check_interval
         self._lock = threading.Lock()

@@ -37,7 +37,7 @@ NOT_READY = "Search is not ready yet: the index is being built. Try again shortl
 class PaperSearch(LiveIndex):
     """The searches of one catalog's index, at most SEARCHES_AT_ONCE computed at once."""
 
-    def __init__(self, index_path: Path, check_interval: float = 1.0,
+    def __init__(self, index_path: Path, check_interval: float = 0.0,
                  result_cache: int = RESULT_CACHE, related_cache: int = RELATED_CACHE) -> None:
         super().__init__(index_path, check_interval)
         self._working = threading.BoundedSemaphore(SEARCHES_AT_ONCE)

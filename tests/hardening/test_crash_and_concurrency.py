@@ -155,3 +155,80 @@ def test_kill_9_during_the_index_swap_keeps_the_old_index_live_until_the_next_sy
     assert done.returncode == 0, done.stdout + done.stderr
     assert fresh.settings.index_path.resolve() != live_before
     assert len(list((fresh.settings.data_dir / "indexes").iterdir())) <= 2  # leftovers dropped
+
+
+def _files_of(directory: Path) -> dict[str, tuple[int, int, int]]:
+    """Every file of a generation: its inode, size and modification time."""
+    return {str(path.relative_to(directory)): (path.stat().st_ino, path.stat().st_size,
+                                              path.stat().st_mtime_ns)
+            for path in sorted(directory.rglob("*")) if path.is_file()}
+
+
+def test_an_update_publishes_a_new_generation_and_never_changes_the_published_one(
+        fresh: Catalog, tmp_path: Path):
+    published = fresh.settings.index_path.resolve()
+    files = _files_of(published)
+    contents = {name: (published / name).read_bytes() for name in files}
+    new = synthetic_list(tmp_path / "new.txt", "GENERATION 2026", 60, "pangolin")
+    done = subprocess.run([CATALOG, "ingest", str(new)], env=fresh.env(),
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    successor = fresh.settings.index_path.resolve()
+    assert successor != published  # an update is a generation of its own
+    # The retired generation is as it was (what a worker still reading it needs), but for
+    # the mark of its retirement.
+    assert {name: stat for name, stat in _files_of(published).items()
+            if name != "retired"} == files
+    assert all((published / name).read_bytes() == data for name, data in contents.items())
+    with fresh.session() as session:
+        assert read_index_version(fresh.settings.index_path) == catalog_version(session)
+
+
+@sqlite_run  # workers and generations: the database changes none of it
+def test_no_request_fails_while_ingests_add_editions_under_two_workers(
+        fresh: Catalog, tmp_path: Path):
+    """The probe of reliability round 4: downloads and searches on 8 connections to two
+    workers while ingests add editions one after another; each connection's total of the
+    editions' shared word never falls (no paper is removed)."""
+    files = [synthetic_list(tmp_path / f"edition{n}.txt", f"STREAM {2030 + n}", 60,
+                            "numbat", seed=n) for n in range(4)]
+    paths = ("/search.json?q=numbat", "/search.csv?q=numbat", "/search.bib?q=numbat",
+             "/api/search?q=numbat", "/search?q=numbat+gradient")
+    failures: list[str] = []
+    falls: list[str] = []
+    stop = threading.Event()
+
+    def connection(number: int) -> None:
+        last = 0
+        with httpx.Client(base_url=base, timeout=60) as http:
+            while not stop.is_set():
+                path = paths[number % len(paths)]
+                try:
+                    response = http.get(path)
+                except httpx.HTTPError as error:
+                    failures.append(f"{path}: {error!r}")
+                    continue
+                if response.status_code != 200:
+                    failures.append(f"{path}: {response.status_code} {response.text[:200]}")
+                elif path == "/api/search?q=numbat":
+                    total = response.json()["total"]
+                    if total < last:
+                        falls.append(f"{last} -> {total}")
+                    last = total
+                number += 1
+
+    with running_server(fresh.env(), 60, "--workers", "2") as base:
+        threads = [threading.Thread(target=connection, args=(n,)) for n in range(8)]
+        for thread in threads:
+            thread.start()
+        for path in files:
+            done = subprocess.run([CATALOG, "ingest", str(path)], env=fresh.env(),
+                                  capture_output=True, text=True)
+            assert done.returncode == 0, done.stdout + done.stderr
+        waited_for(lambda: httpx.get(f"{base}/api/search", params={"q": "numbat"}).json()[
+            "total"] == 240)
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert failures == []
+    assert falls == []

@@ -10,7 +10,7 @@ from app.cli import cli
 from app.config import get_settings
 from app.db import catalog_version, session_scope
 from app.models import Edition, Paper
-from app.search.index import read_index_stamp
+from app.search.index import RETIRED_FILE, read_index_stamp
 from app.search.parallel_build import ParallelIndexBuild
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
@@ -37,7 +37,9 @@ def _ranked(index: Path) -> dict[str, list[str]]:
 
 
 def _live_directories(data: Path) -> list[Path]:
-    return sorted((data / "indexes").iterdir())
+    """The generations not retired (the live one, and builds left behind)."""
+    return sorted(path for path in (data / "indexes").iterdir()
+                  if not (path / RETIRED_FILE).exists())
 
 
 def test_index_built_while_storing_is_the_index_a_build_makes(catalog_env: Path, parallel):
