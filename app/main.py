@@ -37,6 +37,7 @@ from app.web.middleware import (
     PublicAddress,
     RefusedEncodings,
     SecurityHeaders,
+    allowed_with_head,
 )
 from app.web.pagecache import MIN_GZIP_BYTES, PageCache
 from app.web.render import error_response
@@ -142,7 +143,9 @@ def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
         response = error_response(request, error.status_code, str(error.detail))
-        response.headers.update(error.headers or {})  # e.g. Allow on a 405
+        response.headers.update(error.headers or {})
+        if "allow" in response.headers:  # a 405's
+            response.headers["Allow"] = allowed_with_head(response.headers["allow"])
         return response
 
     @app.exception_handler(RequestValidationError)

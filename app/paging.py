@@ -27,4 +27,5 @@ class Page(Generic[T]):
 
     @property
     def past_the_end(self) -> bool:
-        return not self.items and self.number > 1
+        """Past the last page; an empty list has one page, empty."""
+        return self.number > self.pages

@@ -148,6 +148,15 @@ class HeadAsGet:
         await self.app({**scope, "method": "GET"}, receive, headers_only)
 
 
+def allowed_with_head(allow: str) -> str:
+    """A 405's Allow header with HEAD wherever it lists GET: HeadAsGet answers both, while the
+    router names only the methods its routes declare."""
+    methods = [method.strip() for method in allow.split(",") if method.strip()]
+    if "GET" in methods and "HEAD" not in methods:
+        methods.insert(methods.index("GET") + 1, "HEAD")
+    return ", ".join(methods)
+
+
 class RefusedEncodings:
     """Codings a client refuses (`gzip;q=0`) are taken out of its Accept-Encoding, so that
     the page cache and the gzip middleware, which look for the word "gzip", do not send one."""

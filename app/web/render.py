@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup, escape
 
 from app.config import PROJECT_ROOT
-from app.exports import coins, paper_title
+from app.exports import WRITERS, coins, paper_title
 from app.ids import MAX_LISTED, PAPER_ID, name_slug
 from app.ingest.normalize import title_html
 from app.map import drawing
@@ -113,9 +113,24 @@ def render(request: Request, name: str, status_code: int = 200, **context: Any) 
 
 
 def error_response(request: Request, status: int, message: str) -> Response:
-    """The error as JSON under /api/, else as a page in the site's layout."""
-    if request.url.path.startswith("/api/"):
+    """The error in the format the address asks for: JSON under /api/ and for a JSON download,
+    plain text for the other downloads (what a script reading a CSV or a reference manager
+    reading BibTeX can show), else a page in the site's layout."""
+    asked = _download_format(request)
+    if request.url.path.startswith("/api/") or asked == "json":
         return JSONResponse({"error": message, "status": status}, status_code=status)
+    if asked is not None:
+        return PlainTextResponse(f"{message}\n", status_code=status)
     if status == 404 and message == "Not Found":
         message = "There is no page at this address."
     return render(request, "error.html", status_code=status, status=status, message=message)
+
+
+def _download_format(request: Request) -> str | None:
+    """The download format the address names, as a page's routes read it (formats.answer):
+    its suffix (`/search.csv`) or `?format=`. Read from the address itself, as an error can
+    come before any route has matched, or from outside the router (a 500)."""
+    name = request.url.path.rpartition("/")[2]
+    stem, dot, suffix = name.rpartition(".")
+    asked = suffix if dot and stem else request.query_params.get("format")
+    return asked if asked in WRITERS else None

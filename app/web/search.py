@@ -30,7 +30,7 @@ from app.search.results import PER_PAGE, SearchRequest, SearchResult
 from app.search.searcher import PaperSearch
 from app.search.synonyms import SYNONYM_GROUPS
 from app.web import charts, sidebar
-from app.web.deps import SearchDep, SearchRequestDep, SessionDep
+from app.web.deps import SearchDep, SearchRequestDep, SessionDep, within_pages
 from app.web.formats import answer, render_view
 from app.web.results import facet_names, run_search
 from app.web.urls import paper_url_for, search_query_string
@@ -77,6 +77,7 @@ class SearchView:
 
 def search_view(session: Session, search: PaperSearch, query: SearchRequest) -> SearchView:
     result, found = run_search(search, session, query)
+    within_pages(result.paging)
     return SearchView(query, result, found, catalog.venues_by_slug(session),
                       facet_names(session, result, query), catalog.year_totals(session))
 

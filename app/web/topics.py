@@ -27,7 +27,14 @@ from app.outputs import (
 from app.paging import Page
 from app.topics import Topic, load_taxonomy
 from app.web import charts
-from app.web.deps import ListFilterDep, PageDep, SessionDep, TopicDep, YearRangeDep
+from app.web.deps import (
+    ListFilterDep,
+    PageDep,
+    SessionDep,
+    TopicDep,
+    YearRangeDep,
+    within_pages,
+)
 from app.web.formats import answer, render_view
 from app.web.shapes import papers_out
 from app.web.views import Answers, PaperList, Queried
@@ -90,7 +97,7 @@ def topic_paper_list(request: Request, topic: Topic, where: catalog.ListFilter) 
 
 def topic_view(session: Session, topic: Topic, where: catalog.ListFilter,
                page: int) -> TopicView:
-    return TopicView(topic, catalog.topic_papers(session, topic, page, where), where,
+    return TopicView(topic, within_pages(catalog.topic_papers(session, topic, page, where)), where,
                      catalog.topic_year_counts(session, topic.slug),
                      series.topic_spread(session, topic.slug),
                      catalog.topic_keyphrases(session, topic.slug),

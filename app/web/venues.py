@@ -37,6 +37,7 @@ from app.web.deps import (
     SessionDep,
     TopicFilterDep,
     VenueDep,
+    within_pages,
 )
 from app.web.formats import answer, render_view
 from app.web.render import compile_templates, topic_name
@@ -109,8 +110,8 @@ def edition_paper_list(request: Request, venue: Edition, topic: str) -> PaperLis
 def edition_view(session: Session, search: PaperSearch, venue: Edition, topic: str,
                  page: int) -> EditionView:
     """The edition's view, of one `topic` (a slug the route has found) or all."""
-    listing = (catalog.venue_topic_papers(session, venue, topic, page) if topic
-               else catalog.venue_papers(session, venue, page))
+    listing = within_pages(catalog.venue_topic_papers(session, venue, topic, page) if topic
+                           else catalog.venue_papers(session, venue, page))
     edition_series = series.series_of(session, venue)
     previous, following = edition_series.neighbours(venue.slug)
     return EditionView(venue, topic, listing, edition_series, previous, following,

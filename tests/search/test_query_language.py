@@ -156,6 +156,7 @@ def test_paging_stays_correct_with_filters(client: TestClient):
     assert len(all_ids(client, "generalization", venue="neurips-2026")) == total
     past = client.get("/search", params={"q": "generalization", "venue": "neurips-2026",
                                          "page": 9})
+    assert past.status_code == 404
     assert "past the end" in past.text
 
 

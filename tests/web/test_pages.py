@@ -30,10 +30,10 @@ def test_venue_page_lists_headlines_fifty_a_page(client: TestClient):
     assert "Masked Diffusion Language Models have recently emerged" in page.text
 
 
-def test_venue_page_past_the_end_says_so(client: TestClient):
+def test_venue_page_past_the_end_is_a_404_that_says_so(client: TestClient):
     page = client.get("/venues/icml-2026?page=3")
-    assert page.status_code == 200
-    assert "past the end" in page.text
+    assert page.status_code == 404
+    assert "Page 3 is past the end: this list has 1 page." in page.text
 
 
 def test_paper_page_shows_abstract_venue_and_source(client: TestClient):
@@ -87,6 +87,7 @@ def test_search_paging_and_page_past_the_end(client: TestClient):
     second = client.get("/api/search", params={"q": "learning", "page": 2}).json()
     assert not {h["id"] for h in first["hits"]} & {h["id"] for h in second["hits"]}
     beyond = client.get("/search", params={"q": "learning", "page": 99})
+    assert beyond.status_code == 404
     assert "past the end" in beyond.text
 
 

@@ -1,0 +1,82 @@
+"""Issue 58's request limits and small lies, each reproduced through the real stack (a SQLite
+file, a Whoosh index, the app through httpx or a real server)."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.search.searcher import PaperSearch
+
+
+@pytest.mark.parametrize("method, url", [("POST", "/search"), ("DELETE", "/api/search"),
+                                         ("PUT", "/venues/icml-2026")])
+def test_a_405_allows_head_wherever_it_allows_get(client: TestClient, method: str, url: str):
+    refused = client.request(method, url)
+    assert refused.status_code == 405
+    allowed = [m.strip() for m in refused.headers["allow"].split(",")]
+    assert "GET" in allowed and "HEAD" in allowed
+    assert client.head(url).status_code == 200
+
+
+def _past_the_last_is_a_404(client: TestClient, lists: list[str]) -> None:
+    for url in lists:
+        assert client.get(url).status_code == 200, url
+        past = client.get(f"{url}{'&' if '?' in url else '?'}page=10000")
+        assert past.status_code == 404, url
+        assert "Page 10,000 is past the end" in past.text, url
+
+
+def test_a_page_past_the_last_is_a_404_for_every_list_that_pages(client: TestClient,
+                                                                  multi_client: TestClient):
+    topic = client.get("/api/venues/icml-2026/papers").json()["papers"][0]["topic"]
+    _past_the_last_is_a_404(client, [
+        "/search?q=learning", "/api/search?q=learning", "/venues/icml-2026",
+        "/api/venues/icml-2026/papers", f"/topics/{topic}", f"/api/topics/{topic}/papers"])
+    _past_the_last_is_a_404(multi_client, ["/authors/ada-lovelace", "/api/authors/ada-lovelace",
+                                           "/institutions/mit", "/countries/china"])
+    nothing = {"q": "zqxjvwkk"}
+    assert client.get("/search", params=nothing).status_code == 200  # empty: one page
+    assert client.get("/api/search", params=nothing).json()["pages"] == 1
+    assert client.get("/search", params={**nothing, "page": 2}).status_code == 404
+
+
+@pytest.mark.parametrize("url, status", [
+    ("/search.{fmt}?q=learning&sort=nonsense", 400),  # a bad request
+    ("/search?q=learning&sort=nonsense&format={fmt}", 400),
+    ("/venues/nope-1999.{fmt}", 404),
+    ("/topics/nope.{fmt}", 404),
+    ("/authors/nobody-at-all.{fmt}", 404),
+    ("/saved.{fmt}?ids=not-an-id", 400),
+])
+@pytest.mark.parametrize("fmt", ["json", "csv", "bib", "ris", "atom"])
+def test_downloads_answer_errors_in_their_own_format(client: TestClient, url: str, status: int,
+                                                     fmt: str):
+    answered = client.get(url.format(fmt=fmt))
+    assert answered.status_code == status
+    _assert_error_in(answered, fmt)
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "bib"])
+def test_a_download_that_fails_on_our_side_says_so_in_its_own_format(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch, fmt: str):
+    search: PaperSearch = client.app.state.search  # type: ignore[attr-defined]
+
+    def broken(*_args: object, **_kwargs: object) -> list[str]:
+        raise RuntimeError("a damaged index")
+
+    monkeypatch.setattr(search, "ranked_ids", broken)
+    answered = client.get(f"/search.{fmt}", params={"q": "learning"})
+    assert answered.status_code == 500
+    _assert_error_in(answered, fmt)
+    assert "damaged" not in answered.text  # the log has it, not the reader
+
+
+def _assert_error_in(answered: object, fmt: str) -> None:
+    type_ = answered.headers["content-type"]  # type: ignore[attr-defined]
+    assert "<html" not in answered.text.lower()  # type: ignore[attr-defined]
+    if fmt == "json":
+        assert type_ == "application/json"
+        assert answered.json()["status"] == answered.status_code  # type: ignore[attr-defined]
+    else:
+        assert type_.startswith("text/plain")
