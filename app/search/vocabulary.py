@@ -40,13 +40,19 @@ MIN_FAMILY_ROOT = 4  # shorter roots ("gen", "pos") gather unrelated words
 # Web and e-mail addresses: their parts ("sergeytulyakov", "zzhang05") are no words to offer.
 _DOMAINS = r"\.(?:com|org|net|io|edu|ai|gov|dev|ly|me|html?)\b"
 _DOMAIN = re.compile(_DOMAINS, re.IGNORECASE)
-_ADDRESS = re.compile(rf"\S*(?:://|@|www\.)\S*|\S+{_DOMAINS}\S*", re.IGNORECASE)
+_ADDRESS = re.compile(
+    # A scheme as text pulled from a PDF spaces or misreads it ("https: //github.com/...",
+    # "https: / /", "https:llgithub"): 41 papers of L offered "https" as a word, 16 "http";
+    # and arXiv's stand-in for a link it took out.
+    r"\b(?:https?|ftp)\s?(?::\s?(?-i:[/lI|])|//)(?-i:[\s/lI|])*\S*|\bthis\s+https?\s+url\b"
+    rf"|\S*(?:://|@|www\.)\S*|\S+{_DOMAINS}\S*", re.IGNORECASE)
 
 
 def without_addresses(text: str) -> str:
     # Most texts hold no address: a search for the few marks an address must have is far
     # cheaper than the substitution (which was a fifth of an index build).
-    if "://" in text or "@" in text or "www." in text or _DOMAIN.search(text):
+    if ("//" in text or "@" in text or "www." in text or "ttp" in text or "TTP" in text
+            or _DOMAIN.search(text)):
         return _ADDRESS.sub(" ", text)
     return text
 
