@@ -33,7 +33,7 @@ from app.web import charts, sidebar
 from app.web.deps import SearchDep, SearchRequestDep, SessionDep, within_pages
 from app.web.formats import answer, render_view
 from app.web.results import facet_names, run_search
-from app.web.urls import paper_url_for, search_query_string
+from app.web.urls import CARRIED_ONCE, paper_url_for, search_params, search_query_string
 from app.web.views import Answers, PaperList, Ranked
 
 router = APIRouter(default_response_class=HTMLResponse)
@@ -55,12 +55,17 @@ class SearchView:
     year_totals: dict[int, int]  # every year's papers
 
     def context(self) -> dict[str, Any]:
+        carried = len(self.query.q) > CARRIED_ONCE
         return dict(result=self.result, papers=self.found, venues=self.venues,
-                    url_with=search_query_string,
+                    url_with=search_query_string, carried=carried,
+                    carried_params=search_params(self.query, page=1) if carried else {},
                     chips=sidebar.chips(self.query, self.names),
                     sidebar=sidebar.sidebar(self.result, self.names),
                     alone=lambda text, word: replace_word(text, word, f'"{word}"'),
-                    years=sidebar.year_histogram(self.result), year_chart=self._year_chart())
+                    years=sidebar.year_histogram(self.result),
+                    # Not for a long query: each column's link would repeat it (the sidebar's
+                    # years filter as the columns do).
+                    year_chart=None if carried else self._year_chart())
 
     def _year_chart(self) -> charts.ColumnChart | None:
         """The matches' share of each year's papers, when they span several years."""

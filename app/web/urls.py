@@ -20,6 +20,10 @@ PROFILES = {"author": "/authors", "institution": "/institutions", "country": "/c
 PAGE_PREFIXES = (VENUES, PAPERS + "/", TOPICS, SEARCH, TRENDS,
                  *(base + "/" for base in PROFILES.values()))
 _DEFAULTS = {f.name: f.default for f in fields(SearchRequest)}
+# A query longer than this (a pasted text) is carried once per results page, by a form that
+# its filters, sort, pages and downloads submit, not in each of their links: a 10.8 KB query
+# was repeated ~100 times, a page of 1.08 MB. Shorter ones keep their links.
+CARRIED_ONCE = 500  # characters
 
 
 def _path(base: str, name: str, params: dict[str, object]) -> str:
@@ -63,12 +67,17 @@ def trends_path(*queries: str) -> str:
 
 def search_query_string(request: SearchRequest, **changes: object) -> str:
     """The query string for `request` with `changes`; any change of filter resets the page."""
+    return urlencode(search_params(request, **changes))
+
+
+def search_params(request: SearchRequest, **changes: object) -> dict[str, object]:
+    """The parameters of `request` with `changes` that differ from their defaults (what its
+    query string holds)."""
     if changes and "page" not in changes:
         changes["page"] = 1
     if unknown := changes.keys() - _DEFAULTS.keys():
         raise TypeError(f"not a search field: {sorted(unknown)}")
     # Every field is a plain value: asdict's deep copy cost a search page ~4 % of its time.
     state = {key: changes[key] if key in changes else getattr(request, key) for key in _DEFAULTS}
-    params = {key: value for key, value in state.items()
-              if value not in (None, "") and value != _DEFAULTS[key]}
-    return urlencode(params)
+    return {key: value for key, value in state.items()
+            if value not in (None, "") and value != _DEFAULTS[key]}

@@ -3,10 +3,15 @@ file, a Whoosh index, the app through httpx or a real server)."""
 
 from __future__ import annotations
 
+import html
+import re
+from urllib.parse import quote_plus
+
 import pytest
 from fastapi.testclient import TestClient
 
 from app.search.searcher import PaperSearch
+from tests.conftest import served_list
 
 
 @pytest.mark.parametrize("method, url", [("POST", "/search"), ("DELETE", "/api/search"),
@@ -80,3 +85,48 @@ def _assert_error_in(answered: object, fmt: str) -> None:
         assert answered.json()["status"] == answered.status_code  # type: ignore[attr-defined]
     else:
         assert type_.startswith("text/plain")
+
+
+def test_a_long_query_is_carried_once_and_its_filters_still_work(client: TestClient):
+    abstracts = client.get("/api/venues/icml-2026/papers").json()["papers"]
+    pasted = " ".join(paper["abstract"] for paper in abstracts)[:10_000]
+    page = client.get("/search", params={"q": pasted})
+    assert page.status_code == 200
+    assert len(page.content) <= 300_000
+    carried = quote_plus(pasted[:2_000])
+    assert page.text.count(carried) <= 6  # the form, the feed, the map; not each link
+    # Each filter, sort, page and download is a button of the one form that holds the query.
+    form = re.search(r'<form id="list-state" action="/search" method="get">(.*?)</form>',
+                     page.text, re.S)
+    assert form is not None
+    state = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">',
+                            form.group(1)))
+    assert html.unescape(state["q"]) == pasted
+    series = re.search(r'<button form="list-state" class="link-button" name="series" '
+                       r'value="([^"]+)">', page.text)
+    assert series is not None
+    chosen = client.get("/search", params={"q": pasted, "series": series.group(1)})
+    assert chosen.status_code == 200
+    assert "Remove filter series:" in chosen.text
+    csv = re.search(r'formaction="(/search\.csv)"', page.text)
+    assert csv is not None
+    assert client.get(csv.group(1), params={"q": pasted}).status_code == 200
+    ordinary = client.get("/search", params={"q": "learning"}).text
+    assert 'id="list-state"' not in ordinary and 'href="?q=learning&amp;series=' in ordinary
+
+
+def test_completions_are_words_of_the_abstracts_never_pieces_of_their_links(
+        tmp_path_factory: pytest.TempPathFactory):
+    abstracts = [
+        "Pangolinate networks scale. Code: https: //github.com/zorblax/quuxnet and a demo at "
+        "http : //quuxdemo.example/run.",
+        "Pangolinate sampling is fast. We open source this https URL, and the videos at "
+        "https: / / youtu.be/Quuxvid and https:llgithub.comlQuuxlab/thing.",
+    ]
+    with served_list(tmp_path_factory, "ZORB 2026 Papers", *abstracts) as (_, client):
+        def offered(typed: str) -> list[str]:
+            return client.get("/api/suggest", params={"q": typed}).json()["suggestions"]
+
+        assert "pangolinate" in offered("pangol")  # the abstracts' own words are offered
+        for typed in ("htt", "quux", "youtu", "llgit", "comlq"):
+            assert offered(typed) == [], typed
