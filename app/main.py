@@ -20,6 +20,7 @@ from app.config import Settings, get_settings
 from app.db import get_engine
 from app.enrich import complete_keyphrases
 from app.map import routes as maps
+from app.paging import PastTheEnd
 from app.people import routes as people
 from app.search.keeper import IndexKeeper
 from app.search.searcher import PaperSearch
@@ -147,6 +148,10 @@ def _add_error_handlers(app: FastAPI) -> None:
         if "allow" in response.headers:  # a 405's
             response.headers["Allow"] = allowed_with_head(response.headers["allow"])
         return response
+
+    @app.exception_handler(PastTheEnd)
+    async def past_the_end(request: Request, error: PastTheEnd) -> Response:
+        return error_response(request, 404, str(error))
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, error: RequestValidationError) -> Response:

@@ -29,3 +29,16 @@ class Page(Generic[T]):
     def past_the_end(self) -> bool:
         """Past the last page; an empty list has one page, empty."""
         return self.number > self.pages
+
+
+class PastTheEnd(LookupError):
+    """A page asked for past the last of its list: the web answers it 404, so that a crawler
+    walking page numbers stops where the list does (it walked on, "Page 10000 of 384")."""
+
+
+def within_pages(listing: Page[T]) -> Page[T]:
+    """The page, or PastTheEnd when it is past the list's last."""
+    if listing.past_the_end:
+        pages = f"{listing.pages:,} page{'' if listing.pages == 1 else 's'}"
+        raise PastTheEnd(f"Page {listing.number:,} is past the end: this list has {pages}.")
+    return listing

@@ -16,7 +16,7 @@ from app.exports import ListFormat
 from app.facets import FACETS, Facet, Kind
 from app.ids import slugify
 from app.models import Edition, Paper
-from app.paging import Page
+from app.paging import within_pages
 from app.people import rankings
 from app.search.opened import OpenIndex
 from app.search.query import MAX_TEXT_CHARS
@@ -30,7 +30,6 @@ from app.whats_new.rising import WhatsNew, whats_new
 
 MAX_WHATS_NEW = 50
 Entry = TypeVar("Entry")
-Item = TypeVar("Item")
 
 
 def get_session(request: Request) -> Iterator[Session]:
@@ -40,16 +39,6 @@ def get_session(request: Request) -> Iterator[Session]:
 
 def get_search(request: Request) -> PaperSearch:
     return request.app.state.search
-
-
-def within_pages(listing: Page[Item]) -> Page[Item]:
-    """The page of a list, or a 404 past its last: a crawler walking page numbers stops
-    where the list does (it walked on forever, "Page 10000 of 384")."""
-    if listing.past_the_end:
-        pages = f"{listing.pages:,} page{'' if listing.pages == 1 else 's'}"
-        raise HTTPException(404, f"Page {listing.number:,} is past the end: this list has "
-                                 f"{pages}.")
-    return listing
 
 
 def _facet_parameter(facet: Facet) -> inspect.Parameter:

@@ -24,13 +24,14 @@ from app.outputs import (
     SearchOut,
     SuggestOut,
 )
+from app.paging import within_pages
 from app.search.acronyms import Meaning
 from app.search.query import MAX_QUERY_CHARS, PASTED_TEXT_WORDS, replace_word
 from app.search.results import PER_PAGE, SearchRequest, SearchResult
 from app.search.searcher import PaperSearch
 from app.search.synonyms import SYNONYM_GROUPS
 from app.web import charts, sidebar
-from app.web.deps import SearchDep, SearchRequestDep, SessionDep, within_pages
+from app.web.deps import SearchDep, SearchRequestDep, SessionDep
 from app.web.formats import answer, render_view
 from app.web.results import facet_names, run_search
 from app.web.urls import CARRIED_ONCE, paper_url_for, search_params, search_query_string

@@ -24,17 +24,10 @@ from app.outputs import (
     TopicsOut,
     TopicYearOut,
 )
-from app.paging import Page
+from app.paging import Page, within_pages
 from app.topics import Topic, load_taxonomy
 from app.web import charts
-from app.web.deps import (
-    ListFilterDep,
-    PageDep,
-    SessionDep,
-    TopicDep,
-    YearRangeDep,
-    within_pages,
-)
+from app.web.deps import ListFilterDep, PageDep, SessionDep, TopicDep, YearRangeDep
 from app.web.formats import answer, render_view
 from app.web.shapes import papers_out
 from app.web.views import Answers, PaperList, Queried

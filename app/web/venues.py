@@ -23,7 +23,7 @@ from app.outputs import (
     VenuePapersOut,
     VenuesOut,
 )
-from app.paging import Page
+from app.paging import Page, within_pages
 from app.people import rankings
 from app.search.searcher import PaperSearch
 from app.topics import load_taxonomy
@@ -37,7 +37,6 @@ from app.web.deps import (
     SessionDep,
     TopicFilterDep,
     VenueDep,
-    within_pages,
 )
 from app.web.formats import answer, render_view
 from app.web.render import compile_templates, topic_name
