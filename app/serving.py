@@ -5,25 +5,54 @@ connection waiting when it wakes: sixteen keep-alive clients connecting at once 
 land on one worker while the other idled (2 bench runs in 3: 43 req/s instead of 110). Here
 each worker has its own socket on the same port (SO_REUSEPORT) and the kernel spreads new
 connections over the sockets by a hash of their addresses.
+
+Each worker reads requests with BoundedHeads, which refuses a head of too many header lines
+before the HTTP parser reads any of it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import multiprocessing
+import re
 import signal
 import socket
 import threading
+from http import HTTPStatus
 from multiprocessing.context import SpawnProcess
+from typing import Any
 
+import h11
 import uvicorn
 from uvicorn.config import STARTUP_FAILURE
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.server import ServerState
+
+from app.web.middleware import MAX_REQUEST_HEAD_BYTES
 
 logger = logging.getLogger("uvicorn.error")
+# A request's header fields, apart from its request line (whose address may be long:
+# middleware.LongAddresses answers 414 past 32,768 characters). Browsers send about 20 lines
+# and a few KB; h11 took 0.5 s of a worker to parse 150,000 lines, and four clients sending
+# them made a search beside them wait 3.5 s at the median.
+MAX_HEADER_LINES = 100
+MAX_HEADER_BYTES = 64 * 1024
+# After refusing a head, what the client still sends is read and dropped this long before the
+# connection closes: closed with bytes unread, it is reset, and the client may lose the answer.
+LINGER = 1.0  # seconds
+_HEAD_END = re.compile(rb"\n\r?\n")
+_BODY_HEADERS = re.compile(rb"(?:^|\n)(?:content-length|transfer-encoding)[ \t]*:", re.IGNORECASE)
+_REFUSALS = {
+    431: f"The request's header fields are too large: at most {MAX_HEADER_LINES} lines and "
+         f"{MAX_HEADER_BYTES // 1024} KB.",
+    414: f"The request line is longer than {MAX_REQUEST_HEAD_BYTES // 1024} KB.",
+}
 
 
 def serve_workers(config: uvicorn.Config, workers: int) -> None:
     """Run `workers` worker processes until SIGINT or SIGTERM, replacing any that dies."""
+    config.http = BoundedHeads
     sockets = _listening_sockets(config.host, config.port, workers)
     context = multiprocessing.get_context("spawn")
     stop = threading.Event()
@@ -84,3 +113,80 @@ def _start(context: multiprocessing.context.SpawnContext, config: uvicorn.Config
 def _run_worker(config: uvicorn.Config, sock: socket.socket) -> None:
     config.configure_logging()  # a spawned process starts without uvicorn's logging
     uvicorn.Server(config).run(sockets=[sock])
+
+
+class _HeadSize:
+    """How much of a request's head has arrived: its request line's bytes, then its header
+    lines and their bytes, counted as bytes come (without parsing them) until the blank line
+    that ends the head."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.request_line = 0  # bytes
+        self.fields: bytearray | None = None  # once the request line has ended
+        self.tail = b""  # the last bytes taken: the head's end may straddle two reads
+
+    def take(self, data: bytes) -> int | None:
+        """The status to refuse the request with (431, 414) once its head is too large,
+        else None. Bytes past the head's end are counted as the next request's head, unless
+        this one has a body."""
+        view = self.tail + data
+        end = _HEAD_END.search(view, max(0, len(self.tail) - 2))
+        fresh = view[len(self.tail):end.end() if end else None]
+        if self.fields is None:
+            line_end = fresh.find(b"\n")
+            self.request_line += len(fresh) if line_end < 0 else line_end
+            if self.request_line > MAX_REQUEST_HEAD_BYTES:
+                return 414
+            if line_end < 0:
+                self.tail = view[-3:]
+                return None
+            self.fields, fresh = bytearray(), fresh[line_end + 1:]
+        self.fields += fresh
+        # Each line ends in a newline; the blank line that ends the head is no header line.
+        lines = self.fields.count(b"\n") - (1 if end else 0)
+        if lines > MAX_HEADER_LINES or len(self.fields) > MAX_HEADER_BYTES:
+            return 431
+        if end is None:
+            self.tail = view[-3:]
+            return None
+        body = _BODY_HEADERS.search(self.fields) is not None
+        self.reset()
+        rest = view[end.end():]
+        return None if body or not rest else self.take(rest)
+
+
+class BoundedHeads(H11Protocol):
+    """Uvicorn's HTTP/1.1 protocol, with a request head of more than MAX_HEADER_LINES header
+    lines or MAX_HEADER_BYTES refused with a 431 as soon as that much has arrived, before h11
+    parses any of it (and a request line too long for any address with a 414, where h11
+    answered a head past its limit with a 400 and a reset)."""
+
+    def __init__(self, config: uvicorn.Config, server_state: ServerState,
+                 app_state: dict[str, Any], _loop: asyncio.AbstractEventLoop | None = None) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        self.head = _HeadSize()
+        self.refused = False
+
+    def data_received(self, data: bytes) -> None:
+        if self.refused:
+            return  # lingering: read and dropped
+        if self.conn.their_state is not h11.SEND_BODY:
+            status = self.head.take(data)
+            if status is not None:
+                self.refuse(status)
+                return
+        super().data_received(data)
+
+    def refuse(self, status: int) -> None:
+        self.refused = True
+        body = f"{_REFUSALS[status]}\n".encode()
+        self.transport.write(
+            b"HTTP/1.1 %d %s\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            b"content-length: %d\r\nconnection: close\r\n\r\n%s"
+            % (status, HTTPStatus(status).phrase.encode(), len(body), body))
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.loop.call_later(LINGER, self.transport.close)

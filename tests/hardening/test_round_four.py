@@ -3,15 +3,23 @@ file, a Whoosh index, the app through httpx or a real server)."""
 
 from __future__ import annotations
 
+import contextlib
 import html
 import re
+import socket
+import statistics
+import threading
+import time
 from urllib.parse import quote_plus
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
 from app.search.searcher import PaperSearch
-from tests.conftest import served_list
+from tests.conftest import Catalog, served_list
+from tests.postgres import sqlite_run
+from tests.servers import running_server
 
 
 @pytest.mark.parametrize("method, url", [("POST", "/search"), ("DELETE", "/api/search"),
@@ -130,3 +138,63 @@ def test_completions_are_words_of_the_abstracts_never_pieces_of_their_links(
         assert "pangolinate" in offered("pangol")  # the abstracts' own words are offered
         for typed in ("htt", "quux", "youtu", "llgit", "comlq"):
             assert offered(typed) == [], typed
+
+
+def _head(lines: int, path: str = "/healthz") -> bytes:
+    return (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n".encode() + b"X: y\r\n" * lines
+            + b"\r\n")
+
+
+def _ask(base: str, head: bytes) -> tuple[bytes, float]:
+    """The status line a server answers a raw request head with, and how long it took; the
+    head is sent while the answer is read, as a client that keeps sending would."""
+    host, port = base.removeprefix("http://").split(":")
+    started = time.perf_counter()
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        def send() -> None:
+            with contextlib.suppress(OSError):  # refused before the end: the rest is dropped
+                sock.sendall(head)
+
+        sender = threading.Thread(target=send)
+        sender.start()
+        answer = sock.makefile("rb").readline()
+        elapsed = time.perf_counter() - started
+        sender.join(timeout=10)
+    return answer, elapsed
+
+
+@sqlite_run  # the server's bound on a head, whatever the database: once is enough
+def test_a_head_of_too_many_header_lines_is_a_431_at_once_and_stalls_no_search(fresh: Catalog):
+    with running_server(fresh.env(), 60, "--workers", "2") as base:
+        assert _ask(base, _head(99))[0].startswith(b"HTTP/1.1 200")  # with Host: 100 lines
+        assert _ask(base, _head(100))[0].startswith(b"HTTP/1.1 431")
+        answer, elapsed = _ask(base, _head(150_000))
+        assert answer.startswith(b"HTTP/1.1 431") and elapsed < 1
+        wide = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + b"y" * 70_000 + b"\r\n\r\n"
+        assert _ask(base, wide)[0].startswith(b"HTTP/1.1 431")
+        # The long address has its own allowance: answered by the app, not refused as a head.
+        assert _ask(base, _head(20, "/search?q=" + "a" * 30_000))[0].startswith(b"HTTP/1.1 200")
+        assert _ask(base, _head(20, "/search?q=" + "a" * 40_000))[0].startswith(b"HTTP/1.1 414")
+
+        stop = threading.Event()
+
+        def hostile() -> None:
+            while not stop.is_set():
+                _ask(base, _head(150_000))
+
+        clients = [threading.Thread(target=hostile) for _ in range(4)]
+        for client in clients:
+            client.start()
+        try:
+            took = []
+            with httpx.Client(base_url=base, timeout=30) as searcher:
+                for word in ("learning", "diffusion", "graph", "policy", "kernel", "robot",
+                             "language", "vision", "bandit", "proof", "memory"):
+                    started = time.perf_counter()
+                    assert searcher.get("/search", params={"q": word}).status_code == 200
+                    took.append(time.perf_counter() - started)
+        finally:
+            stop.set()
+            for client in clients:
+                client.join()
+        assert statistics.median(took) <= 0.3, took
