@@ -19,7 +19,9 @@ def test_api_venue_papers_pages(client: TestClient):
     paper = page1["papers"][0]
     assert paper.keys() >= PAPER_FIELDS
     assert (paper["venue"], paper["venue_slug"], paper["year"]) == ("ICML 2026", "icml-2026", 2026)
-    assert client.get("/api/venues/icml-2026/papers?page=2").json()["papers"] == []
+    past = client.get("/api/venues/icml-2026/papers?page=2")
+    assert past.status_code == 404
+    assert past.json()["error"] == "Page 2 is past the end: this list has 1 page."
 
 
 def test_api_paper_returns_the_raw_abstract(client: TestClient):
