@@ -93,3 +93,11 @@ def test_an_acronym_is_shown_with_its_meaning_and_prose_is_not_shown(client: Tes
     page = client.get("/venues/delta-2023").text
     assert ">DMs (diffusion models)</a>" in page
     assert ">significantly<" not in page and ">xy<" not in page and ">KRR<" not in page
+
+
+def test_an_edition_is_compared_with_the_three_editions_just_before(multi_client: TestClient):
+    body = multi_client.get("/api/whats-new", params={"series": "alpha", "year": 2021}).json()
+    assert body["editions"] == ["alpha-2021"]  # its series held ten editions since 2012
+    assert body["before_editions"] == ["alpha-2018", "alpha-2019", "alpha-2020"]
+    assert body["before_papers"] == 66 + 72 + 78
+
