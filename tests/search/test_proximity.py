@@ -7,6 +7,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from app.main import create_app
+from app.search import proximity
 from tests.conftest import Catalog, write_list
 
 FILLER = "with careful measurements over many long winter nights near the coast"
@@ -32,3 +33,21 @@ def test_words_in_the_querys_order_outrank_the_same_words_reversed(fresh: Catalo
         hits = client.get("/api/search", params={"q": "double descent"}).json()["hits"]
     ours = [hit["abstract"] for hit in hits if "wombat" in hit["abstract"]]
     assert ours == [in_order, reversed_]
+
+
+def test_every_match_is_listed_once_when_more_match_than_are_reranked(fresh: Catalog,
+                                                                     tmp_path: Path):
+    """Proximity re-ranks the first RERANKED matches; those after them follow, on their
+    pages (issue 58: page 3 of 52 matches listed 10 of its 12)."""
+    count = proximity.RERANKED + 2
+    fillers = FILLER.split()
+    abstracts = [f"Quokka {' '.join(fillers[:n % len(fillers)])} foraging, case {n}."
+                 for n in range(count)]
+    fresh.ingest(write_list(tmp_path / "many.txt", "MANY 2025 Papers", *abstracts))
+    with TestClient(create_app(fresh.settings)) as client:
+        pages = [client.get("/api/search", params={"q": "quokka foraging", "page": page}).json()
+                 for page in (1, 2, 3)]
+    assert [(body["total"], body["pages"]) for body in pages] == [(count, 3)] * 3
+    listed = [[hit["abstract"] for hit in body["hits"] if not hit["partial"]] for body in pages]
+    assert [len(page) for page in listed] == [20, 20, count - 40]
+    assert sorted(sum(listed, [])) == sorted(abstracts)

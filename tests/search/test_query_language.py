@@ -1,13 +1,15 @@
 """Each feature of the query language, against the seed catalog through /api/search."""
 
 import re
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import select
 
+from app.main import create_app
 from app.models import Paper
-from tests.conftest import Catalog
+from tests.conftest import Catalog, write_list
 
 
 def search(client: TestClient, q: str = "", **params) -> dict:
@@ -208,3 +210,26 @@ def test_facet_counts_match_a_brute_force_count(client: TestClient):
         with_code = sum(1 for hit in hits if hit["code_urls"])
         assert {f["value"]: f["count"] for f in body["facets"].get("has", [])} == (
             {"code": with_code} if with_code else {})
+
+
+def test_a_synonym_groups_typed_form_weighs_more_than_its_other_forms(fresh: Catalog,
+                                                                     tmp_path: Path):
+    """Typed as an acronym or a quoted phrase, a group's form ranks first: a paper scores
+    more for the form it writes when that form is typed than when another is (by the weight
+    `weights.WEIGHTS.other_form` of the others), and each form finds all three papers."""
+    acronym = "Quokka foraging with an RNN over burrows."
+    long_form = "Quokka foraging with a recurrent neural network over burrows."
+    # Half the papers writing RNN say "recurrent" too: the long form finds them without it
+    # (opened.OpenIndex.telling_word).
+    defined = "Wombats dig burrows: recurrent neural networks (RNNs) predict their tunnels."
+    fresh.ingest(write_list(tmp_path / "forms.txt", "FORMS 2025 Papers",
+                            acronym, long_form, defined))
+    with TestClient(create_app(fresh.settings)) as client:
+        scores = {typed: {hit["abstract"]: hit["score"] for hit in search(client, typed)["hits"]
+                          if not hit["partial"]}
+                  for typed in ("RNN", '"recurrent neural network"')}
+    by_acronym, by_long_form = scores["RNN"], scores['"recurrent neural network"']
+    assert {acronym, long_form, defined} <= by_acronym.keys() & by_long_form.keys()
+    assert by_acronym[acronym] > by_long_form[acronym]
+    assert by_long_form[long_form] > by_acronym[long_form]
+    assert by_long_form[long_form] > by_long_form[acronym]

@@ -4,7 +4,9 @@ the index, the API's parameters, the page's links and sidebar, and the query lan
 from __future__ import annotations
 
 import html
+import json
 from collections import Counter
+from collections.abc import Iterator
 from urllib.parse import urlencode
 
 import pytest
@@ -12,8 +14,10 @@ from fastapi.testclient import TestClient
 from sqlmodel import select
 
 from app.facets import FACETS, Facet, Kind
+from app.main import create_app
 from app.models import Edition, Paper
 from app.search.index import build_schema
+from tests.conftest import make_catalog
 
 
 @pytest.fixture(scope="module")
@@ -107,3 +111,42 @@ def test_every_facet_the_table_names_shows_names_not_slugs(multi_client: TestCli
     for facet in named:  # some value reads otherwise than its slug would
         assert any(value["label"] != facet.label(value["value"], {})
                    for value in body["facets"][facet.name]), facet.name
+
+
+# Facets of several values a paper (authors: 124,000 values at L) list the 15 most held.
+CAPPED = [facet for facet in FACETS if facet.kind is Kind.MULTI]
+CAP = 15
+MANY = 20  # values of each capped facet, value k held by k papers: more than the cap
+
+
+@pytest.fixture(scope="module")
+def capped_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """The seeds and MANY papers on quokkas, the k-th holding the k-th to last of MANY
+    authors, institutions and countries."""
+    catalog = make_catalog(tmp_path_factory.mktemp("capped"))
+    rows = []
+    for k in range(1, MANY + 1):
+        held = range(k, MANY + 1)
+        rows.append({"venue": "Capped", "year": 2025, "title": f"Quokka census {k}",
+                     "abstract": f"Quokka census number {k} of the dunes.",
+                     "authors": [f"Ada Quokka{n:02d}" for n in held],
+                     "institutions": [f"Quokka Institute {n:02d}" for n in held],
+                     "countries": [f"Quokkaland {n:02d}" for n in held]})
+    path = tmp_path_factory.mktemp("capped-input") / "capped.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    catalog.ingest(path)
+    with TestClient(create_app(catalog.settings)) as client:
+        yield client
+    catalog.close()
+
+
+@pytest.mark.parametrize("facet", CAPPED, ids=lambda f: f.name)
+def test_a_capped_facet_lists_its_most_held_values_up_to_its_cap(capped_client: TestClient,
+                                                                 facet: Facet):
+    body = capped_client.get("/api/search", params={"q": "quokka census"}).json()
+    assert body["total"] == MANY
+    counts = [value["count"] for value in body["facets"][facet.name]]
+    assert counts == list(range(MANY, MANY - CAP, -1))  # the most held, most first
+    page = capped_client.get("/search", params={"q": "quokka census"}).text
+    section = page.split(f"<h2>{facet.title}</h2>")[1].split("</section>")[0]
+    assert section.count('class="count"') == CAP and f"Show all {CAP}<" in section

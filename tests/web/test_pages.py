@@ -106,3 +106,35 @@ def test_a_start_compiles_every_template_and_counts_the_home_page(seeded):
     with TestClient(create_app(seeded.settings)):
         compiled = {key[1] for key in templates.env.cache}
     assert compiled >= set(templates.env.list_templates(extensions=["html"]))
+
+
+def test_a_search_without_matches_answers_one_empty_page(client: TestClient):
+    body = client.get("/api/search", params={"q": "axolotl"}).json()
+    assert (body["total"], body["page"], body["pages"], body["hits"]) == (0, 1, 1, [])
+
+
+def test_a_filter_changed_on_page_two_leads_back_to_page_one(client: TestClient):
+    page = client.get("/search", params={"q": "learning", "page": 2}).text
+    sidebar = page.split('<aside class="facets"')[1].split("</aside>")[0]
+    links = re.findall(r'href="(\?[^"]*)"', sidebar)
+    assert len(links) >= 5 and all("q=learning" in link for link in links)
+    assert not [link for link in links if "page=" in link]
+    chosen = client.get("/search", params={"q": "learning", "venue": "iclr-2026",
+                                           "page": 2}).text
+    chips = re.findall(r'class="chip" href="([^"]*)"', chosen)
+    assert chips == ["?q=learning"]  # removing the filter starts again at page 1
+    assert re.search(r'href="\?q=learning&amp;page=3"', page)  # the pager still pages
+
+
+def test_list_pages_number_their_papers_from_where_the_page_starts(client: TestClient):
+    def starts(url: str, **params: object) -> list[str]:
+        return re.findall(r'<ol class="papers" start="(\d+)"', client.get(url, params=params).text)
+
+    assert starts("/search", q="learning") == ["1"]
+    assert starts("/search", q="learning", page=2) == ["21"]
+    assert starts("/venues/icml-2026") == ["1"]
+    # The last page's exact matches, then the partial ones numbered on after them.
+    last = client.get("/api/search", params={"q": "learning model", "page": 3}).json()
+    exact = [hit for hit in last["hits"] if not hit["partial"]]
+    assert (last["total"], last["pages"]) == (41, 3) and len(exact) == 1 < len(last["hits"])
+    assert starts("/search", q="learning model", page=3) == ["41", "42"]

@@ -2,6 +2,7 @@ import json
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from fastapi.testclient import TestClient
 from sqlmodel import select
@@ -54,6 +55,36 @@ def test_related_papers_are_listed_with_shared_terms(client: TestClient):
         topics = {t["slug"] for t in paper["topics"]}
         shares_topic += any(topics & {t["slug"] for t in by_id[r]["topics"]} for r in related)
     assert shares_topic / len(papers) >= 0.9
+
+
+def test_a_related_paper_of_the_papers_own_topic_rises_above_its_twin_of_another(
+        fresh: Catalog, tmp_path: Path):
+    """Two papers of one text, one at a vision conference (whose papers lean to the
+    paper's topic, applications) and one at a general one (its topic read from the text):
+    the twin of the paper's own topic is the more related."""
+    def row(venue: str, title: str, abstract: str) -> str:
+        return json.dumps({"venue": venue, "year": 2025, "title": title, "abstract": abstract})
+
+    # Texts that name no topic: the vision conference's lean decides theirs there.
+    twin = ("Quokka burrows counted", "Quokka wombat burrow foraging: counting burrows with a "
+            "sparse tally for every burrow.")
+    rows = [row("CVPR", "Quokka burrows mapped", "Quokka wombat burrow foraging: counting "
+                "quokka burrows and wombat tunnels in the dunes."),
+            row("Aleph", *twin), row("CVPR", *twin)]
+    path = tmp_path / "twins.jsonl"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    fresh.ingest(path)
+    with TestClient(create_app(fresh.settings)) as client:
+        found = {(hit["venue_slug"], hit["title"]): hit["id"] for hit in client.get(
+            "/api/search", params={"q": "quokka wombat"}).json()["hits"]}
+        paper = found["cvpr-2025", "Quokka burrows mapped"]
+        same, other = found["cvpr-2025", twin[0]], found["aleph-2025", twin[0]]
+        topic = {pid: client.get(f"/api/papers/{pid}").json()["topic"]
+                 for pid in (paper, same, other)}
+        related = [r["id"] for r in client.get(f"/api/papers/{paper}").json()["related"]]
+    assert topic[same] == topic[paper] != topic[other]
+    # Without the lift the twins tie, and the one indexed first (Aleph's) would lead.
+    assert related[:2] == [same, other]
 
 
 def test_related_papers_are_computed_once_for_simultaneous_requests(seeded: Catalog,

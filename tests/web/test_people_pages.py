@@ -122,6 +122,17 @@ def test_institution_and_country_pages_count_exactly(client: TestClient, kind: s
     assert twin["people"][0]["papers"] == max(authors.values())
 
 
+@pytest.mark.parametrize("url", ["/authors/sergey-levine", "/institutions/eth-zurich",
+                                 "/countries/china"])
+def test_a_profile_page_is_cached_with_an_etag_and_revalidated_with_a_304(client: TestClient,
+                                                                          url: str):
+    first = client.get(url)
+    assert first.status_code == 200 and first.headers["etag"]
+    assert client.get(url).headers["etag"] == first.headers["etag"]
+    revalidated = client.get(url, headers={"If-None-Match": first.headers["etag"]})
+    assert revalidated.status_code == 304 and revalidated.content == b""
+
+
 def test_the_ranking_counts_shares_and_changes_against_the_edition_before(client: TestClient):
     ranked = client.get("/api/institutions?series=quokka&from=2024&to=2024").json()
     now = [row for row in ROWS if (row["venue"], row["year"]) == ("QUOKKA", 2024)]

@@ -93,3 +93,21 @@ def test_an_acronym_is_shown_with_its_meaning_and_prose_is_not_shown(client: Tes
     page = client.get("/venues/delta-2023").text
     assert ">DMs (diffusion models)</a>" in page
     assert ">significantly<" not in page and ">xy<" not in page and ">KRR<" not in page
+
+
+def test_an_edition_is_compared_with_the_three_editions_just_before(multi_client: TestClient):
+    body = multi_client.get("/api/whats-new", params={"series": "alpha", "year": 2021}).json()
+    assert body["editions"] == ["alpha-2021"]  # its series held ten editions since 2012
+    assert body["before_editions"] == ["alpha-2018", "alpha-2019", "alpha-2020"]
+    assert body["before_papers"] == 66 + 72 + 78
+
+
+def test_a_series_without_a_year_shows_what_is_new_at_its_newest_edition(
+        client: TestClient, multi_client: TestClient):
+    delta = client.get("/api/whats-new", params={"series": "delta"}).json()
+    assert delta["editions"] == ["delta-2023"]
+    assert "quantum widgets" in {t["term"] for t in delta["rising"]}
+    alpha = multi_client.get("/api/whats-new", params={"series": "alpha"}).json()
+    assert (alpha["editions"], alpha["before_years"]) == (["alpha-2021"], [2018, 2019, 2020])
+    page = client.get("/trends", params={"series": "delta"}).text
+    assert "What’s new in 2023 at Delta" in page and ">quantum widgets</a>" in page
