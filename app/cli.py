@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -14,15 +15,18 @@ from app.config import Settings, SettingsError, get_settings
 from app.db import (
     catalog_id,
     catalog_version,
+    check_database,
     connect,
+    database_name,
     get_engine,
     paper_total,
     pending_keyphrases,
     session_scope,
 )
 from app.enrich import complete_keyphrases, retopic_all
+from app.faults import describe
 from app.ingest.load import IngestReport, expand_paths, ingest_paths
-from app.schema import CatalogSchemaError, upgrade
+from app.schema import INGEST_LOCK, CatalogSchemaError, catalog_lock, upgrade
 from app.search.acronyms import AcronymCounts
 from app.search.generation import left_to_derive
 from app.search.index import IndexStamp, SyncKind, build_index, index_lock, sync_index
@@ -34,6 +38,31 @@ cli = typer.Typer(help="A browsable catalog of ML conference paper abstracts.",
                   no_args_is_help=True, add_completion=False)
 
 
+class Refused(Exception):
+    """A command that must not run, or a fault it met: its one line says why and what was
+    kept (`main` prints it; the traceback only with --debug)."""
+
+
+@cli.callback()
+def _options(debug: Annotated[bool, typer.Option(
+        "--debug", envvar="CATALOG_DEBUG",
+        help="On a fault (a full disk, a locked or damaged database), print the traceback "
+        "too, not only the line that names it.")] = False) -> None:
+    _debug.append(debug)
+
+
+_debug: list[bool] = []
+
+
+def _refuse_damaged(settings: Settings) -> None:
+    """Refuse to work on a damaged database: a command would read it wrongly or fail half-way
+    (2.6 s at L, for SQLite's PRAGMA quick_check)."""
+    damage = check_database(settings.database_url)
+    if damage is not None:
+        raise Refused(f"{damage}: nothing was changed; restore it from a backup, or move it "
+                      "aside and ingest the lists again")
+
+
 @cli.command()
 def ingest(
     paths: Annotated[list[Path] | None, typer.Argument(
@@ -42,44 +71,72 @@ def ingest(
 ) -> None:
     """Load conference list files into the catalog and bring the search index up to date.
 
-    With a shared database (CATALOG_DATABASE_URL), only an index already on this machine is
-    updated: every server brings its own up to date from the database.
+    One ingest runs at a time on a catalog: another waits for it. With a shared database
+    (CATALOG_DATABASE_URL), only an index already on this machine is updated: every server
+    brings its own up to date from the database.
     """
     settings = get_settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     paths = paths or [settings.seeds_dir]
-    with session_scope(settings.database_url) as session:
-        if pending_keyphrases(session) is not None:
-            # A previous ingest's keyphrases first, with the word statistics they were left
-            # with: after its `update-index` (which holds the lock while it derives them).
-            with index_lock(settings):
-                complete_keyphrases(session)
-        build = _parallel_build(settings, session, paths)
+    _refuse_damaged(settings)
+    waiting = partial(typer.echo, "waiting for another ingest into "
+                      f"{database_name(settings.database_url)} to finish...", err=True)
+    with catalog_lock(get_engine(settings.database_url), "ingest", INGEST_LOCK, waiting), \
+            session_scope(settings.database_url) as session:
+        report, built = _store(settings, session, paths)
         try:
-            # What the first search needs is stored, the rest derived after this returns.
-            report = ingest_paths(session, paths, sink=build, scratch=settings.data_dir,
-                                  progress=lambda line: typer.echo(f"  {line}"),
-                                  defer_keyphrases=build is not None)
-        except BaseException:
-            if build:
-                build.abort()
-            raise
-        built = build.finish(IndexStamp(catalog_version(session), catalog_id(session)),
-                             report.added) if build else None
-        if not _index_is_local(settings):
-            index_state = "left to the servers (none on this machine)"
-        else:  # up to date when the parallel build made it; else it did not: build now
-            outcome = sync_index(settings, session, complete=False)
-            index_state = (f"built while storing ({built} papers)"
-                           if built is not None and outcome.kind is SyncKind.UP_TO_DATE
-                           else str(outcome))
-        left = left_to_derive(session, settings.index_path) if _index_is_local(settings) else []
-    if left:
-        start_deferred(settings)
-        index_state += f"; {', '.join(left)} derived in the background (see /healthz)"
+            index_state = _index_after_ingest(settings, session, built)
+        except OSError as error:  # the papers are stored: only the index is behind
+            fault = describe(error, settings.data_dir)
+            if fault is None or _debug[-1:] == [True]:
+                raise
+            raise Refused(f"the {report.added + report.updated:,} papers added or updated are "
+                          f"stored; the search index could not be written: {fault}; free "
+                          "space and the server (or `catalog update-index`) will catch up"
+                          ) from error
     _print_report(report, index_state)
     if report.errors:
         raise typer.Exit(1)
+
+
+def _store(settings: Settings, session: Session, paths: list[Path]
+           ) -> tuple[IngestReport, int | None]:
+    """The files' papers stored in one transaction; for a first large ingest, their index
+    built beside, in a second process (and how many papers it holds, if it was)."""
+    if pending_keyphrases(session) is not None:
+        # A previous ingest's keyphrases first, with the word statistics they were left
+        # with: after its `update-index` (which holds the lock while it derives them).
+        with index_lock(settings):
+            complete_keyphrases(session)
+    build = _parallel_build(settings, session, paths)
+    try:
+        # What the first search needs is stored, the rest derived after this returns.
+        report = ingest_paths(session, paths, sink=build, scratch=settings.data_dir,
+                              progress=lambda line: typer.echo(f"  {line}"),
+                              defer_keyphrases=build is not None)
+    except BaseException:
+        if build:
+            build.abort()
+        raise
+    built = build.finish(IndexStamp(catalog_version(session), catalog_id(session)),
+                         report.added) if build else None
+    return report, built
+
+
+def _index_after_ingest(settings: Settings, session: Session, built: int | None) -> str:
+    """Bring this node's index up to date after an ingest; what was done, for its report."""
+    if not _index_is_local(settings):
+        return "left to the servers (none on this machine)"
+    # Up to date when the parallel build made it; else it did not: build now
+    outcome = sync_index(settings, session, complete=False)
+    index_state = (f"built while storing ({built} papers)"
+                   if built is not None and outcome.kind is SyncKind.UP_TO_DATE
+                   else str(outcome))
+    left = left_to_derive(session, settings.index_path)
+    if left:
+        start_deferred(settings)
+        index_state += f"; {', '.join(left)} derived in the background (see /healthz)"
+    return index_state
 
 
 def _parallel_build(settings: Settings, session: Session,
@@ -130,6 +187,7 @@ def _print_report(report: IngestReport, index_state: str) -> None:
 def reindex() -> None:
     """Rebuild the search index from the database and swap it in atomically."""
     settings = get_settings()
+    _refuse_damaged(settings)
     with session_scope(settings.database_url) as session:
         count = build_index(settings, session)
     typer.echo(f"search index rebuilt: {count} papers")
@@ -180,6 +238,7 @@ def migrate(
     """Create the catalog database, or upgrade an existing one in place, to this release."""
     settings = get_settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    _refuse_damaged(settings)
     before, after = upgrade(connect(settings.database_url), revision)
     if before == after:
         typer.echo(f"catalog schema: at revision {after}, nothing to do")
@@ -204,13 +263,14 @@ def serve(
     settings = get_settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     get_engine(settings.database_url)  # fail now, with the reason, on a database we cannot use
-    from app.serving import serve_workers
+    from app.serving import BoundedHeads, serve_workers
     from app.web.middleware import MAX_REQUEST_HEAD_BYTES
 
-    # Each worker process builds its own app from the same environment.
+    # Each worker process builds its own app from the same environment; every one reads
+    # request heads with BoundedHeads (431 past 100 header lines or 64 KB).
     app, options = "app.main:create_app", {
         "factory": True, "host": host, "port": port, "log_level": "info",
-        "h11_max_incomplete_event_size": MAX_REQUEST_HEAD_BYTES}
+        "http": BoundedHeads, "h11_max_incomplete_event_size": MAX_REQUEST_HEAD_BYTES}
     if workers == 1:
         uvicorn.run(app, **options)
     else:
@@ -225,10 +285,20 @@ def configure() -> None:
 
 def main() -> None:
     try:
-        cli()
-    except (CatalogSchemaError, SettingsError) as error:
+        cli()  # click answers usage errors and exits itself
+    except (CatalogSchemaError, SettingsError, Refused) as error:
         typer.echo(f"error: {error}", err=True)
         raise SystemExit(2) from None
+    except Exception as error:
+        fault = describe(error, get_settings().data_dir)
+        if fault is None or _debug[-1:] == [True]:
+            raise
+        # One transaction per ingest and generations swapped whole: a fault leaves both the
+        # catalog and the live index as they were before the command.
+        typer.echo(f"error: {fault}: the catalog and its search index are as they were "
+                   "before this command (run it again with --debug for the traceback)",
+                   err=True)
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":

@@ -389,12 +389,3 @@ class RecommendationsOut(BaseModel):
     ids: list[str]  # the listed IDs the catalog holds, in order
     unknown: list[str]  # listed IDs it does not hold (ignored)
     papers: list[RecommendationOut]
-
-
-class HealthOut(BaseModel):
-    status: str  # "ok" or "starting"
-    papers: int | None = None
-    catalog_version: int
-    index_version: int | None
-    index: str
-    worker: int  # the answering worker's process ID (several serve one node)

@@ -12,7 +12,7 @@ it loads, was 11 MB of each worker's private memory).
 from __future__ import annotations
 
 import fcntl
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,8 +28,10 @@ MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 FIRST_REVISION = "0001"
 # The newest migration's revision (tests/scaling/test_migrations.py checks it is Alembic's head).
 HEAD_REVISION = "0009"
-# Any fixed number: the PostgreSQL advisory lock that serializes migrations across nodes.
+# Any fixed numbers: the PostgreSQL advisory locks that serialize migrations, and ingests,
+# across nodes.
 MIGRATION_LOCK = 7_411_966
+INGEST_LOCK = 7_411_967
 
 
 class CatalogSchemaError(RuntimeError):
@@ -60,19 +62,28 @@ def current_revision(connection: Connection) -> str | None:
 
 
 @contextmanager
-def _migration_lock(engine: Engine) -> Iterator[None]:
-    """One migration at a time, even when several servers start on one new database."""
+def catalog_lock(engine: Engine, name: str, key: int,
+                 waiting: Callable[[], None] = lambda: None) -> Iterator[None]:
+    """One holder of the catalog's lock `name` at a time, across processes and, on PostgreSQL
+    (an advisory lock `key`), across nodes; `waiting` is called first if another holds it."""
     if engine.dialect.name == "postgresql":
         with engine.connect() as connection:
-            connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK})
+            if not connection.execute(text("SELECT pg_try_advisory_lock(:key)"),
+                                      {"key": key}).scalar():
+                waiting()
+                connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": key})
             try:
                 yield
             finally:
-                connection.execute(text("SELECT pg_advisory_unlock(:key)"),
-                                   {"key": MIGRATION_LOCK})
+                connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": key})
+                connection.commit()
     elif engine.url.database and engine.url.database != ":memory:":
-        with open(f"{engine.url.database}.migrate-lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with open(f"{engine.url.database}.{name}-lock", "w") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                waiting()
+                fcntl.flock(lock, fcntl.LOCK_EX)
             yield
     else:
         yield
@@ -96,7 +107,8 @@ def upgrade(engine: Engine, revision: str = "head") -> tuple[str | None, str | N
     """Migrate to `revision`; returns the revisions before and after."""
     from alembic import command
 
-    with _migration_lock(engine), engine.begin() as connection:
+    # One migration at a time, even when several servers start on one new database.
+    with catalog_lock(engine, "migrate", MIGRATION_LOCK), engine.begin() as connection:
         before = current_revision(connection)
         tables = _columns(connection)
         if before is None and tables:

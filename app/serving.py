@@ -52,7 +52,6 @@ _REFUSALS = {
 
 def serve_workers(config: uvicorn.Config, workers: int) -> None:
     """Run `workers` worker processes until SIGINT or SIGTERM, replacing any that dies."""
-    config.http = BoundedHeads
     sockets = _listening_sockets(config.host, config.port, workers)
     context = multiprocessing.get_context("spawn")
     stop = threading.Event()

@@ -1,14 +1,6 @@
-"""The Whoosh index: schema, full builds swapped in atomically, and incremental updates.
-
-`data/index` is a symlink to one directory under `data/indexes/`, a generation. A published
-generation never changes: a full build writes a new directory; an incremental update (the
-papers the database's change log names since the index's version) or deriving what an ingest
-deferred writes a successor, which starts as hard links to the live generation's files (every
-file of a generation is replaced whole, never rewritten, so the links stay the old
-generation's own). Either is published by replacing the symlink in one rename, so a worker
-opens all of one generation or all of the next, never Whoosh's new segment beside the old
-paper-ID arrays. A retired generation is kept a while for the requests still reading it.
-Each generation records the catalog version, and the catalog, it reflects.
+"""The Whoosh index: schema, full builds and incremental updates, each published as a
+generation of its own (publish.py), and which a node needs (`sync_index`). Each generation
+records the catalog version, and the catalog, it reflects.
 """
 
 from __future__ import annotations
@@ -16,8 +8,6 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-import time
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -36,7 +26,6 @@ from whoosh.writing import NO_MERGE, SegmentWriter
 from app.config import Settings
 from app.db import batched, catalog_id, catalog_version, full_rebuild_version, pending_keyphrases
 from app.facets import FACETS, Facet, Kind
-from app.faults import pause_point
 from app.models import CatalogChange, Edition, Paper
 from app.search import weights
 from app.search.analysis import (
@@ -53,11 +42,13 @@ from app.search.generation import (
     write_deferred,
     write_held,
 )
+from app.search.manifest import damage_of, verify
+from app.search.publish import new_directory, publish, successor
 from app.search.whoosh_adapter import create_index, open_index
 from app.search.whoosh_adapter.writing import BulkSegmentWriter
 
 # Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 26
+INDEX_FORMAT = 27  # 27: no piece of a link among the words (vocabulary.py)
 # Whoosh's posting pool (incremental updates) spills to disk beyond this (when full builds
 # still merged segments with it, a merge of L peaked at 2.2 GB with 2 GB, 1.4 GB with 1 GB).
 WRITER_MEMORY_MB = 1024
@@ -65,10 +56,6 @@ WRITER_MEMORY_MB = 1024
 # run (the segment is written from the runs merged, a range of terms at a time): about half
 # of L (~100 M characters), so that the build's memory stays that of a run at any size.
 BUILD_RUN_CHARS = 50_000_000
-# A generation replaced by another is kept this long for the requests still reading it (a
-# worker reopens at its next request; a download streams for a while), then dropped.
-RETIRED_KEPT_SECONDS = 300
-RETIRED_FILE = "retired"  # in a generation that was live: when it stopped being
 
 
 def _positional(analyzer: CachedAnalyzer, field_boost: float = 1.0) -> TEXT:
@@ -127,7 +114,10 @@ class IndexStamp:
 
 
 def read_index_stamp(index_path: Path) -> IndexStamp | None:
-    """The catalog version an index reflects, or None when there is no usable index."""
+    """The catalog version an index reflects, or None when there is no usable index (none,
+    another format, or found damaged)."""
+    if damage_of(index_path) is not None:
+        return None
     try:
         version, index_format, catalog = (index_path / VERSION_FILE).read_text().split()
         return IndexStamp(int(version), catalog) if int(index_format) == INDEX_FORMAT else None
@@ -193,7 +183,7 @@ class IndexBuild:
     def __init__(self, settings: Settings, defer: bool = False) -> None:
         self.settings = settings
         self.defer = defer
-        self.directory = _new_directory(settings)
+        self.directory = new_directory(settings)
         self.directory.mkdir()
         self.index = create_index(self.directory, build_schema())
         self.writer = BulkSegmentWriter(self.index, partial(arrays_writer, self.directory))
@@ -228,7 +218,7 @@ class IndexBuild:
         if not self.written:
             self.write()
         _write_stamp(self.directory, stamp)
-        _swap_live_index(self.settings.index_path, self.directory)
+        publish(self.settings.index_path, self.directory)
         return self.count
 
     def abort(self) -> None:
@@ -237,63 +227,6 @@ class IndexBuild:
             self.writer.cancel()  # cancel cleanly
         self.index.close()
         shutil.rmtree(self.directory, ignore_errors=True)
-
-
-def _new_directory(settings: Settings) -> Path:
-    indexes = settings.data_dir / "indexes"
-    indexes.mkdir(parents=True, exist_ok=True)
-    return indexes / f"build-{uuid.uuid4().hex[:8]}"
-
-
-def _link_or_copy(source: str, target: str) -> None:
-    try:
-        os.link(source, target)
-    except OSError:  # a file system without hard links
-        shutil.copy2(source, target)
-
-
-@contextmanager
-def _successor(settings: Settings) -> Iterator[Path]:
-    """A new generation made from the live one (its files as hard links), changed by the
-    caller, then published; discarded if the change fails (the live one stays)."""
-    directory = _new_directory(settings)
-    try:
-        # Not Whoosh's lock, a generation's retirement or what a write left half-way.
-        shutil.copytree(settings.index_path.resolve(), directory, copy_function=_link_or_copy,
-                        ignore=shutil.ignore_patterns(".*", "*.tmp", "*LOCK", RETIRED_FILE))
-        yield directory
-    except BaseException:
-        shutil.rmtree(directory, ignore_errors=True)
-        raise
-    _swap_live_index(settings.index_path, directory)
-
-
-def _swap_live_index(link: Path, target: Path) -> None:
-    previous = link.resolve() if link.is_symlink() else None
-    if link.exists() and not link.is_symlink():  # an index from before symlinks: move aside
-        shutil.rmtree(link)
-    tmp_link = link.with_name(f".{link.name}.{uuid.uuid4().hex[:8]}")
-    tmp_link.symlink_to(os.path.relpath(target, link.parent))
-    pause_point("index-swap")  # crash tests: the new index written, the old one still live
-    os.replace(tmp_link, link)
-    if previous is not None and previous.is_dir():
-        (previous / RETIRED_FILE).touch()
-    _drop_retired(target.parent, keep={target.resolve(), previous})
-
-
-def _drop_retired(indexes: Path, keep: set[Path | None]) -> None:
-    """Drop generations retired longer than `RETIRED_KEPT_SECONDS` ago, and directories never
-    published (a build killed half-way: every build holds the index lock, as the caller does)."""
-    now = time.time()
-    for old in indexes.iterdir():
-        if old.resolve() in keep:
-            continue
-        try:
-            retired_for = now - (old / RETIRED_FILE).stat().st_mtime
-        except OSError:
-            retired_for = None  # never live, or retired before generations were kept a while
-        if retired_for is None or retired_for > RETIRED_KEPT_SECONDS:
-            shutil.rmtree(old, ignore_errors=True)
 
 
 def _apply_changes(directory: Path, session: Session, since: int, until: int) -> int:
@@ -407,6 +340,8 @@ def sync_index(settings: Settings, session: Session, wait: bool = True,
             return SyncOutcome(SyncKind.BUSY)
         if complete and derive_catalog is not None:
             derive_catalog(session)
+        if settings.index_path.exists():
+            verify(settings.index_path.resolve())  # a damaged one has no stamp: rebuilt
         have, want, covered = _gap(settings, session)
         if have == want and not (complete and deferred_of(settings.index_path.resolve())):
             return SyncOutcome(SyncKind.UP_TO_DATE)
@@ -414,7 +349,7 @@ def sync_index(settings: Settings, session: Session, wait: bool = True,
             return SyncOutcome(SyncKind.REBUILT, _build(settings, session))
         changed = _changed_papers(session, have.version, want.version)
         completed = False
-        with _successor(settings) as directory:
+        with successor(settings) as directory:
             if changed:  # its update derives everything, deferred or not
                 _apply_changes(directory, session, have.version, want.version)
             # Else versions that changed no paper (their keyphrases, their topics' scores):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -27,7 +28,8 @@ from multiprocessing.process import BaseProcess
 from sqlmodel import Session
 
 from app.config import Settings
-from app.db import catalog_id, get_engine
+from app.db import catalog_id, check_database, get_engine
+from app.faults import describe
 from app.search.index import (
     SyncKind,
     SyncOutcome,
@@ -39,6 +41,11 @@ from app.search.index import (
 
 # Up to this many changed papers, the update runs in the server (about 1 ms per paper).
 IN_PROCESS_CHANGES = 2_000
+# After a failed update the next waits twice as long as the last, up to this (seconds): on a
+# full disk a rebuild every poll took three quarters of a core. Sooner once this much more
+# space is free than when it failed: space freed, the index catches up at the next poll.
+BACKOFF_CAP = 300.0
+FREED_BYTES = 8 << 20
 # A child of uvicorn's own logger: printed beside the server's messages, in its format.
 log = logging.getLogger("uvicorn.error.index")
 
@@ -56,6 +63,9 @@ class IndexKeeper:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._child: BaseProcess | None = None
+        self._failures = 0  # updates failed in a row
+        self._retry_at = 0.0  # no update before this (time.monotonic())
+        self._free_at_failure = 0  # bytes free on the data dir's device when the last failed
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="index-keeper", daemon=True)
@@ -70,8 +80,14 @@ class IndexKeeper:
             self._thread.join(timeout=10)
 
     def _run(self) -> None:
+        # The database first: an index is not rebuilt from a damaged one (/healthz names it).
+        try:
+            check_database(self.settings.database_url)
+        except Exception:  # unreachable, locked...: the updates report it
+            log.exception("checking the catalog database")
         while not self._stop.is_set():
-            self.check()
+            if time.monotonic() >= self._retry_at or self._space_freed():
+                self.check()
             try:
                 self.after_check()
             except Exception:  # e.g. an index swapped out while opening: the next check retries
@@ -98,10 +114,27 @@ class IndexKeeper:
             if outcome.changed:
                 log.info("search index %s", state)
         except Exception as error:  # the database may be briefly unreachable: keep serving
-            log.exception("search index update failed")
-            state = f"update failed: {type(error).__name__}"
+            self._failures += 1
+            fault = describe(error, self.settings.data_dir)
+            # On a full disk, trying again before space is freed only burns a core.
+            wait = BACKOFF_CAP if fault and "no space left" in fault else min(
+                self.settings.poll_seconds * 2 ** self._failures, BACKOFF_CAP)
+            self._retry_at = time.monotonic() + wait
+            self._free_at_failure = _free_bytes(self.settings)
+            if fault is None:
+                log.exception("search index update failed")
+            else:
+                log.warning("search index update failed: %s", fault)
+            state = (f"update failed: {fault or type(error).__name__}; trying again in "
+                     f"{wait:.0f} s, or once {FREED_BYTES >> 20} MB more are free")
+        else:
+            self._failures = 0
         self.state = state
         return state
+
+    def _space_freed(self) -> bool:
+        return bool(self._failures) and (
+            _free_bytes(self.settings) > self._free_at_failure + FREED_BYTES)
 
     def _update(self) -> SyncOutcome:
         """The update run by `_sync_in_child` in a process of its own; its outcome."""
@@ -115,10 +148,13 @@ class IndexKeeper:
         try:
             sender.close()
             try:
-                return outcome.recv()
+                answer = outcome.recv()
             except EOFError:  # it died without an answer (killed, out of memory)
                 child.join()
                 raise RuntimeError(f"the index update exited with {child.exitcode}") from None
+            if isinstance(answer, Exception):  # what stopped it (a full disk...), as raised
+                raise answer
+            return answer
         finally:
             child.join()
             self._child = None
@@ -129,7 +165,19 @@ class IndexKeeper:
         return stamp is not None and stamp.catalog == catalog_id(session)
 
 
+def _free_bytes(settings: Settings) -> int:
+    try:
+        stat = os.statvfs(settings.data_dir)
+    except OSError:
+        return 0
+    return stat.f_bavail * stat.f_frsize
+
+
 def _sync_in_child(settings: Settings, outcome: Connection,
                    derive_catalog: Callable[[Session], object] | None) -> None:
-    with Session(get_engine(settings.database_url)) as session:
-        outcome.send(sync_index(settings, session, wait=False, derive_catalog=derive_catalog))
+    try:
+        with Session(get_engine(settings.database_url)) as session:
+            outcome.send(sync_index(settings, session, wait=False,
+                                    derive_catalog=derive_catalog))
+    except Exception as error:  # noqa: BLE001 - the parent reports it (keeper.check)
+        outcome.send(error)

@@ -1,6 +1,11 @@
 """The live index generation, opened once per version (opened.OpenIndex) and reopened when a
 newer generation is in place. Every use goes through one guard, `with_index`, which answers
-as asked while no index has been built yet."""
+as asked while no index has been built yet, or while the only one is damaged.
+
+A generation is checked against its manifest (manifest.py) before it is opened, and again at
+every `warm` (the keeper's few seconds): a damaged one is never opened, and one found damaged
+while open is dropped; the previous one, when this process has it, is served meanwhile.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from app.search.generation import VERSION_FILE, open_held
+from app.search.manifest import mark_damaged, verify
 from app.search.opened import OpenIndex
 from app.search.whoosh_adapter import open_index
 
@@ -35,6 +41,8 @@ class LiveIndex:
         self._lock = threading.Lock()
         self._open: OpenIndex | None = None
         self._checked_at = 0.0
+        # What is wrong with the live generation, while it is not served (None: nothing).
+        self.problem: str | None = None
 
     def index_identity(self) -> tuple[str, float] | None:
         """Which index generation is live: its directory and when its version was written."""
@@ -57,12 +65,40 @@ class LiveIndex:
                     return self._open
                 raise IndexUnavailable("the search index has not been built yet")
             if self._open is None or identity != self._open.identity:
-                # Threads still searching the previous version finish on their own searchers.
-                index = open_index(identity[0])
-                held = open_held(Path(identity[0]), index.doc_count_all())
-                self._open = OpenIndex(index, identity, **held)  # type: ignore[arg-type]
-                _kept_out_of_collections()
+                opened = self._opened(identity)
+                if opened is None:  # damaged: the previous generation, if any, goes on
+                    if self._open is not None:
+                        return self._open
+                    raise IndexUnavailable(self.problem)
+                self._open = opened
             return self._open
+
+    def _opened(self, identity: tuple[str, float]) -> OpenIndex | None:
+        """The generation opened, or None when it is damaged (`problem` says how)."""
+        directory = Path(identity[0])
+        self.problem = verify(directory)
+        if self.problem is not None:
+            return None
+        try:
+            index = open_index(directory)
+            held = open_held(directory, index.doc_count_all())
+        except Exception as error:  # noqa: BLE001 - what no manifest lists (or none exists)
+            self.problem = mark_damaged(directory, f"the index generation {directory.name} "
+                                                   f"could not be opened: {error}")
+            return None
+        # Threads still searching the previous version finish on their own searchers.
+        opened = OpenIndex(index, identity, **held)  # type: ignore[arg-type]
+        _kept_out_of_collections()
+        return opened
+
+    def check_damage(self) -> None:
+        """Check the open generation's files again (only those changed since: manifest.py);
+        a damaged one is dropped, so that no request reads it."""
+        current = self._open
+        if current is not None and verify(Path(current.identity[0])) is not None:
+            with self._lock:
+                if self._open is current:
+                    self._open = None
 
     def close(self) -> None:
         with self._lock:
@@ -74,8 +110,9 @@ class LiveIndex:
         return None if current is None else current.identity
 
     def warm(self) -> None:
-        """Open the live index generation now, if it is new (0.8 s at L), so that a reader's
-        first search after a start or an update does not wait for it."""
+        """Check the open generation for damage, and open the live one now, if it is new (0.8
+        s at L), so that a reader's first search after a start or an update does not wait."""
+        self.check_damage()
         self.with_index(lambda current: None, None)
 
     def with_index(self, work: Callable[[OpenIndex], T], unavailable: T) -> T:
@@ -84,7 +121,13 @@ class LiveIndex:
             current = self._current()
         except IndexUnavailable:
             return unavailable
-        return work(current)
+        try:
+            return work(current)
+        except Exception:
+            # A file damaged under an open generation fails a request before the keeper's
+            # next check: check now, so that /healthz says so from this request on.
+            self.check_damage()
+            raise
 
 
 def _kept_out_of_collections() -> None:

@@ -142,6 +142,8 @@ def _build_from_pipe(settings: Settings, pipe: Connection) -> None:
                 else:
                     build.abort()
                     return
-        except BaseException:
+        except BaseException as error:
             build.abort()
+            if isinstance(error, OSError):  # a full disk: the usual build after the ingest
+                return  # meets it too, and the command names it in one line
             raise

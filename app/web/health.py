@@ -5,25 +5,43 @@ from __future__ import annotations
 import os
 
 from fastapi import APIRouter, Request, Response
+from pydantic import BaseModel
+from sqlalchemy.exc import DatabaseError
 from sqlmodel import Session
 
 from app.catalog import memoized, version_key
-from app.db import get_engine, paper_total
-from app.outputs import HealthOut
+from app.config import Settings
+from app.db import database_damage, get_engine, paper_total
 from app.search.generation import left_to_derive
 from app.search.index import read_index_version
+from app.search.keeper import IndexKeeper
+from app.search.manifest import damage_of
 
 router = APIRouter(tags=["api"])
+
+
+class HealthOut(BaseModel):
+    """What /healthz answers: kept beside its route, its one user."""
+
+    status: str  # "ok", "starting" or "damaged" (health.py)
+    papers: int | None = None
+    catalog_version: int
+    index_version: int | None
+    index: str
+    worker: int  # the answering worker's process ID (several serve one node)
+    database: str = "ok"  # or what was found wrong with it (db.database_damage)
 
 
 @router.get("/healthz", name="healthz",
             responses={503: {"model": HealthOut, "description": "Building its index"}})
 async def healthz(request: Request, response: Response) -> HealthOut:
-    """"ok" once this node can answer searches; "starting" (503) while it builds its index."""
+    """"ok" once this node can answer searches; "starting" (503) while it builds its index,
+    "damaged" (503) while the only index it has is damaged and is rebuilt, or while the
+    catalog database is (`database` names it)."""
     # In the quick lane, not a request thread: slow searches holding every request thread
     # must not make a load balancer think the node is down.
     status = await request.app.state.quick.run(lambda: _status(request))
-    if status.status == "starting":
+    if status.status != "ok":
         response.status_code = 503
     return status
 
@@ -36,14 +54,32 @@ def _index_state(state: str, deriving: list[str]) -> str:
 
 def _status(request: Request) -> HealthOut:
     keeper, settings = request.app.state.keeper, request.app.state.settings
-    with Session(get_engine(settings.database_url)) as session:
-        status = HealthOut(status="ok", catalog_version=version_key(session)[1],
-                           index_version=read_index_version(settings.index_path),
-                           index=_index_state(keeper.state,
-                                             left_to_derive(session, settings.index_path)),
-                           worker=os.getpid())
-        if not keeper.ready(session):
-            return status.model_copy(update={"status": "starting"})
-        # Counted once per catalog version: counting 88,000 rows took 2-5 ms of every check.
-        papers = memoized(session, ("papers",), lambda: paper_total(session))
-        return status.model_copy(update={"papers": papers})
+    try:
+        with Session(get_engine(settings.database_url)) as session:
+            status = _catalog_status(session, keeper, settings)
+    except DatabaseError:  # the check's own query met the damage: named below
+        status = None
+    damage = database_damage(settings.database_url)
+    if damage is not None or status is None:
+        return HealthOut(status="damaged", catalog_version=0, index=keeper.state,
+                         index_version=read_index_version(settings.index_path),
+                         worker=os.getpid(),
+                         database=damage or "the catalog database could not be read")
+    return status
+
+
+def _catalog_status(session: Session, keeper: IndexKeeper, settings: Settings) -> HealthOut:
+    status = HealthOut(status="ok", catalog_version=version_key(session)[1],
+                       index_version=read_index_version(settings.index_path),
+                       index=_index_state(keeper.state,
+                                          left_to_derive(session, settings.index_path)),
+                       worker=os.getpid())
+    if not keeper.ready(session):
+        damage = damage_of(settings.index_path)
+        if damage is not None:
+            return status.model_copy(update={"status": "damaged",
+                                             "index": f"{damage}; {keeper.state}"})
+        return status.model_copy(update={"status": "starting"})
+    # Counted once per catalog version: counting 88,000 rows took 2-5 ms of every check.
+    papers = memoized(session, ("papers",), lambda: paper_total(session))
+    return status.model_copy(update={"papers": papers})

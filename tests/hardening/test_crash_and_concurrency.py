@@ -232,3 +232,27 @@ def test_no_request_fails_while_ingests_add_editions_under_two_workers(
             thread.join()
     assert failures == []
     assert falls == []
+
+
+def test_two_ingests_at_once_that_share_an_edition_both_store_every_paper(
+        fresh: Catalog, tmp_path: Path):
+    whole = synthetic_list(tmp_path / "whole.txt", "HALVES 2026", 1200, "dugong").read_text()
+    header, _, body = whole.partition("\n\n")
+    abstracts = body.strip().split("\n\n")
+    halves = []
+    for number, part in enumerate((abstracts[:600], abstracts[600:])):
+        half = tmp_path / f"half{number}.txt"
+        half.write_text(f"{header}\n\n" + "\n\n".join(part) + "\n")
+        halves.append(half)
+    before = paper_count(fresh)
+    ingests = [subprocess.Popen([CATALOG, "ingest", str(half)], env=fresh.env(),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               for half in halves]
+    outputs = [ingest.communicate(timeout=300) for ingest in ingests]
+    assert [ingest.returncode for ingest in ingests] == [0, 0], outputs
+    assert paper_count(fresh) == before + 1200
+    with fresh.session() as session:
+        assert read_index_version(fresh.settings.index_path) == catalog_version(session)
+    # The one that waited said so, in one line.
+    waited = [err for _, err in outputs if "waiting for another ingest" in err]
+    assert all(len(err.strip().splitlines()) == 1 for err in waited)

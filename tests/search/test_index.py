@@ -10,6 +10,7 @@ from app.enrich import retopic_all
 from app.ingest.load import ingest_paths
 from app.models import Paper
 from app.search import index as search_index
+from app.search import publish
 from app.search.generation import HELD, VERSION_FILE
 from app.search.index import (
     SyncKind,
@@ -18,6 +19,7 @@ from app.search.index import (
     read_index_version,
     sync_index,
 )
+from app.search.manifest import MANIFEST_FILE
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from tests.conftest import Catalog, write_list
@@ -132,8 +134,8 @@ def test_a_rebuild_keeps_the_index_it_replaced_for_searchers_still_open(fresh: C
         search_index.build_index(fresh.settings, session)
     assert fresh.settings.index_path.resolve().exists() and second.exists()
     assert first.exists()  # retired a moment ago: a request may still be reading it
-    long_ago = time.time() - search_index.RETIRED_KEPT_SECONDS - 1
-    os.utime(first / search_index.RETIRED_FILE, (long_ago, long_ago))
+    long_ago = time.time() - publish.RETIRED_KEPT_SECONDS - 1
+    os.utime(first / publish.RETIRED_FILE, (long_ago, long_ago))
     with fresh.session() as session:
         search_index.build_index(fresh.settings, session)
     assert not first.exists() and second.exists()
@@ -144,7 +146,8 @@ def test_a_generation_holds_whooshs_files_its_stamp_and_what_the_generation_list
     directory = fresh.settings.index_path.resolve()
     names = {path.name for path in directory.iterdir()}
     whoosh = {name for name in names if name.startswith(("MAIN", "_MAIN"))}
-    assert names - whoosh - {VERSION_FILE} == {name for held in HELD for name in held.files}
+    assert names - whoosh - {VERSION_FILE, MANIFEST_FILE} == {
+        name for held in HELD for name in held.files}
 
 
 def test_the_schemas_classes_stay_where_existing_indexes_pickled_them():

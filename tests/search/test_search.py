@@ -9,6 +9,7 @@ from sqlmodel import select
 from app.models import Paper
 from app.search.filters import COLUMNS_DIR
 from app.search.index import read_index_version
+from app.search.manifest import MANIFEST_FILE
 from app.search.paper_ids import IDS_DIR
 from app.search.results import SearchRequest, SearchResult
 from app.search.searcher import PaperSearch
@@ -83,6 +84,7 @@ def test_a_generation_written_before_its_mapped_files_is_searched_alike(fresh: C
     directory = fresh.settings.index_path.resolve()
     for written in (COLUMNS_DIR, IDS_DIR):
         shutil.rmtree(directory / written)
+    (directory / MANIFEST_FILE).unlink()  # written before manifests, too
     after = PaperSearch(fresh.settings.index_path).search(request, texts_from(fresh))
     assert after.total == before.total > 0
     assert [hit.id for hit in after.hits] == [hit.id for hit in before.hits]

@@ -15,6 +15,7 @@ from app.ingest.load import ingest_paths
 from app.search import similar, vector_fit
 from app.search.analysis import analyze
 from app.search.index import SyncKind, sync_index
+from app.search.manifest import MANIFEST_FILE
 from app.search.opened import OpenIndex
 from app.search.searcher import PaperSearch
 from app.search.vector_fit import write_vectors
@@ -133,7 +134,9 @@ def test_an_update_projects_the_new_papers(tmp_path: Path):
 def test_without_vectors_related_papers_are_found_by_words(tmp_path: Path):
     catalog = make_catalog(tmp_path)
     catalog.ingest(write(tmp_path / "themes.jsonl", 20, seed=1), rebuild=True)
-    (catalog.settings.index_path.resolve() / VECTORS_FILE).unlink()
+    # A generation written without vectors (and without a manifest that would list them).
+    for left_out in (VECTORS_FILE, MANIFEST_FILE):
+        (catalog.settings.index_path.resolve() / left_out).unlink()
     search = PaperSearch(catalog.settings.index_path)
     assert search.with_index(lambda current: current.vectors, "none") is None
     texts = texts_of(catalog)

@@ -10,6 +10,7 @@ from sqlalchemy import text
 from app.ingest.load import ingest_paths
 from app.search.generation import VERSION_FILE
 from app.search.index import SyncKind, SyncOutcome, sync_index
+from app.search.manifest import write_manifest
 from app.search.prefix_table import PrefixTable
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
@@ -71,6 +72,7 @@ def test_incremental_updates_add_new_words_once(fresh: Catalog, tmp_path: Path):
         assert read_counts(directory)["quokkas"] == 2
         # As if the update's stamp had not been written: the same changes applied again.
         (directory / VERSION_FILE).write_text(stamp_before)
+        write_manifest(directory, None)
         assert sync_index(fresh.settings, session) == SyncOutcome(SyncKind.UPDATED, 2)
     assert read_counts(fresh.settings.index_path.resolve())["quokkas"] == 2
     search = PaperSearch(fresh.settings.index_path, check_interval=0, result_cache=0)
