@@ -14,7 +14,7 @@ import hashlib
 from typing import Protocol
 
 import numpy as np
-from sqlalchemy import delete, func, insert, select, text
+from sqlalchemy import delete, func, insert, select
 from sqlmodel import Session, col
 
 from app.db import batched
@@ -124,9 +124,14 @@ def vectors_of(session: Session, ids: list[str]) -> dict[str, np.ndarray]:
 def all_vectors(session: Session) -> tuple[list[str], np.ndarray]:
     """Every paper's vector, in one query: the papers' ids by id, and their vectors as the
     rows of a float16 (n, 384) matrix. Papers without a vector are left out."""
-    rows = session.execute(text(
-        "SELECT paper_vector.paper_id, paper_vector.vector FROM paper_vector "
-        "JOIN paper ON paper.id = paper_vector.paper_id ORDER BY paper_vector.paper_id")).all()
-    # One copy of every blob, read as one array (row by row, 88k frombuffer calls)
+    # Through the driver's cursor: SQLAlchemy's rows took 1.07 s of the query's 88k, the
+    # driver's tuples 0.64 s (SQLite, 2 busy cores)
+    cursor = session.connection().connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    cursor.execute("SELECT paper_vector.paper_id, paper_vector.vector FROM paper_vector "
+                   "JOIN paper ON paper.id = paper_vector.paper_id "
+                   "ORDER BY paper_vector.paper_id")
+    rows = cursor.fetchall()
+    cursor.close()
+    # One copy of every blob, read as one array: row by row, 88k arrays stacked took 3 s more
     matrix = np.frombuffer(b"".join(blob for _, blob in rows), VECTOR_DTYPE)
     return [paper_id for paper_id, _ in rows], matrix.reshape(len(rows), DIMENSIONS)

@@ -184,5 +184,8 @@ def test_one_encoder_at_a_time_and_the_other_steps_aside_when_asked(fresh: Catal
         with pytest.raises(EncodingElsewhere):
             encode_missing(session, encoder, wait=False)
         assert counts(session)[0] == 0
-    with fresh.session() as session:
-        assert encode_missing(session, encoder, wait=False) == counts(session)[1]
+    seen: list[tuple[int, int]] = []
+    with fresh.session() as session:  # the lock is free again: this run takes it and starts
+        assert encode_missing(session, encoder, wait=False, should_stop=lambda: True,
+                              progress=lambda *at: seen.append(at)) == 0
+        assert seen == [(0, counts(session)[1])]
