@@ -57,21 +57,14 @@ def text_digest(encoded: str) -> str:
                            digest_size=8).hexdigest()
 
 
-def missing_ids(session: Session, limit: int | None = None) -> list[str]:
-    """The papers with no vector, or one of a text other than theirs now, by id (at most
-    `limit`): one pass over the papers' texts, which stops once it has `limit`."""
+def missing_ids(session: Session) -> list[str]:
+    """The papers with no vector, or one of a text other than theirs now, by id: one pass
+    over the papers' texts."""
     rows = session.execute(
         select(Paper.id, Paper.title, Paper.plain, PaperVector.digest)
         .outerjoin(PaperVector, col(PaperVector.paper_id) == Paper.id)
         .order_by(Paper.id).execution_options(yield_per=SCAN_ROWS))
-    found: list[str] = []
-    for row in rows:
-        if row.digest != text_digest(paper_text(row)):
-            found.append(row.id)
-            if len(found) == limit:
-                break
-    rows.close()
-    return found
+    return [row.id for row in rows if row.digest != text_digest(paper_text(row))]
 
 
 def texts_of(session: Session, ids: list[str]) -> dict[str, str]:
