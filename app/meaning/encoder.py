@@ -14,6 +14,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import tempfile
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
@@ -75,8 +76,12 @@ def _extract(archive: Path, name: str, target: Path) -> None:
     with zipfile.ZipFile(archive) as opened, opened.open(name) as member, \
             tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{name}.",
                                         delete=False) as tmp:
-        while block := member.read(1 << 20):
-            tmp.write(block)
+        try:
+            shutil.copyfileobj(member, tmp, 1 << 20)
+        except BaseException:
+            os.unlink(tmp.name)
+            raise
+    os.chmod(tmp.name, 0o644)  # readable by every worker, as a file written directly would be
     os.replace(tmp.name, target)
 
 
