@@ -26,8 +26,9 @@ from app.schema import catalog_lock
 # Any fixed number other than app.schema's: the PostgreSQL advisory lock that lets one
 # process of all the catalog's nodes encode at a time.
 ENCODE_LOCK = 7_411_968
-# Papers encoded and committed at a time: what a kill loses at most; a commit per batch is
-# little beside encoding it.
+# Papers encoded and committed at a time, what a kill loses at most: about 10 s of one core
+# (26 papers a CPU second, the 13,408 of the corpus at 128 word pieces), beside which its
+# commit (0.06 s) is nothing.
 BATCH = 256
 
 
