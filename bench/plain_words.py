@@ -5,6 +5,7 @@ FTS5 bm25 and the sentence encoder alone, in one run?
 
     .venv/bin/python -m bench.plain_words [--catalog DATA_DIR] [--top 5] [--show N]
     .venv/bin/python -m bench.plain_words --encode-only   # the encoder's paper vectors only
+    .venv/bin/python -m bench.plain_words --without-encoder   # the catalog and FTS5 only
 
 The descriptions are bench/relevance/plain_words.json: `description` (the query), `idea` (a
 short name) and `terms`, a Python regex (case-insensitive) of the field's terms for the idea.
@@ -231,6 +232,7 @@ def corpus_counts(descriptions: Sequence[Description]) -> dict[str, int]:
 
 CATALOG, FTS5, ENCODER = "catalog", "SQLite FTS5 bm25, OR of words", "all-MiniLM-L6-v2 cosine"
 SYSTEMS = (CATALOG, FTS5, ENCODER)
+SHORT = {CATALOG: "catalog", FTS5: "FTS5", ENCODER: "encoder"}
 
 
 @dataclass
@@ -260,14 +262,18 @@ def judged(description: Description, ids: list[str], texts: CatalogTexts) -> Ran
 
 
 def run_all(search: PaperSearch, fts: sqlite3.Connection, texts: CatalogTexts, encoder,
-            vectors: np.ndarray, ids: Sequence[str], descriptions: Sequence[Description],
+            vectors: np.ndarray | None, ids: Sequence[str], descriptions: Sequence[Description],
             top: int) -> dict[str, list[Ranked]]:
-    results: dict[str, list[Ranked]] = {name: [] for name in SYSTEMS}
+    """Each ranking's top `top` per description; the encoder's only with `vectors`."""
+    results: dict[str, list[Ranked]] = {CATALOG: [], FTS5: []}
+    if vectors is not None:
+        results[ENCODER] = []
     for d in descriptions:
         results[CATALOG].append(judged(d, catalog_top(search, texts, d.description, top), texts))
         results[FTS5].append(judged(d, fts5_top(fts, d.description, top), texts))
-        results[ENCODER].append(judged(d, encoder_top(encoder, vectors, ids, d.description,
-                                                      top), texts))
+        if vectors is not None:
+            results[ENCODER].append(judged(d, encoder_top(encoder, vectors, ids, d.description,
+                                                          top), texts))
     return results
 
 
@@ -294,15 +300,15 @@ def summary_table(results: dict[str, list[Ranked]], top: int) -> str:
     n = len(results[CATALOG])
     lines = [f"| ranking | descriptions | P@{top} on concept | all {top} on concept "
              "| returned nothing |", "|---|---:|---:|---:|---:|"]
-    for name in SYSTEMS:
+    for name in results:
         lines.append(f"| {name} | {n} | {f[name]['p']:.3f} | {f[name]['all']} / {n} | "
                      f"{f[name]['empty']} |")
 
     def ratio(other: str) -> str:
         return f"{f[CATALOG]['p'] / f[other]['p']:.2f}×" if f[other]["p"] else "—"
 
-    lines.append(f"\nThe catalog's P@{top}: {ratio(FTS5)} FTS5's, {ratio(ENCODER)} the "
-                 "encoder's.")
+    lines.append(f"\nThe catalog's P@{top}: {ratio(FTS5)} FTS5's"
+                 + (f", {ratio(ENCODER)} the encoder's." if ENCODER in f else "."))
     return "\n".join(lines)
 
 
@@ -312,14 +318,16 @@ def marks(ranked: Ranked, top: int) -> str:
 
 def per_description_table(results: dict[str, list[Ranked]], counts: dict[str, int],
                           top: int) -> str:
-    lines = ["| idea | corpus papers | description | catalog | FTS5 | encoder |",
-             "|---|---:|---|---|---|---|"]
-    for c, f, e in zip(*(results[name] for name in SYSTEMS), strict=True):
-        d = c.description
+    names = [name for name in SYSTEMS if name in results]
+    lines = ["| idea | corpus papers | description | "
+             + " | ".join(SHORT[name] for name in names) + " |",
+             "|---|---:|---|" + "---|" * len(names)]
+    for row in zip(*(results[name] for name in names), strict=True):
+        d = row[0].description
         count = counts[d.terms]
         flag = " (too few)" if count < MIN_PAPERS else ""
-        lines.append(f"| {d.idea} | {count:,}{flag} | {d.description} | {marks(c, top)} | "
-                     f"{marks(f, top)} | {marks(e, top)} |")
+        lines.append(f"| {d.idea} | {count:,}{flag} | {d.description} | "
+                     + " | ".join(marks(r, top) for r in row) + " |")
     return "\n".join(lines)
 
 
@@ -353,14 +361,16 @@ def main() -> None:
                         "encoder, with their top titles")
     parser.add_argument("--encode-only", action="store_true",
                         help="make (or find) the encoder's paper vectors, nothing else")
+    parser.add_argument("--without-encoder", action="store_true",
+                        help="the catalog and FTS5 only (while the vectors are being made)")
     args = parser.parse_args()
     settings = catalog_settings(args.catalog)
     ids, papers = paper_texts(settings.database_path)
     encoder = load_encoder()
-    vectors = paper_vectors(settings, ids, papers, encoder)
+    vectors = None if args.without_encoder else paper_vectors(settings, ids, papers, encoder)
     del papers
     if args.encode_only:
-        print(f"{vectors.shape[0]} paper vectors ready")
+        print(f"{len(vectors)} paper vectors ready")
         return
     descriptions = load_descriptions(args.descriptions)
     counts = corpus_counts(descriptions)
@@ -374,7 +384,7 @@ def main() -> None:
           + (f"; fewer than {MIN_PAPERS}: {', '.join(few)}" if few else "") + "\n")
     print(summary_table(results, args.top))
     print("\n" + per_description_table(results, counts, args.top))
-    if args.show:
+    if args.show and ENCODER in results:
         print(f"\nWhere the catalog does worst beside the encoder (top {args.top}):\n")
         print(worst_beside_encoder(results, texts, args.show, args.top))
     texts.close()
