@@ -72,7 +72,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # made before the first request is taken (/healthz included), so that the first
         # page, search or completion after a start is as fast as the next ones.
         await to_thread.run_sync(search.warm)
-        await to_thread.run_sync(_warm_pages, settings)
+        await to_thread.run_sync(_warm_pages, settings, search)
         keeper.start()
         trimmer.start()
         yield
@@ -101,12 +101,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
-def _warm_pages(settings: Settings) -> None:
+def _warm_pages(settings: Settings, search: PaperSearch) -> None:
     """Only a head start: a catalog that cannot be read now is reported by the requests that
     read it (a clear 500 page), not by a server that does not start."""
     try:
         with Session(get_engine(settings.database_url)) as session:
-            venues.warm(session)
+            venues.warm(session, search)
     except Exception:  # noqa: BLE001
         logger.warning("Warming up the pages failed; the first requests will do it.",
                        exc_info=True)

@@ -80,6 +80,11 @@ class PrefixTable(Mapping[str, int]):
     def __iter__(self) -> Iterator[str]:
         return (self.entries[i] for i in range(len(self.entries)))
 
+    def items(self) -> Iterator[tuple[str, int]]:  # type: ignore[override]
+        """Each key and its count, in order: a Mapping's items look each key up again (a
+        bisect each), 1.6 s for what's new's first use of the vocabulary at 13k papers."""
+        return zip(self, self.counts.tolist(), strict=True)
+
     def __len__(self) -> int:
         return len(self.entries)
 

@@ -62,14 +62,15 @@ EXAMPLE_SEARCHES = ("diffusion model", '"graph neural network"', "reinforcement 
                     "transformer -vision", "optim*", "lora has:code")
 
 
-def warm(session: Session) -> None:
-    """What the first pages after a start would wait for: compiled templates and the
+def warm(session: Session, search: PaperSearch) -> None:
+    """What the first pages after a start would wait for: compiled templates, the
     catalog-wide counts the home, series, topic and people pages share (the first / took
-    535 ms)."""
+    535 ms) and the home page's own view, what's new included (0.9-1.2 s at 13k)."""
     compile_templates()
     series.topic_matrix(session)
     for kind in rankings.ORIGIN_KINDS:  # rankings and "who publishes here" (0.3 s at L)
         rankings.origin_table(session, kind)
+    home_view(session, search)
 
 
 @dataclass(frozen=True)
