@@ -156,3 +156,21 @@ class CatalogChange(SQLModel, table=True):
 
     version: int = Field(primary_key=True)
     paper_id: str = Field(primary_key=True)
+
+
+class PaperVector(SQLModel, table=True):
+    """A paper's sentence vector (app/meaning), kept in the catalog so that a reindex never
+    encodes again and the nodes of one catalog encode each paper once.
+
+    No foreign key: an ingest that replaces a paper (same abstract, a changed status or
+    author) deletes and inserts it, which would take a cascaded vector with it although its
+    text, and so its vector, is the same. The encoding job drops the vectors of papers gone.
+    """
+
+    __tablename__ = "paper_vector"
+
+    paper_id: str = Field(primary_key=True)  # the Paper's id
+    # A short hash of the model and the exact text encoded (app/meaning/store.text_digest):
+    # a paper whose text changed is encoded again.
+    digest: str
+    vector: bytes  # float16, little-endian, one value per dimension of the model

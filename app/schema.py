@@ -27,7 +27,7 @@ MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # Catalogs created before migrations existed have exactly the first revision's tables.
 FIRST_REVISION = "0001"
 # The newest migration's revision (tests/scaling/test_migrations.py checks it is Alembic's head).
-HEAD_REVISION = "0009"
+HEAD_REVISION = "0010"
 # Any fixed numbers: the PostgreSQL advisory locks that serialize migrations, and ingests,
 # across nodes.
 MIGRATION_LOCK = 7_411_966

@@ -133,7 +133,9 @@ def time_search_pages(http: httpx.Client) -> tuple[dict[str, list[float]], list[
             t = time.perf_counter()
             response = http.get("/search", params={"q": q, "page": page})
             elapsed = (time.perf_counter() - t) * 1000
-            assert response.status_code == 200, (q, response.status_code)
+            # The warm-up's page 2 is past the end (a 404) for a query of 20 hits or fewer.
+            assert response.status_code == 200 or (page == 2 and response.status_code == 404), (
+                q, response.status_code)
             if isinstance(record, dict):
                 record.setdefault(q, []).append(elapsed)
             elif record is not None:
