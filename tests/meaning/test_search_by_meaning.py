@@ -102,7 +102,7 @@ def test_a_paper_ingested_later_gets_its_vector_and_is_found_by_meaning(
 
 
 def test_a_killed_encoding_resumes_where_it_stopped(fresh: Catalog, tmp_path: Path):
-    fresh.ingest(synthetic_list(tmp_path / "many.txt", "MANY 2026", 600, "okapi"))
+    fresh.ingest(synthetic_list(tmp_path / "many.txt", "MANY 2026", 300, "okapi"))
     env = {"CATALOG_ENCODE_VECTORS": "1"}
     killed_at(fresh, tmp_path, "encoded-batch", "update-index", env=env)
     with fresh.session() as session:
