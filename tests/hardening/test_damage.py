@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
@@ -20,9 +21,11 @@ from app.main import create_app
 from app.map.layout import MAP_FILE
 from app.search.manifest import DAMAGED_FILE, MANIFEST_FILE, verify
 from app.search.paper_ids import IDS_DIR
+from bench.harness import free_port
 from tests.conftest import TEST_HOSTS, Catalog
+from tests.hardening.test_crash_and_concurrency import synthetic_list
 from tests.postgres import sqlite_run
-from tests.servers import CATALOG
+from tests.servers import CATALOG, running_server
 
 
 def _truncated(path: Path) -> None:
@@ -123,12 +126,60 @@ def test_a_damaged_database_is_named_by_healthz_and_refused_by_the_commands(fres
         assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
         assert str(fresh.settings.database_path) in lines[0] and "damaged" in lines[0]
         assert "nothing was changed" in lines[0]
-    settings = replace(fresh.settings, poll_seconds=0.1, allowed_hosts=TEST_HOSTS)
-    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+    # A server starts on it all the same, and says what is wrong.
+    port = free_port()
+    server = subprocess.Popen([CATALOG, "serve", "--port", str(port)], env=fresh.env(),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        health = _health_once_answered(f"http://127.0.0.1:{port}", server)
         deadline = time.monotonic() + 30
-        while client.get("/healthz").status_code == 200 and time.monotonic() < deadline:
+        while health.status_code == 200 and time.monotonic() < deadline:
             time.sleep(0.1)
-        health = client.get("/healthz")
+            health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5)
         assert health.status_code == 503
         assert health.json()["status"] == "damaged"
         assert "damaged" in health.json()["database"]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _health_once_answered(base: str, server: subprocess.Popen[str]) -> httpx.Response:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert server.poll() is None, server.stderr.read() if server.stderr else ""
+        try:
+            return httpx.get(f"{base}/healthz", timeout=5)
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    raise AssertionError("the server never answered")
+
+
+@sqlite_run  # a worker and its signals: the database's kind changes nothing
+def test_an_array_truncated_under_a_serving_worker_is_rebuilt_and_served_again(
+        fresh: Catalog, tmp_path: Path):
+    """Reading a mapped file truncated under it kills a worker (SIGBUS): even a server of
+    one worker replaces it, and the new one refuses the damaged generation."""
+    # Enough papers that the paper IDs span pages, of which a truncation takes whole ones.
+    fresh.ingest(synthetic_list(tmp_path / "many.txt", "MANY 2026", 1500, "tapir"))
+    live = fresh.settings.index_path.resolve()
+    env = {**fresh.env(), "CATALOG_POLL_SECONDS": "5"}
+    with running_server(env) as base:
+        assert httpx.get(f"{base}/api/search", params={"q": "tapir"}).json()["total"] == 1500
+        with open(_ids(live), "r+b") as ids:
+            ids.truncate(4096)
+        deadline = time.monotonic() + 120
+        answered = None
+        while time.monotonic() < deadline:
+            try:
+                answered = httpx.get(f"{base}/api/search",
+                                     params={"q": "tapir", "page": 70}, timeout=10)
+                if (answered.status_code == 200 and answered.json()["total"] > 0
+                        and fresh.settings.index_path.resolve() != live):
+                    break
+            except httpx.HTTPError:
+                pass  # the worker that read the truncated file, while it is replaced
+            time.sleep(0.2)
+        assert fresh.settings.index_path.resolve() != live, "never rebuilt"
+        assert answered is not None and answered.status_code == 200
+        assert httpx.get(f"{base}/healthz").status_code == 200
