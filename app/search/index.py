@@ -37,7 +37,7 @@ from app.search.analysis import (
     word_analyzer,
 )
 from app.search.arrays import arrays_writer
-from app.search.by_meaning import behind, write_meaning
+from app.search.by_meaning import NO_VECTORS, behind, write_meaning
 from app.search.generation import (
     VERSION_FILE,
     deferred_of,
@@ -174,24 +174,22 @@ def _build(settings: Settings, session: Session) -> int:
     try:
         for paper in session.exec(select(Paper).execution_options(yield_per=2000)):
             build.add(paper_document(paper, venues[paper.edition_slug]))
-        build.write()
-        _lay_out_vectors(build.directory, session)
+        build.write(vector_store.all_vectors(session))
         return build.finish(stamp)
     except BaseException:
         build.abort()
         raise
 
 
-def _lay_out_vectors(directory: Path, session: Session) -> None:
-    """The database's sentence vectors by the generation's document numbers (by_meaning)."""
+def _lay_out_vectors(directory: Path, vectors: tuple[list[str], np.ndarray]) -> None:
+    """The sentence vectors (store.all_vectors) by the generation's document numbers."""
     ix = open_index(directory)
     try:
         with ix.reader() as reader:
             live = np.fromiter(reader.all_doc_ids(), np.int64)
     finally:
         ix.close()
-    write_meaning(directory, PaperIds.mapped(directory).ids, live,
-                  *vector_store.all_vectors(session))
+    write_meaning(directory, PaperIds.mapped(directory).ids, live, *vectors)
 
 
 class IndexBuild:
@@ -220,14 +218,16 @@ class IndexBuild:
             self.run_chars = 0
             self.writer.spill(self.directory / "runs" / str(len(self.writer.runs)))
 
-    def write(self) -> None:
-        """Write the index's files (not yet live); no document is added after this."""
+    def write(self, vectors: tuple[list[str], np.ndarray] = NO_VECTORS) -> None:
+        """Write the index's files (not yet live), with the papers' sentence vectors (none in
+        a first ingest's parallel build); no document is added after this."""
         # One segment: with one per batch (8 at L), searches were ~40 % slower; with three of
         # 40 M characters at L, 22 % (p95 28 %), measured.
         self.writer.commit(mergetype=NO_MERGE)
         shutil.rmtree(self.directory / "runs", ignore_errors=True)
         self.index.close()
         write_held(self.directory, self.counts, whole=True, defer=self.defer)
+        _lay_out_vectors(self.directory, vectors)
         self.written = True
 
     def finish(self, stamp: IndexStamp) -> int:
@@ -384,7 +384,7 @@ def sync_index(settings: Settings, session: Session, wait: bool = True,
                 write_deferred(directory)
                 completed = True
             if changed or meaning:  # documents renumbered, or other vectors stored
-                _lay_out_vectors(directory, session)
+                _lay_out_vectors(directory, vector_store.all_vectors(session))
             _write_stamp(directory, want)
         if changed:
             return SyncOutcome(SyncKind.UPDATED, changed)
