@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import subprocess
 import sys
 from functools import partial
@@ -27,10 +28,14 @@ from app.db import (
 from app.enrich import complete_keyphrases, retopic_all
 from app.faults import describe
 from app.ingest.load import IngestReport, expand_paths, ingest_paths
+from app.meaning.encoder import ModelMissing, ModelRefused
+from app.meaning.job import EncodingElsewhere
+from app.meaning.store import counts
 from app.schema import INGEST_LOCK, CatalogSchemaError, catalog_lock, upgrade
 from app.search.acronyms import AcronymCounts
 from app.search.generation import left_to_derive
 from app.search.index import IndexStamp, SyncKind, build_index, index_lock, sync_index
+from app.search.meaning_updates import encode_and_publish, progress_bar
 from app.search.parallel_build import ParallelIndexBuild
 from app.topics import use_taxonomy
 
@@ -134,6 +139,8 @@ def _index_after_ingest(settings: Settings, session: Session, built: int | None)
                    if built is not None and outcome.kind is SyncKind.UP_TO_DATE
                    else str(outcome))
     left = left_to_derive(session, settings.index_path)
+    if settings.encode_vectors and operator.lt(*counts(session)):
+        left.append("sentence vectors")
     if left:
         start_deferred(settings)
         index_state += f"; {', '.join(left)} derived in the background (see /healthz)"
@@ -199,11 +206,31 @@ def update_index() -> None:
     """Bring this machine's search index up to date with the database, as servers do.
 
     Applies the catalog's change log since the index's version, or rebuilds the index when the
-    log does not cover it. Prints "busy" when another process is updating the index.
+    log does not cover it. Prints "busy" when another process is updating the index. Then
+    encodes the papers that lack a sentence vector (search by meaning), with a progress bar,
+    publishing them as they come; killed, the next run resumes.
     """
     settings = get_settings()
     with session_scope(settings.database_url) as session:
         typer.echo(sync_index(settings, session, wait=False, derive_catalog=complete_keyphrases))
+        if settings.encode_vectors:
+            typer.echo(_encode_vectors(settings, session))
+
+
+def _encode_vectors(settings: Settings, session: Session) -> str:
+    """The papers lacking a sentence vector encoded, a progress bar on stderr; what was done."""
+    try:
+        made = encode_and_publish(settings, session, progress_bar(
+            partial(typer.echo, nl=False, err=True)), wait=False)
+    except EncodingElsewhere:
+        return "sentence vectors: another process is encoding this catalog's papers"
+    except (ModelRefused, ModelMissing) as error:
+        return f"sentence vectors: none made, search by words only: {error}"
+    if made:
+        typer.echo(err=True)  # ends the progress line
+    with_vectors, total = counts(session)
+    return (f"sentence vectors: {made:,} papers encoded; {with_vectors:,} of {total:,} papers "
+            "have one")
 
 
 @cli.command()

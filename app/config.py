@@ -45,6 +45,10 @@ class Settings:
     # Host names a request may name besides the public URL's and the loopback ones; any other
     # is refused (400), so no other name can reach a page, a feed or a cache.
     allowed_hosts: tuple[str, ...] = ()
+    # Encode the papers' sentence vectors in the background, after an ingest (`catalog
+    # update-index`) and in servers (search by meaning: app/search/meaning_updates.py). On
+    # by the environment's default; a catalog made in code (tests, benches) asks for it.
+    encode_vectors: bool = False
 
     def __post_init__(self) -> None:
         if self.public_url:
@@ -93,6 +97,7 @@ class _Environment(BaseSettings):
     threads: int = Field(4, ge=1, le=256)
     public_url: str = ""
     allowed_hosts: str = ""  # comma-separated
+    encode_vectors: bool = True
 
 
 def plain_host(name: str) -> str:
@@ -114,4 +119,5 @@ def get_settings() -> Settings:
                     database=env.database_url, poll_seconds=env.poll_seconds,
                     threads=env.threads, public_url=env.public_url,
                     allowed_hosts=tuple(name.strip() for name in env.allowed_hosts.split(",")
-                                        if name.strip()))
+                                        if name.strip()),
+                    encode_vectors=env.encode_vectors)

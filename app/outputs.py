@@ -310,6 +310,7 @@ class SearchHitOut(PaperOut):
     snippet: str  # HTML: escaped text with <mark> around the matched words
     partial: bool  # has most of the query's parts, not all
     missing: list[str]  # the parts it lacks, as typed
+    by_meaning: bool  # listed for its closeness in meaning alone, not for its words
 
 
 class FacetValue(BaseModel):
@@ -345,6 +346,7 @@ class SearchOut(BaseModel):
     pasted: bool  # a pasted text (over 40 words): the hits are the papers most like it
     partial_hits: int
     related_words: list[str]  # the words of the query's family its partial hits hold
+    by_meaning: int  # of `total`, the papers listed for their closeness in meaning alone
     # A question or a description (None for keywords): `total` counts every paper listed.
     reading: ReadingOut | None
     expanded: list[Expansion]

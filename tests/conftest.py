@@ -35,6 +35,9 @@ from tests.multiseries import write_corpus
 from tests.postgres import BACKEND, new_database_url
 
 SEEDS = PROJECT_ROOT / "seeds"
+# `catalog` commands run by tests encode no sentence vectors in the background (each ingest
+# would start an encoder beside the suite); tests of search by meaning ask for it.
+os.environ["CATALOG_ENCODE_VECTORS"] = "0"
 TEST_HOSTS = ("testserver",)  # the host httpx's TestClient names
 TESTS = Path(__file__).parent
 # Every test under these directories reads or writes the catalog through the app's queries

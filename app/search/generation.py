@@ -32,6 +32,7 @@ from app.faults import pause_point
 from app.map.layout import MAP_FILE, read_layout, write_layout
 from app.search.acronyms import ACRONYMS_FILE, AcronymCounts
 from app.search.arrays import ARRAYS_DIR, write_arrays
+from app.search.by_meaning import MEANING_COUNT_FILE, MEANING_FILE, read_meaning
 from app.search.completions import (
     AUTHORS_FILE,
     COMPLETION_TABLES_DIR,
@@ -106,6 +107,9 @@ HELD: tuple[Held, ...] = (
     Held("positions", (MAP_FILE,),
          derive=lambda directory, whole: write_layout(directory, relayout=whole),
          open=read_layout, deferred=True),
+    # The sentence vectors come from the database, not the index: laid out by
+    # `by_meaning.write_meaning`, which index.py calls with a session.
+    Held("meaning", (MEANING_FILE, MEANING_COUNT_FILE), open=read_meaning),
 )
 
 

@@ -16,6 +16,7 @@ from enum import Enum
 from functools import partial
 from pathlib import Path
 
+import numpy as np
 from sqlalchemy import distinct, func
 from sqlmodel import Session, col, select
 from whoosh import index as whoosh_index
@@ -26,6 +27,7 @@ from whoosh.writing import NO_MERGE, SegmentWriter
 from app.config import Settings
 from app.db import batched, catalog_id, catalog_version, full_rebuild_version, pending_keyphrases
 from app.facets import FACETS, Facet, Kind
+from app.meaning import store as vector_store
 from app.models import CatalogChange, Edition, Paper
 from app.search import weights
 from app.search.analysis import (
@@ -35,6 +37,7 @@ from app.search.analysis import (
     word_analyzer,
 )
 from app.search.arrays import arrays_writer
+from app.search.by_meaning import NO_VECTORS, behind, write_meaning
 from app.search.generation import (
     VERSION_FILE,
     deferred_of,
@@ -43,6 +46,7 @@ from app.search.generation import (
     write_held,
 )
 from app.search.manifest import damage_of, verify
+from app.search.paper_ids import PaperIds
 from app.search.publish import new_directory, publish, successor
 from app.search.whoosh_adapter import create_index, open_index
 from app.search.whoosh_adapter.writing import BulkSegmentWriter
@@ -170,10 +174,22 @@ def _build(settings: Settings, session: Session) -> int:
     try:
         for paper in session.exec(select(Paper).execution_options(yield_per=2000)):
             build.add(paper_document(paper, venues[paper.edition_slug]))
+        build.write(vector_store.all_vectors(session))
         return build.finish(stamp)
     except BaseException:
         build.abort()
         raise
+
+
+def _lay_out_vectors(directory: Path, vectors: tuple[list[str], np.ndarray]) -> None:
+    """The sentence vectors (store.all_vectors) by the generation's document numbers."""
+    ix = open_index(directory)
+    try:
+        with ix.reader() as reader:
+            live = np.fromiter(reader.all_doc_ids(), np.int64)
+    finally:
+        ix.close()
+    write_meaning(directory, PaperIds.mapped(directory).ids, live, *vectors)
 
 
 class IndexBuild:
@@ -202,14 +218,16 @@ class IndexBuild:
             self.run_chars = 0
             self.writer.spill(self.directory / "runs" / str(len(self.writer.runs)))
 
-    def write(self) -> None:
-        """Write the index's files (not yet live); no document is added after this."""
+    def write(self, vectors: tuple[list[str], np.ndarray] = NO_VECTORS) -> None:
+        """Write the index's files (not yet live), with the papers' sentence vectors (none in
+        a first ingest's parallel build); no document is added after this."""
         # One segment: with one per batch (8 at L), searches were ~40 % slower; with three of
         # 40 M characters at L, 22 % (p95 28 %), measured.
         self.writer.commit(mergetype=NO_MERGE)
         shutil.rmtree(self.directory / "runs", ignore_errors=True)
         self.index.close()
         write_held(self.directory, self.counts, whole=True, defer=self.defer)
+        _lay_out_vectors(self.directory, vectors)
         self.written = True
 
     def finish(self, stamp: IndexStamp) -> int:
@@ -306,6 +324,7 @@ class SyncKind(Enum):
     UPDATED = "updated"  # the change log applied
     REBUILT = "rebuilt"
     COMPLETED = "completed"  # what the ingest's build deferred derived
+    VECTORS = "vectors laid out"  # the papers' sentence vectors, stored since
 
 
 @dataclass(frozen=True)
@@ -317,7 +336,8 @@ class SyncOutcome:
 
     @property
     def changed(self) -> bool:
-        return self.kind in (SyncKind.UPDATED, SyncKind.REBUILT, SyncKind.COMPLETED)
+        return self.kind in (SyncKind.UPDATED, SyncKind.REBUILT, SyncKind.COMPLETED,
+                             SyncKind.VECTORS)
 
     def __str__(self) -> str:
         if self.kind is SyncKind.UPDATED:
@@ -329,11 +349,14 @@ class SyncOutcome:
 
 def sync_index(settings: Settings, session: Session, wait: bool = True,
                complete: bool = True,
-               derive_catalog: Callable[[Session], object] | None = None) -> SyncOutcome:
+               derive_catalog: Callable[[Session], object] | None = None,
+               vectors_stored: bool = False) -> SyncOutcome:
     """Bring this node's index to the database's catalog version: apply the change log since
     the index's version, or rebuild; and (`complete`) derive what its ingest deferred, the
     catalog's part first (`derive_catalog`, e.g. `enrich.complete_keyphrases`: pages show
-    it). Busy when `wait` is False and another process is already updating the index.
+    it); and lay out the papers' sentence vectors again where the database holds others
+    (more, or `vectors_stored`: the caller encoded papers whose text changed). Busy when
+    `wait` is False and another process is already updating the index.
     """
     with index_lock(settings, wait) as locked:
         if not locked:
@@ -343,7 +366,10 @@ def sync_index(settings: Settings, session: Session, wait: bool = True,
         if settings.index_path.exists():
             verify(settings.index_path.resolve())  # a damaged one has no stamp: rebuilt
         have, want, covered = _gap(settings, session)
-        if have == want and not (complete and deferred_of(settings.index_path.resolve())):
+        live = settings.index_path.resolve()
+        meaning = vectors_stored or (have is not None
+                                     and behind(live, vector_store.counts(session)[0]))
+        if have == want and not meaning and not (complete and deferred_of(live)):
             return SyncOutcome(SyncKind.UP_TO_DATE)
         if have is None or (have != want and not covered):
             return SyncOutcome(SyncKind.REBUILT, _build(settings, session))
@@ -357,10 +383,14 @@ def sync_index(settings: Settings, session: Session, wait: bool = True,
             elif complete and deferred_of(directory):
                 write_deferred(directory)
                 completed = True
+            if changed or meaning:  # documents renumbered, or other vectors stored
+                _lay_out_vectors(directory, vector_store.all_vectors(session))
             _write_stamp(directory, want)
         if changed:
             return SyncOutcome(SyncKind.UPDATED, changed)
-        return SyncOutcome(SyncKind.COMPLETED if completed else SyncKind.UPDATED)
+        if completed:
+            return SyncOutcome(SyncKind.COMPLETED)
+        return SyncOutcome(SyncKind.VECTORS if have == want else SyncKind.UPDATED)
 
 
 def index_busy(settings: Settings) -> bool:

@@ -38,6 +38,7 @@ from app.search.index import (
     read_index_stamp,
     sync_index,
 )
+from app.search.meaning_updates import BackgroundEncoding
 
 # Up to this many changed papers, the update runs in the server (about 1 ms per paper).
 IN_PROCESS_CHANGES = 2_000
@@ -66,6 +67,7 @@ class IndexKeeper:
         self._failures = 0  # updates failed in a row
         self._retry_at = 0.0  # no update before this (time.monotonic())
         self._free_at_failure = 0  # bytes free on the data dir's device when the last failed
+        self.encoding = BackgroundEncoding(settings)  # the papers' sentence vectors
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="index-keeper", daemon=True)
@@ -78,6 +80,7 @@ class IndexKeeper:
             child.terminate()  # index as it was
         if self._thread is not None:
             self._thread.join(timeout=10)
+        self.encoding.stop()
 
     def _run(self) -> None:
         # The database first: an index is not rebuilt from a damaged one (/healthz names it).
@@ -88,6 +91,7 @@ class IndexKeeper:
         while not self._stop.is_set():
             if time.monotonic() >= self._retry_at or self._space_freed():
                 self.check()
+            self._encode()
             try:
                 self.after_check()
             except Exception:  # e.g. an index swapped out while opening: the next check retries
@@ -131,6 +135,13 @@ class IndexKeeper:
             self._failures = 0
         self.state = state
         return state
+
+    def _encode(self) -> None:
+        try:
+            with Session(get_engine(self.settings.database_url)) as session:
+                self.encoding.poll(session)
+        except Exception:  # the database briefly unreachable: the next poll tries again
+            log.exception("checking the papers' vectors")
 
     def _space_freed(self) -> bool:
         return bool(self._failures) and (

@@ -51,6 +51,7 @@ class OpenIndex:
     edition_terms: EditionTerms
     vectors: np.ndarray | None  # unit paper vectors by document number (vectors.py)
     positions: np.ndarray | None  # places on the map, by document number (layout.py)
+    meaning: np.ndarray | None  # sentence vectors by document number (by_meaning.py)
     local: threading.local = field(default_factory=threading.local)
     # Which opening this is, never reused in the process: two openings of one generation (two
     # apps on one catalog, an app started again) share the identity, not what they hold open.

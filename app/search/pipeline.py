@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -16,7 +15,7 @@ from whoosh.query import Every, Or, Query, Term
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
 from app.facets import NAMES as FACET_NAMES
-from app.search import proximity, similar, weights
+from app.search import by_meaning, proximity, similar, weights
 from app.search.analysis import analyze
 from app.search.clauses import text_query
 from app.search.expand import with_family
@@ -31,7 +30,14 @@ from app.search.matches import (
 )
 from app.search.opened import OpenIndex
 from app.search.parts import FILTER_INDEX_FIELDS, TEXT_FIELDS, QueryParts, excludes, phrase_words
-from app.search.query import MAX_TEXT_CHARS, ParsedQuery, QueryParser, is_pasted_text, replace_word
+from app.search.query import (
+    MAX_TEXT_CHARS,
+    ParsedQuery,
+    QueryParser,
+    Resolved,
+    is_pasted_text,
+    replace_word,
+)
 from app.search.question import PartMatches, Reading, is_function_word, said_as_words
 from app.search.ranking import match_scores, top_matches
 from app.search.results import PER_PAGE, QueryReading, SearchHit, SearchRequest, SearchResult
@@ -48,32 +54,20 @@ LIKE_TEXT_NOTE = ("This {words}-word query was read as a text, not as words that
                   "most set it apart), as related papers are found.")
 
 
-@dataclass
-class Resolved:
-    """What a request resolved to: the result so far, the parsed query, the query to rank
-    (after corrections and fallbacks; None when nothing can match), its matches and what the
-    filters allow of them (masks over the documents)."""
-
-    result: SearchResult
-    parsed: ParsedQuery
-    query: Query | None
-    docs: np.ndarray
-    allowed: np.ndarray
-    # A question or a description: its parts' matches and weights, which list and rank it.
-    bag: PartMatches | None = None
-    # A pasted text: the papers listed, most like it first, and their likeness.
-    likeness: list[tuple[int, float]] | None = None
-
-
 class Search:
     """One search request against one open index."""
 
     def __init__(self, current: OpenIndex, request: SearchRequest,
-                 texts: Callable[[list[str]], dict[str, str]]) -> None:
+                 texts: Callable[[list[str]], dict[str, str]],
+                 encode: Callable[[str], np.ndarray | None] = lambda text: None) -> None:
         self.current = current
         self.searcher = current.searcher
         self.request = request
         self.texts = texts
+        # `meaning:off` in the query: the words alone (what the catalog found before).
+        self.q, meaning_on = by_meaning.switched(request.q)
+        self._closeness = partial(by_meaning.closeness_to, current.meaning if meaning_on
+                                  else None, encode)
         self.phrases: Phrases = {}  # phrase matches, found while counting, used to rank
         self.parser = QueryParser(
             lambda prefix: current.vocabulary.completions(prefix, PREFIX_EXPANSIONS),
@@ -120,9 +114,9 @@ class Search:
 
     def _resolve(self) -> Resolved:
         request = self.request
-        if is_pasted_text(request.q):
+        if is_pasted_text(self.q):
             return self._like_text()
-        parsed = self.parser.parse(request.q)
+        parsed = self.parser.parse(self.q)
         result = SearchResult(request, parsed.text, notes=list(parsed.notes),
                               expansions=parsed.expansions, spellings=parsed.spellings)
         query = parsed.query
@@ -141,7 +135,7 @@ class Search:
             allowed = self._filtered(docs)
         if not allowed.any() and not result.showing_corrected:
             if parsed.reading is Reading.KEYWORDS:
-                parsed = self.parser.parse(request.q, unmatched=True)  # a short description?
+                parsed = self.parser.parse(self.q, unmatched=True)  # a short description?
             # A question of one phrase no paper writes: weighed as the phrase's words.
             parts = parsed.parts or phrase_words(parsed.query, parsed.text)
             if parsed.reading is not Reading.KEYWORDS and parts is not None:
@@ -184,8 +178,13 @@ class Search:
         complete = self._filtered(bag.complete & required)
         result.reading = QueryReading(parsed.reading.value, parsed.dropped, bag.labels,
                                       int(np.count_nonzero(complete)))
+        closeness = self._closeness(self.q)
+        near = None
+        if closeness is not None:  # the papers closest in meaning follow, labelled
+            near = by_meaning.near(closeness, self._filtered(required & ~listed))
+            listed, result.near = listed | near, int(np.count_nonzero(near))
         return Resolved(result, parsed, Or(related + parsed.lacking), listed,
-                        self._filtered(listed), bag)
+                        self._filtered(listed), bag, near=near, closeness=closeness)
 
     def _own_order(self, resolved: Resolved, limit: int) -> list[tuple[int, float]]:
         """The best `limit` of a pasted text's or a question's papers, in their own order."""
@@ -203,6 +202,9 @@ class Search:
         scores = match_scores(self.searcher, query, resolved.allowed, self.phrases)
         score = (scores[docs] if scores is not None else np.zeros(len(docs))) * (
             bag.share[docs] ** weights.WEIGHTS.coverage)
+        if resolved.closeness is not None:
+            score = by_meaning.fused(score, resolved.closeness[docs],
+                                     float(resolved.closeness.max()))
         complete = bag.complete[docs]
         order = np.lexsort((docs, -score, ~complete))[:max(limit, proximity.RERANKED)]
         best = [(int(docs[i]), float(score[i])) for i in order]
@@ -230,6 +232,11 @@ class Search:
         ranked = similar.like_text(self.searcher, key_terms, text, LIKE_TEXT_CANDIDATES,
                                    similar.Vectors.of(current.vectors, current.with_vectors),
                                    current.vector_model)
+        closeness = self._closeness(text)
+        near = None
+        if closeness is not None:  # beside the papers most like it in words, in meaning
+            ranked, near = by_meaning.with_near(ranked, closeness, self._filtered)
+            result.near = int(np.count_nonzero(near))
         found = [doc for doc, _ in ranked]
         allowed = self._filtered(docs_mask(self.searcher, found))
         listed = [(doc, score) for doc, score in ranked if allowed[doc]][:LIKE_TEXT_RESULTS]
@@ -238,7 +245,8 @@ class Search:
         query = Or([Term("text", term, boost=weight) for term, weight in key_terms
                     if not is_function_word(term) and term not in FILLER_WORDS])
         return Resolved(result, parsed, query, docs_mask(self.searcher, found[:LIKE_TEXT_RESULTS]),
-                        docs_mask(self.searcher, [doc for doc, _ in listed]), likeness=listed)
+                        docs_mask(self.searcher, [doc for doc, _ in listed]), likeness=listed,
+                        near=near)
 
     def _sort_order(self) -> MultiFacet | None:
         if self.request.sort == "venue":
@@ -337,16 +345,19 @@ class Search:
         return self._hits(best, either, partial=True, parts=parts)
 
     def _hits(self, best: list[tuple[int, float]], query: Query, partial: bool = False,
-              parts: PartMatches | None = None) -> list[SearchHit]:
+              parts: PartMatches | None = None,
+              near: np.ndarray | None = None) -> list[SearchHit]:
         """Ranked documents as hits, with snippets marking the query's terms and, where
-        `parts` are given, the parts each lacks."""
+        `parts` are given, the parts each lacks; those `near` in meaning alone say so."""
         ids = [self.current.ids[doc] for doc, _ in best]
         plain = self.texts(ids)
         terms = query_terms(query)
         return [SearchHit(paper_id, score, make_snippet(plain.get(paper_id, ""), terms),
-                          partial=partial or bool(missing), missing=missing)
+                          partial=(partial or bool(missing)) and not by_meaning,
+                          missing=[] if by_meaning else missing, by_meaning=by_meaning)
                 for paper_id, (doc, score) in zip(ids, best, strict=True)
-                for missing in [parts.missing(doc) if parts is not None else []]]
+                for missing in [parts.missing(doc) if parts is not None else []]
+                for by_meaning in [bool(near is not None and near[doc])]]
 
     def _page(self, resolved: Resolved, start: int) -> list[SearchHit]:
         query = resolved.query
@@ -354,7 +365,7 @@ class Search:
         if self._sort_order() is None and (resolved.bag is not None
                                            or resolved.likeness is not None):
             return self._hits(self._own_order(resolved, start + PER_PAGE)[start:], query,
-                              parts=resolved.bag)
+                              parts=resolved.bag, near=resolved.near)
         number = self.current.ids.number
         return self._hits([(number(paper_id), score) for paper_id, score
                            in self._ranked(resolved, query, start + PER_PAGE)[start:]], query)

@@ -38,6 +38,7 @@ class SearchHit:
     snippet: str  # HTML: escaped text with <mark> around matched terms
     partial: bool = False  # matches most of the query's parts, not all
     missing: list[str] = field(default_factory=list)  # the parts it lacks, as typed
+    by_meaning: bool = False  # listed for its closeness in meaning alone (by_meaning.py)
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,8 @@ class SearchResult:
     # A question or a description: `total` counts every paper listed, those with every
     # concept and those holding most of the concepts' weight.
     reading: QueryReading | None = None
+    # Of those, the papers listed for their closeness in meaning alone (by_meaning.py).
+    near: int = 0
 
     @property
     def page(self) -> int:

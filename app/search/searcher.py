@@ -18,6 +18,7 @@ from app.cache import ComputedOnce
 from app.faults import pause_point
 from app.search import similar
 from app.search.acronyms import Meaning
+from app.search.by_meaning import MODEL_DIR, QueryEncoder
 from app.search.completions import AUTHOR_PREFIX
 from app.search.live import LiveIndex
 from app.search.opened import OpenIndex
@@ -40,6 +41,8 @@ class PaperSearch(LiveIndex):
     def __init__(self, index_path: Path, check_interval: float = 0.0,
                  result_cache: int = RESULT_CACHE, related_cache: int = RELATED_CACHE) -> None:
         super().__init__(index_path, check_interval)
+        # One per process; its weights mapped from the data dir's model cache.
+        self.encoder = QueryEncoder(index_path.parent / MODEL_DIR)
         self._working = threading.BoundedSemaphore(SEARCHES_AT_ONCE)
         self._related: ComputedOnce[tuple[tuple[str, float], str], list[RelatedPaper]] = (
             ComputedOnce(related_cache))
@@ -58,21 +61,24 @@ class PaperSearch(LiveIndex):
         # click cost nothing: results are kept per index version, like related papers.
         return self.with_index(lambda current: self._results.get(
             (current.identity, request),
-            lambda: self.gated(Search(current, request, texts).run)), _not_ready(request))
+            lambda: self.gated(Search(current, request, texts, self.encoder.vector).run)),
+            _not_ready(request))
 
     def counts(self, request: SearchRequest) -> SearchResult:
         """The request's total and facet counts, exactly as `search` gives them, without
         ranking a page of hits (trends and charts need only the counts)."""
         return self.with_index(lambda current: self._counts.get(
             (current.identity, request), lambda: self.gated(
-                lambda: Search(current, request, lambda ids: {}).run(with_hits=False))),
+                lambda: Search(current, request, lambda ids: {}, self.encoder.vector).run(
+                    with_hits=False))),
             _not_ready(request))
 
     def ranked_ids(self, request: SearchRequest, limit: int | None = None,
                    newest_first: bool = False) -> list[str]:
         """The IDs of every result of the request (for exports and feeds)."""
         return self.with_index(lambda current: self.gated(
-            lambda: Search(current, request, lambda ids: {}).ranked_ids(limit, newest_first)),
+            lambda: Search(current, request, lambda ids: {}, self.encoder.vector).ranked_ids(
+                limit, newest_first)),
             [])
 
     def related(self, paper_id: str, plain: str, texts: similar.Texts,

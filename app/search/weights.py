@@ -43,6 +43,12 @@ class Weights:
     # The weight of the words of a phrase that listed papers share, where the phrase stands,
     # over the mean of the list's terms (similar.py; all three: docs/search.md).
     list_phrases: float = 2.0
+    # Search by meaning (by_meaning.fused): a question's, a description's or a pasted text's
+    # papers are ranked by their score by words over the best's, plus this times their
+    # closeness in meaning over the closest paper's (counted from `near_floor`, a cosine,
+    # up); papers closer than `near_floor` that hold too few of the words join them.
+    meaning_weight: float = 1.5
+    near_floor: float = 0.3
 
 
 # Read at each use (`weights.WEIGHTS.proximity`), so a benchmark may try others by replacing

@@ -30,6 +30,8 @@ class HealthOut(BaseModel):
     index: str
     worker: int  # the answering worker's process ID (several serve one node)
     database: str = "ok"  # or what was found wrong with it (db.database_damage)
+    # How many papers have a sentence vector (search by meaning), of how many.
+    vectors: str = ""
 
 
 @router.get("/healthz", name="healthz",
@@ -82,4 +84,15 @@ def _catalog_status(session: Session, keeper: IndexKeeper, settings: Settings) -
         return status.model_copy(update={"status": "starting"})
     # Counted once per catalog version: counting 88,000 rows took 2-5 ms of every check.
     papers = memoized(session, ("papers",), lambda: paper_total(session))
-    return status.model_copy(update={"papers": papers})
+    return status.model_copy(update={"papers": papers, "vectors": _vectors(keeper)})
+
+
+def _vectors(keeper: IndexKeeper) -> str:
+    """How many papers have a sentence vector, as the keeper counted them last (every few
+    seconds: they change as the papers are encoded)."""
+    encoding = keeper.encoding
+    if encoding.counts is None:
+        return "not counted yet"
+    with_vectors, total = encoding.counts
+    return f"{with_vectors:,} of {total:,} papers" + (
+        f"; {encoding.problem}" if encoding.problem else "")

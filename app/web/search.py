@@ -135,13 +135,14 @@ def search_api(
         hits.append(SearchHitOut(
             **PaperOut.of(found, view.venues[found.edition_slug], url_for(found)).model_dump(),
             score=round(hit.score, 4), snippet=hit.snippet, partial=hit.partial,
-            missing=hit.missing))
+            missing=hit.missing, by_meaning=hit.by_meaning))
     return SearchOut(
         query=result.query, filters=query.filters(), sort=query.sort, page=result.page,
         pages=result.pages, per_page=PER_PAGE, total=result.total, message=result.message,
         corrected_query=result.corrected, showing_corrected=result.showing_corrected,
         pasted=result.pasted,
         partial_hits=len(result.partial), related_words=result.related_words,
+        by_meaning=result.near,
         reading=ReadingOut(**asdict(result.reading), counted=result.reading.counted)
         if result.reading else None,
         expanded=[Expansion(word=word, also_matched=meanings)

@@ -110,10 +110,13 @@ def test_reingest_and_reindex_while_serving(fresh: Catalog, tmp_path: Path):
         assert seen_counts <= {before, before + 400} and before + 400 in seen_counts
 
 
-def killed_at(catalog: Catalog, tmp_path: Path, point: str, *command: str) -> None:
-    """Run `catalog <command>` until it reaches the pause point, then kill -9 it there."""
+def killed_at(catalog: Catalog, tmp_path: Path, point: str, *command: str,
+              env: dict[str, str] | None = None) -> None:
+    """Run `catalog <command>` (with `env` too) until it reaches the pause point, then kill
+    -9 it there."""
     marker = tmp_path / f"{point}.reached"
-    env = {**catalog.env(), "CATALOG_PAUSE_AT": point, "CATALOG_PAUSE_FILE": str(marker)}
+    env = {**catalog.env(), **(env or {}), "CATALOG_PAUSE_AT": point,
+           "CATALOG_PAUSE_FILE": str(marker)}
     process = subprocess.Popen([CATALOG, *command], env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120

@@ -1,0 +1,132 @@
+"""Search by meaning through the real stack (issue 59): a catalog's papers encoded by the
+real model, laid out in a generation, and asked through the app."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.meaning import encoder
+from app.meaning.store import counts
+from app.search.meaning_updates import encode_and_publish
+from app.search.results import SearchRequest
+from app.search.searcher import PaperSearch
+from tests.conftest import Catalog, write_list
+from tests.hardening.test_crash_and_concurrency import killed_at, synthetic_list
+from tests.servers import CATALOG
+
+pytestmark = pytest.mark.database
+
+# A paper in the field's terms, and a description of its idea that shares none of its words.
+DEPTH = ("Monocular depth estimation predicts a dense depth map from a single RGB image: we "
+         "train a vision transformer with a scale-invariant loss on indoor and outdoor scenes.")
+GUESS = "guessing how far away things are in one photo"
+KEYWORD_QUERIES = ("learning", "diffusion models", "graph neural", "reinforcement -policy",
+                   '"language models"', "transformer attention")
+
+
+def _encoded(catalog: Catalog) -> Catalog:
+    with catalog.session() as session:
+        encode_and_publish(replace(catalog.settings, encode_vectors=True), session)
+    return catalog
+
+
+def _search(catalog: Catalog, q: str) -> list[tuple[str, bool]]:
+    result = PaperSearch(catalog.settings.index_path, result_cache=0).search(
+        SearchRequest(q=q), lambda ids: {})
+    return [(hit.id, hit.by_meaning) for hit in [*result.hits, *result.partial]]
+
+
+@pytest.fixture
+def depth(fresh: Catalog, tmp_path: Path) -> str:
+    report = fresh.ingest(write_list(tmp_path / "depth.txt", "DEPTH 2026 Papers", DEPTH))
+    return report.added_ids[0]
+
+
+def test_a_plain_word_description_finds_a_paper_sharing_none_of_its_words(
+        fresh: Catalog, depth: str):
+    assert not set(GUESS.lower().split()) & set(DEPTH.lower().replace(":", "").split())
+    assert depth not in dict(_search(fresh, GUESS))  # by words alone, before any vector
+    _encoded(fresh)
+    with TestClient(create_app(fresh.settings)) as client:
+        answer = client.get("/api/search", params={"q": GUESS}).json()
+        top = {hit["id"]: hit["by_meaning"] for hit in answer["hits"][:5]}
+        assert top.get(depth) is True, answer["hits"][:5]
+        assert answer["by_meaning"] >= 1
+        page = client.get("/search", params={"q": GUESS}).text
+        assert "Close in meaning" in page and "Your words only" in page
+        words_only = client.get("/api/search", params={"q": f"{GUESS} meaning:off"}).json()
+        assert depth not in [hit["id"] for hit in words_only["hits"]]
+        assert not any(hit["by_meaning"] for hit in words_only["hits"])
+
+
+def test_keyword_queries_count_and_list_what_they_did_before_the_vectors(fresh: Catalog):
+    before = {q: _search(fresh, q) for q in KEYWORD_QUERIES}
+    totals = {q: PaperSearch(fresh.settings.index_path).counts(SearchRequest(q=q)).total
+              for q in KEYWORD_QUERIES}
+    _encoded(fresh)
+    search = PaperSearch(fresh.settings.index_path, result_cache=0)
+    assert search.with_index(lambda current: current.meaning is not None, False)
+    for q in KEYWORD_QUERIES:
+        assert search.counts(SearchRequest(q=q)).total == totals[q], q
+        assert _search(fresh, q) == before[q], q
+
+
+def test_a_paper_ingested_later_gets_its_vector_and_is_found_by_meaning(
+        fresh: Catalog, tmp_path: Path):
+    _encoded(fresh)
+    later = write_list(tmp_path / "later.txt", "DEPTH 2027 Papers", DEPTH)
+    env = {**fresh.env(), "CATALOG_ENCODE_VECTORS": "1"}
+    done = subprocess.run([CATALOG, "ingest", str(later)], env=env, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "sentence vectors derived in the background" in done.stdout
+    deadline = time.monotonic() + 120  # `catalog update-index`, started by the ingest
+    while time.monotonic() < deadline:
+        with fresh.session() as session:
+            with_vectors, total = counts(session)
+        found = dict(_search(fresh, GUESS))
+        if with_vectors == total and any(found.values()):
+            break
+        time.sleep(0.5)
+    with fresh.session() as session:
+        assert counts(session)[0] == counts(session)[1]
+    assert any(by_meaning for _, by_meaning in _search(fresh, GUESS)[:5])
+
+
+def test_a_killed_encoding_resumes_where_it_stopped(fresh: Catalog, tmp_path: Path):
+    fresh.ingest(synthetic_list(tmp_path / "many.txt", "MANY 2026", 300, "okapi"))
+    env = {"CATALOG_ENCODE_VECTORS": "1"}
+    killed_at(fresh, tmp_path, "encoded-batch", "update-index", env=env)
+    with fresh.session() as session:
+        stored, total = counts(session)
+    assert 0 < stored < total  # the first batch committed, the rest not
+    done = subprocess.run([CATALOG, "update-index"], env={**fresh.env(), **env},
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{total - stored:,} papers encoded; {total:,} of {total:,}" in done.stdout
+    search = PaperSearch(fresh.settings.index_path)
+    assert search.with_index(lambda current: int((current.meaning.any(axis=1)).sum()), 0) == total
+
+
+def test_a_model_with_the_wrong_checksum_is_refused_and_search_by_words_goes_on(
+        fresh: Catalog, depth: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    _encoded(fresh)  # the vectors are there; the model a worker loads is not
+    (fresh.settings.data_dir / "model" / "model.safetensors").write_bytes(b"not the model")
+    wrong = tmp_path / "model.zip"
+    with zipfile.ZipFile(wrong, "w") as archive:
+        archive.writestr("model.safetensors", b"not the model either")
+        archive.writestr("tokenizer.json", b"{}")
+    monkeypatch.setattr(encoder, "packaged_archive", lambda: wrong)
+    by_words = PaperSearch(fresh.settings.index_path, result_cache=0)
+    assert by_words.search(SearchRequest(q="depth estimation"), lambda ids: {}).total >= 1
+    found = by_words.search(SearchRequest(q=GUESS), lambda ids: {})
+    assert not any(hit.by_meaning for hit in found.hits)
+    assert by_words.encoder.problem is not None and "SHA-256" in by_words.encoder.problem
