@@ -58,6 +58,19 @@ def test_kill_9_during_ingest_keeps_the_catalog_and_the_next_ingest_succeeds(
         assert read_index_version(fresh.settings.index_path) == catalog_version(session)
 
 
+def answered(http: httpx.Client, url: str, failures: list[str]) -> httpx.Response | None:
+    """The 200 answer to `url`, or None with what went wrong added to `failures`."""
+    try:
+        response = http.get(url)
+    except httpx.HTTPError as error:
+        failures.append(f"{url}: {error!r}")
+        return None
+    if response.status_code != 200:
+        failures.append(f"{url}: {response.status_code} {response.text[:200]}")
+        return None
+    return response
+
+
 def waited_for(condition: Callable[[], object], seconds: float = 30) -> None:
     """Until `condition` holds or `seconds` pass (the test's assertions then say what
     failed), instead of a fixed sleep that the slowest machine must fit in."""
@@ -81,14 +94,10 @@ def test_reingest_and_reindex_while_serving(fresh: Catalog, tmp_path: Path):
                 while not stop.is_set():
                     for url in ("/api/search?q=axolotl", "/healthz", "/search?q=axolotl",
                                 "/venues/icml-2026", "/api/venues"):
-                        try:
-                            response = http.get(url)
-                        except httpx.HTTPError as error:
-                            failures.append(f"{url}: {error!r}")
+                        response = answered(http, url, failures)
+                        if response is None:
                             continue
-                        if response.status_code != 200:
-                            failures.append(f"{url}: {response.status_code}")
-                        elif url == "/api/search?q=axolotl":
+                        if url == "/api/search?q=axolotl":
                             seen_totals.add(response.json()["total"])
                         elif url == "/healthz":
                             seen_counts.add(response.json()["papers"])
@@ -206,14 +215,8 @@ def test_no_request_fails_while_ingests_add_editions_under_two_workers(
         with httpx.Client(base_url=base, timeout=60) as http:
             while not stop.is_set():
                 path = paths[number % len(paths)]
-                try:
-                    response = http.get(path)
-                except httpx.HTTPError as error:
-                    failures.append(f"{path}: {error!r}")
-                    continue
-                if response.status_code != 200:
-                    failures.append(f"{path}: {response.status_code} {response.text[:200]}")
-                elif path == "/api/search?q=numbat":
+                response = answered(http, path, failures)
+                if response is not None and path == "/api/search?q=numbat":
                     total = response.json()["total"]
                     if total < last:
                         falls.append(f"{last} -> {total}")
