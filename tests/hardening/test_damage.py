@@ -27,6 +27,10 @@ from tests.hardening.test_crash_and_concurrency import synthetic_list
 from tests.postgres import sqlite_run
 from tests.servers import CATALOG, running_server
 
+# The index's files, a worker's signals and SQLite's own damage: run once, in the SQLite run
+# of `make test` (a PostgreSQL catalog changes none of it, and these take a minute).
+pytestmark = sqlite_run
+
 
 def _truncated(path: Path) -> None:
     with open(path, "r+b") as data:
@@ -112,7 +116,6 @@ def _overwrite_pages(database: Path, first: int = 2, pages: int = 16) -> None:
         data.write(b"\xa5" * size * pages)
 
 
-@sqlite_run  # a damaged file: SQLite's own
 def test_a_damaged_database_is_named_by_healthz_and_refused_by_the_commands(fresh: Catalog):
     with fresh.session() as session:
         session.exec(text("PRAGMA wal_checkpoint(TRUNCATE)"))
@@ -155,7 +158,6 @@ def _health_once_answered(base: str, server: subprocess.Popen[str]) -> httpx.Res
     raise AssertionError("the server never answered")
 
 
-@sqlite_run  # a worker and its signals: the database's kind changes nothing
 def test_an_array_truncated_under_a_serving_worker_is_rebuilt_and_served_again(
         fresh: Catalog, tmp_path: Path):
     """Reading a mapped file truncated under it kills a worker (SIGBUS): even a server of

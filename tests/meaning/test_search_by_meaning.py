@@ -1,5 +1,7 @@
 """Search by meaning through the real stack (issue 59): a catalog's papers encoded by the
-real model, laid out in a generation, and asked through the app."""
+real model, laid out in a generation, and asked through the app. Not marked `database`: the
+vectors' storage on PostgreSQL is tests/meaning/test_store.py's, and encoding is the cost
+here, once is enough."""
 
 from __future__ import annotations
 
@@ -21,8 +23,6 @@ from app.search.searcher import PaperSearch
 from tests.conftest import Catalog, write_list
 from tests.hardening.test_crash_and_concurrency import killed_at, synthetic_list
 from tests.servers import CATALOG
-
-pytestmark = pytest.mark.database
 
 # A paper in the field's terms, and a description of its idea that shares none of its words.
 DEPTH = ("Monocular depth estimation predicts a dense depth map from a single RGB image: we "
