@@ -13,12 +13,15 @@ before the HTTP parser reads any of it.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import logging
 import multiprocessing
+import os
 import re
 import signal
 import socket
 import threading
+from contextlib import suppress
 from http import HTTPStatus
 from multiprocessing.context import SpawnProcess
 from typing import Any
@@ -41,6 +44,7 @@ MAX_HEADER_BYTES = 64 * 1024
 # After refusing a head, what the client still sends is read and dropped this long before the
 # connection closes: closed with bytes unread, it is reset, and the client may lose the answer.
 LINGER = 1.0  # seconds
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
 _HEAD_END = re.compile(rb"\n\r?\n")
 _BODY_HEADERS = re.compile(rb"(?:^|\n)(?:content-length|transfer-encoding)[ \t]*:", re.IGNORECASE)
 _REFUSALS = {
@@ -110,8 +114,19 @@ def _start(context: multiprocessing.context.SpawnContext, config: uvicorn.Config
 
 
 def _run_worker(config: uvicorn.Config, sock: socket.socket) -> None:
+    _end_with_parent()
     config.configure_logging()  # a spawned process starts without uvicorn's logging
     uvicorn.Server(config).run(sockets=[sock])
+
+
+def _end_with_parent() -> None:
+    """Ask Linux for a SIGTERM (a graceful stop) when the supervisor dies, even by kill -9:
+    orphaned workers went on answering on the port, and their keepers rebuilding, for an
+    hour after the supervisors of killed test runs were gone."""
+    with suppress(OSError, AttributeError):  # not Linux: a supervisor stops its workers
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() == 1:  # the supervisor died before the request above
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 class _HeadSize:

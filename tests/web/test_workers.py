@@ -22,9 +22,10 @@ from app.search.filters import COLUMNS_DIR
 from app.search.lemma_table import LEMMAS_FILE
 from app.search.vocabulary import WORD_TABLES_DIR
 from app.serving import _listening_sockets
+from bench.harness import free_port
 from tests.conftest import Catalog
 from tests.postgres import sqlite_run
-from tests.servers import CATALOG, running_server
+from tests.servers import CATALOG, running_server, wait_until_ready
 
 # Workers, sockets and mapped files: what the database is changes none of it, so these run
 # once, in the SQLite run of `make test`.
@@ -222,3 +223,23 @@ def test_the_workers_connections_send_without_waiting_for_acks():
     thread.start()
     thread.join(timeout=30)
     assert accepted and accepted[0] != 0
+
+
+def test_workers_end_with_their_supervisor_even_when_it_is_killed(fresh: Catalog):
+    """Orphaned workers went on answering on the port (and their keepers rebuilding) after
+    their supervisor was killed: each now gets a SIGTERM when it dies."""
+    port = free_port()
+    supervisor = subprocess.Popen([CATALOG, "serve", "--port", str(port), "--workers", "2"],
+                                  env=fresh.env(), stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_until_ready(base, 60)
+        workers = _all_workers(base, 2)
+    finally:
+        supervisor.send_signal(signal.SIGKILL)
+        supervisor.wait()
+    deadline = time.monotonic() + 30
+    while not all(_gone(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert all(_gone(pid) for pid in workers)
