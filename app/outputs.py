@@ -72,8 +72,15 @@ class RelatedOut(BaseModel):
     id: str
     headline: str
     venue: str
+    venue_slug: str
+    year: int
     url: str
     shares: list[str]  # the key terms of the paper it shares
+
+    @classmethod
+    def of(cls, paper: Paper, venue: Edition, url: str, shares: list[str]) -> RelatedOut:
+        return cls(id=paper.id, headline=paper.headline, venue=venue.label,
+                   venue_slug=venue.slug, year=venue.year, url=url, shares=shares)
 
 
 class PaperDetailOut(PaperOut):

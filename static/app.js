@@ -147,9 +147,22 @@ document.querySelectorAll("button[data-copy]").forEach((button) => {
     const saved = savedIds();
     return saved.length === pageIds.length && pageIds.every((id) => saved.includes(id));
   };
+  // The papers marked "less like this" on the reader's own list, kept beside it so that the
+  // list reopens with them (they are marked and taken back by the page's own links).
+  const LESS = "catalog.less";
+  function lessIds() {
+    try {
+      return (localStorage.getItem(LESS) || "").split(",").filter((id) => ID.test(id));
+    } catch (error) {
+      return [];
+    }
+  }
   function reopen() {
     const ids = savedIds();
-    location.replace(ids.length ? "/saved?ids=" + ids.join(",") : "/saved");
+    const less = lessIds();
+    location.replace(ids.length
+      ? "/saved?ids=" + ids.join(",") + (less.length ? "&less=" + less.join(",") : "")
+      : "/saved");
   }
 
   document.addEventListener("click", (event) => {
@@ -175,6 +188,9 @@ document.querySelectorAll("button[data-copy]").forEach((button) => {
   document.getElementById("saved-manage").hidden = false;
   document.getElementById("saved-privacy").hidden = false;
   if (mine()) {
+    try {
+      localStorage.setItem(LESS, new URLSearchParams(location.search).get("less") || "");
+    } catch (error) { /* storage refused: the marks live in the address only */ }
     document.querySelectorAll("button[data-remove]").forEach((b) => { b.hidden = false; });
   } else if (pageIds.length) {
     const addButton = document.getElementById("saved-add");

@@ -44,10 +44,10 @@ class PaperSearch(LiveIndex):
         # One per process; its weights mapped from the data dir's model cache.
         self.encoder = QueryEncoder(index_path.parent / MODEL_DIR)
         self._working = threading.BoundedSemaphore(SEARCHES_AT_ONCE)
-        self._related: ComputedOnce[tuple[tuple[str, float], str], list[RelatedPaper]] = (
+        self._related: ComputedOnce[tuple[object, ...], list[RelatedPaper]] = (
             ComputedOnce(related_cache))
         self._recommended: ComputedOnce[tuple[object, ...], list[Recommendation]] = (
-            ComputedOnce(RELATED_CACHE))
+            ComputedOnce(related_cache))
         self._results: ComputedOnce[tuple[tuple[str, float], SearchRequest], SearchResult] = (
             ComputedOnce(result_cache))
         self._counts: ComputedOnce[tuple[tuple[str, float], SearchRequest], SearchResult] = (
@@ -82,28 +82,27 @@ class PaperSearch(LiveIndex):
             [])
 
     def related(self, paper_id: str, plain: str, texts: similar.Texts,
-                limit: int = similar.RELATED_PAPERS) -> list[RelatedPaper]:
-        """The papers most like this one, each with the key terms they share. Cached per
-        index until it changes."""
-        def work(current: OpenIndex) -> list[RelatedPaper]:
-            topics = current.columns["topic"].codes if "topic" in current.columns else None
-            return self._related.get((current.identity, paper_id), lambda: self.gated(
-                lambda: similar.related_papers(current.searcher, current.ids, topics,
+                limit: int = similar.RELATED_PAPERS,
+                choice: similar.Choice = similar.ANY) -> list[RelatedPaper]:
+        """The papers most like this one, as `choice` asks, each with the key terms they
+        share. Cached per index until it changes."""
+        return self.with_index(lambda current: self._related.get(
+            (current.identity, paper_id, limit, choice), lambda: self.gated(
+                lambda: similar.related_papers(current.searcher, current.ids, current.columns,
                                                paper_id, plain, texts, limit,
-                                               _vectors(current))))
+                                               _vectors(current), choice))),
+            [])
 
-        return self.with_index(work, [])
-
-    def recommend(self, listed: list[str], texts: similar.Texts, series: str = "",
-                  year: int | None = None, limit: int = 20) -> list[Recommendation]:
-        """The papers most like the listed ones as a whole (of a series and year when given),
-        none of them listed; `texts` gives plain texts. Cached per index until it changes."""
+    def recommend(self, listed: list[str], texts: similar.Texts,
+                  choice: similar.Choice = similar.ANY,
+                  limit: int = 20) -> list[Recommendation]:
+        """The papers most like the listed ones as a whole, as `choice` asks, none of them
+        listed; `texts` gives plain texts. Cached per index until it changes."""
         return self.with_index(lambda current: self._recommended.get(
-            (current.identity, tuple(listed), series, year, limit), lambda: self.gated(
+            (current.identity, tuple(listed), choice, limit), lambda: self.gated(
                 lambda: similar.recommendations(current.searcher, current.ids,
-                                                current.columns, listed, texts,
-                                                {"series": series, "year": year}, limit,
-                                                _vectors(current)))),
+                                                current.columns, listed, texts, limit,
+                                                _vectors(current), choice))),
             [])
 
     def gated(self, work: Callable[[], T]) -> T:
@@ -156,7 +155,7 @@ def _suggestions(current: OpenIndex, typed: str, limit: int,
 
 
 def _vectors(current: OpenIndex) -> similar.Vectors | None:
-    return similar.Vectors.of(current.vectors, current.with_vectors)
+    return similar.Vectors.of(current.vectors, current.with_vectors, current.meaning)
 
 
 def _not_ready(request: SearchRequest) -> SearchResult:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,6 +35,7 @@ LIST_TERMS = 40
 # using it: what the papers have in common is the list's theme (measured: docs/search.md).
 AGREEMENT_POWER = 2
 LIST_PHRASES = 5  # the heaviest phrases that two listed papers or more share rank too
+FEEDBACK_PAPERS = 5  # the papers found first whose mean sentence vector counts too
 
 Texts = Callable[[list[str]], dict[str, str]]
 
@@ -55,14 +56,27 @@ class Recommendation:
 @dataclass(frozen=True)
 class Vectors:
     """The paper vectors of an index (vectors.py), one row per document number, and the
-    documents that have one (deleted ones have none)."""
+    documents that have one (deleted ones have none); and the papers' sentence vectors by
+    document number where the index has them (by_meaning.py: zeros for a paper without)."""
 
     rows: np.ndarray
     documents: np.ndarray
+    meaning: np.ndarray | None = None
 
     @classmethod
-    def of(cls, rows: np.ndarray | None, documents: np.ndarray | None) -> Vectors | None:
-        return None if rows is None or documents is None else cls(rows, documents)
+    def of(cls, rows: np.ndarray | None, documents: np.ndarray | None,
+           meaning: np.ndarray | None = None) -> Vectors | None:
+        return None if rows is None or documents is None else cls(rows, documents, meaning)
+
+    def meaning_of(self, docs: list[int]) -> np.ndarray | None:
+        """The unit mean of these documents' sentence vectors; None without any."""
+        return None if self.meaning is None else _unit_mean(self.meaning[docs])
+
+
+def _unit_mean(rows: np.ndarray) -> np.ndarray | None:
+    mean = rows.mean(axis=0)
+    norm = np.linalg.norm(mean)
+    return mean / norm if norm > 0 else None
 
 
 def _meaningful(term: str) -> bool:
@@ -79,22 +93,94 @@ def text_key_terms(searcher: Searcher, text: str) -> list[tuple[str, float]]:
 
 
 def _scores(searcher: Searcher, leaves: list[Leaf], boost: np.ndarray | None,
-            vectors: Vectors | None, like: np.ndarray | None,
-            weight: float) -> tuple[np.ndarray, np.ndarray]:
+            vectors: Vectors | None, like: np.ndarray | None, weight: float,
+            close: np.ndarray | None = None,
+            meaning_weight: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """The documents found and every document's score: BM25F of the leaves (times `boost`
     by document), blended with the cosine of the documents' vectors with `like` where given,
-    `(1 - weight) × score / best + weight × cosine`, over every document with a vector."""
+    `(1 - weight) × score / best + weight × cosine`, over every document with a vector; plus
+    `meaning_weight` × the cosine of their sentence vectors with `close` where given, and
+    `feedback_meaning` × their cosine with the mean of the best `FEEDBACK_PAPERS` so far."""
     docs, scores = bm25_sums(searcher, leaves, None)
     if boost is not None:
         scores = scores * boost
     if vectors is None or like is None or weight <= 0 or not like.any():
         return docs, scores
-    return vectors.documents, ((1 - weight) * scores / (scores.max() or 1)
-                               + weight * (vectors.rows @ like))
+    scores = (1 - weight) * scores / (scores.max() or 1) + weight * (vectors.rows @ like)
+    if vectors.meaning is not None and close is not None and meaning_weight > 0:
+        scores += meaning_weight * (vectors.meaning @ close)
+        # A round of feedback: the papers found closest say more of what is alike than the
+        # given ones alone (measured: docs/search.md).
+        docs = vectors.documents
+        found = docs[np.argpartition(-scores[docs], FEEDBACK_PAPERS)[:FEEDBACK_PAPERS]
+                     if len(docs) > FEEDBACK_PAPERS else slice(None)]
+        feedback = _unit_mean(vectors.meaning[found])
+        if feedback is not None:
+            scores += weights.WEIGHTS.feedback_meaning * (vectors.meaning @ feedback)
+    return vectors.documents, scores
 
 
 def _without(docs: np.ndarray, excluded: list[int]) -> np.ndarray:
     return docs[~np.isin(docs, np.asarray(excluded, dtype=np.int64))]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Which papers like the given ones a reader asked for: of a series and a year (facet
+    values; "" or None for any), the most alike first or the newest first (of the most
+    alike), and none like those marked "less like this" (a reading list's)."""
+
+    series: str = ""
+    year: int | None = None
+    newest: bool = False
+    less: tuple[str, ...] = ()
+
+    def allowed(self, searcher: Searcher, columns: dict[str, FacetColumn],
+                docs: np.ndarray) -> np.ndarray:
+        """The documents of `docs` in the chosen series and year."""
+        chosen = {name: value for name, value in (("series", self.series), ("year", self.year))
+                  if value not in ("", None)}
+        if not chosen:
+            return docs
+        return np.flatnonzero(FacetFilter(columns, chosen, as_mask(
+            docs, searcher.doc_count_all())).allowed())
+
+    def ordered(self, columns: dict[str, FacetColumn],
+                best: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """The most alike documents, as found or newest first (year codes sort as years)."""
+        if not self.newest or "year" not in columns:
+            return best
+        years = columns["year"].codes
+        return sorted(best, key=lambda found: (-int(years[found[0]]), -found[1]))
+
+
+ANY = Choice()  # every paper like the given ones, the most alike first
+
+
+def _likeness(vectors: Vectors, docs: list[int]) -> np.ndarray:
+    """Every document's closeness to the closest of these: the cosine of their sentence
+    vectors where the index has them, else of their vectors (vectors.py)."""
+    rows = vectors.meaning if vectors.meaning is not None else vectors.rows
+    return (rows @ rows[docs].T).max(axis=1)
+
+
+def _chosen(searcher: Searcher, columns: dict[str, FacetColumn], vectors: Vectors | None,
+            choice: Choice, given: list[int], scored: tuple[np.ndarray, np.ndarray],
+            limit: int) -> list[tuple[int, float]]:
+    """The `limit` best of the scored documents as `choice` asks, never one of the `given`
+    ones (those the papers are like) nor one marked "less like this", and those like the
+    marked ones lowered."""
+    docs, scores = scored
+    less = _documents(searcher, choice.less)
+    if vectors is not None and less:
+        scores = scores - weights.WEIGHTS.less_like * _likeness(vectors, less)
+    docs = choice.allowed(searcher, columns, _without(docs, given + less))
+    return choice.ordered(columns, best_scores((docs, scores), limit))
+
+
+def _documents(searcher: Searcher, paper_ids: Iterable[str]) -> list[int]:
+    return [doc for doc in (searcher.document_number(id=pid) for pid in paper_ids)
+            if doc is not None]
 
 
 def like_text(searcher: Searcher, key_terms: list[tuple[str, float]], text: str, limit: int,
@@ -109,24 +195,29 @@ def like_text(searcher: Searcher, key_terms: list[tuple[str, float]], text: str,
                                weights.WEIGHTS.related_vectors), limit)
 
 
-def related_papers(searcher: Searcher, ids: PaperIds, topics: np.ndarray | None,
+def related_papers(searcher: Searcher, ids: PaperIds, columns: dict[str, FacetColumn],
                    paper_id: str, plain: str, texts: Texts, limit: int = RELATED_PAPERS,
-                   vectors: Vectors | None = None) -> list[RelatedPaper]:
+                   vectors: Vectors | None = None,
+                   choice: Choice = ANY) -> list[RelatedPaper]:
     """The papers most like one paper (by the key terms of its abstract, Whoosh's Bo1 model),
     those of its primary topic raised, blended with the cosine of their `vectors` where
-    given; each with the concepts of the paper it shares."""
+    given, as `choice` asks; each with the concepts of the paper it shares."""
     docnum = searcher.document_number(id=paper_id)
     if docnum is None or not plain:
         return []
     key_terms = text_key_terms(searcher, plain)
     if not key_terms:
         return []
+    topics = columns["topic"].codes if "topic" in columns else None
     boost = (None if topics is None  # papers of the same primary topic rise: a similar area
              else np.where(topics == topics[docnum], weights.WEIGHTS.same_topic, 1.0))
     like = vectors.rows[docnum] if vectors is not None else None
+    close = vectors.meaning_of([docnum]) if vectors is not None else None
     docs, scores = _scores(searcher, [("text", term, w, None) for term, w in key_terms],
-                           boost, vectors, like, weights.WEIGHTS.related_vectors)
-    found = [ids[doc] for doc, _ in best_scores((_without(docs, [docnum]), scores), limit)]
+                           boost, vectors, like, weights.WEIGHTS.related_vectors, close,
+                           weights.WEIGHTS.related_meaning)
+    found = [ids[doc] for doc, _ in _chosen(searcher, columns, vectors, choice, [docnum],
+                                             (docs, scores), limit)]
     other_texts = texts(found)
     ordered = reasons.concepts(searcher, [plain], {term for term, _ in key_terms})
     return [RelatedPaper(other, reasons.shared(ordered, other_texts.get(other, "")))
@@ -173,14 +264,14 @@ def _list_leaves(searcher: Searcher, profile: list[tuple[str, float, int]],
 
 
 def recommendations(searcher: Searcher, ids: PaperIds, columns: dict[str, FacetColumn],
-                    listed: list[str], texts: Texts, filters: dict[str, object],
-                    limit: int, vectors: Vectors | None = None) -> list[Recommendation]:
-    """The `limit` papers (of the facet values `filters` names) most like the listed ones
-    taken together, never one of them, blended with the cosine of the papers' `vectors` with
-    their mean where given; each with the list's concepts it shares. `texts` gives plain
-    texts by paper ID."""
-    listed_docs = [doc for doc in (searcher.document_number(id=pid) for pid in listed)
-                   if doc is not None]
+                    listed: list[str], texts: Texts, limit: int,
+                    vectors: Vectors | None = None,
+                    choice: Choice = ANY) -> list[Recommendation]:
+    """The `limit` papers most like the listed ones taken together, as `choice` asks, never
+    one of them nor one marked "less like this", blended with the cosine of the papers'
+    `vectors` with their mean where given; each with the list's concepts it shares. `texts`
+    gives plain texts by paper ID."""
+    listed_docs = _documents(searcher, listed)
     plains = [plain for plain in texts(listed).values() if plain]
     if not listed_docs or not plains:
         return []
@@ -190,18 +281,15 @@ def recommendations(searcher: Searcher, ids: PaperIds, columns: dict[str, FacetC
         return []
     ordered = reasons.concepts(searcher, plains, {term for term, _, _ in profile},
                                AGREEMENT_POWER, df)
-    like = None
+    like = close = None
     if vectors is not None:
         mean = vectors.rows[listed_docs].mean(axis=0)
         like = mean / (np.linalg.norm(mean) or 1)
+        close = vectors.meaning_of(listed_docs)
     docs, scores = _scores(searcher, _list_leaves(searcher, profile, ordered), None, vectors,
-                           like, weights.WEIGHTS.list_vectors)
-    docs = _without(docs, listed_docs)
-    chosen = {name: value for name, value in filters.items() if value not in ("", None)}
-    if chosen:
-        docs = np.flatnonzero(FacetFilter(columns, chosen, as_mask(
-            docs, searcher.doc_count_all())).allowed())
-    best = best_scores((docs, scores), limit)
+                           like, weights.WEIGHTS.list_vectors, close,
+                           weights.WEIGHTS.list_meaning)
+    best = _chosen(searcher, columns, vectors, choice, listed_docs, (docs, scores), limit)
     found = [ids[doc] for doc, _ in best]
     other_texts = texts(found)
     return [Recommendation(paper, round(score, 4),

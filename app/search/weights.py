@@ -40,6 +40,16 @@ class Weights:
     # best; for a reading list, the cosine with the mean of its papers' vectors.
     related_vectors: float = 0.5
     list_vectors: float = 0.4
+    # Plus this times the cosine of their sentence vectors (by_meaning.py), the paper's or
+    # the unit mean of the list's (measured: docs/search.md).
+    related_meaning: float = 1.0
+    list_meaning: float = 1.0
+    # And this times the cosine with the mean of the first papers found that way
+    # (similar.FEEDBACK_PAPERS).
+    feedback_meaning: float = 1.0
+    # A recommendation loses this times its closeness to the closest paper marked "less like
+    # this" (similar._likeness).
+    less_like: float = 1.0
     # The weight of the words of a phrase that listed papers share, where the phrase stands,
     # over the mean of the list's terms (similar.py; all three: docs/search.md).
     list_phrases: float = 2.0

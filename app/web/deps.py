@@ -14,7 +14,7 @@ from app.catalog import ListFilter
 from app.db import get_engine
 from app.exports import ListFormat
 from app.facets import FACETS, Facet, Kind
-from app.ids import slugify
+from app.ids import ID_LIST, parse_paper_ids, slugify
 from app.models import Edition, Paper
 from app.paging import within_pages
 from app.people import rankings
@@ -22,6 +22,7 @@ from app.search.opened import OpenIndex
 from app.search.query import MAX_TEXT_CHARS
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
+from app.search.similar import Choice
 from app.series import Series, get_series
 from app.topics import Topic, load_taxonomy
 from app.web.urls import venue_path
@@ -29,6 +30,7 @@ from app.whats_new.rising import LIMIT as WHATS_NEW
 from app.whats_new.rising import WhatsNew, whats_new
 
 MAX_WHATS_NEW = 50
+MAX_LESS = 100  # papers marked "less like this" in one request
 Entry = TypeVar("Entry")
 
 
@@ -84,6 +86,31 @@ def list_filter(
 
 
 SessionDep = Annotated[Session, Depends(get_session)]
+
+
+def likeness_choice(
+    series: Annotated[str, Query(description="Series slug: only its papers")] = "",
+    year: Annotated[int | None, Query(ge=1900, le=2100, description="Only this year's")] = None,
+    sort: Annotated[Literal["alike", "newest"], Query(
+        description="The most alike first, or the newest first (of the most alike)")] = "alike",
+    less: Annotated[str, Query(description="Comma-separated IDs of papers marked “less like "
+                                           "this”: none like them, and never them",
+                               pattern=f"^$|{ID_LIST}",
+                               max_length=MAX_LESS * 17 - 1)] = "",
+) -> Choice:
+    """Which papers like a paper or a list a reader asks for (related papers,
+    recommendations)."""
+    try:
+        marked = parse_paper_ids(less)
+    except ValueError as error:
+        raise HTTPException(400, f"less: {error}") from None
+    if len(marked) > MAX_LESS:
+        raise HTTPException(400, f"less: at most {MAX_LESS} papers are marked; "
+                                 f"these are {len(marked)}.")
+    return Choice(slugify(series), year, sort == "newest", tuple(marked))
+
+
+ChoiceDep = Annotated[Choice, Depends(likeness_choice)]
 
 
 # Lookups by the path's identifier: the route gets the object, or the request a 404.

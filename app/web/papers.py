@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
@@ -14,13 +14,18 @@ from app.exports import CitationFormat, bibtex_entry
 from app.models import Edition, Paper
 from app.outputs import ERRORS, PaperDetailOut, PaperOut, RelatedOut
 from app.search.searcher import PaperSearch
-from app.web.deps import PaperDep, SearchDep, SessionDep
+from app.search.similar import Choice
+from app.web.deps import ChoiceDep, PaperDep, SearchDep, SessionDep
 from app.web.formats import answer
+from app.web.likeness import LikenessForm
+from app.web.render import render
 from app.web.results import related_papers
-from app.web.urls import paper_url_for
+from app.web.urls import paper_url_for, related_path
 from app.web.views import Answers, Citation
 
 router = APIRouter(default_response_class=HTMLResponse)
+# Related papers on their own page: the paper's page shows similar.RELATED_PAPERS.
+RELATED_MORE = 20
 api = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)
 
 
@@ -50,6 +55,37 @@ def paper_view(request: Request, session: Session, search: PaperSearch,
                      catalog.venues_by_slug(session), url, bibtex_entry(paper, venue, url))
 
 
+@dataclass(frozen=True)
+class RelatedView:
+    """More papers like one paper than its page shows, of a series and year, newest first."""
+
+    template: ClassVar[str] = "related.html"
+    paper: Paper
+    venue: Edition
+    related: list[tuple[Paper, list[str]]]
+    venues: dict[str, Edition]
+    form: LikenessForm
+
+    def context(self) -> dict[str, Any]:
+        return dict(paper=self.paper, venue=self.venue, related=self.related,
+                    venues=self.venues, form=self.form)
+
+
+def related_view(request: Request, session: Session, search: PaperSearch, paper: Paper,
+                 choice: Choice, limit: int = RELATED_MORE) -> RelatedView:
+    return RelatedView(paper, catalog.paper_venue(session, paper),
+                       related_papers(search, session, paper, choice, limit),
+                       catalog.venues_by_slug(session),
+                       LikenessForm.of(session, related_path(paper.id), {}, choice))
+
+
+@router.get("/papers/{paper_id}/related", name="related_page")
+def related_page(request: Request, found: PaperDep, session: SessionDep, search: SearchDep,
+                 choice: ChoiceDep) -> Response:
+    return render(request, "related.html",
+                  **related_view(request, session, search, found, choice).context())
+
+
 @router.get("/papers/{paper_id}")
 @router.get("/papers/{paper_id}.{format}", name="paper_citation", tags=["downloads"])
 def paper(request: Request, found: PaperDep, session: SessionDep, search: SearchDep,
@@ -66,9 +102,19 @@ def paper_api(request: Request, found: PaperDep, session: SessionDep,
     """A paper, its related papers (with the key terms they share) and its BibTeX entry."""
     view = paper_view(request, session, search, found)
     url_for = paper_url_for(request)
-    related = [RelatedOut(id=other.id, headline=other.headline,
-                          venue=view.venues[other.edition_slug].label, url=url_for(other),
-                          shares=shared)
+    related = [RelatedOut.of(other, view.venues[other.edition_slug], url_for(other), shared)
                for other, shared in view.related]
     return PaperDetailOut(**PaperOut.of(found, view.venue, view.url).model_dump(),
                           related=related, bibtex=view.bibtex)
+
+
+@api.get("/papers/{paper_id}/related", name="api_related")
+def related_api(request: Request, found: PaperDep, session: SessionDep, search: SearchDep,
+                choice: ChoiceDep,
+                limit: Annotated[int, Query(ge=1, le=100)] = RELATED_MORE) -> list[RelatedOut]:
+    """The papers most like this one (of a series and year; newest first when asked), each
+    with the key terms of this paper it shares."""
+    view = related_view(request, session, search, found, choice, limit)
+    url_for = paper_url_for(request)
+    return [RelatedOut.of(other, view.venues[other.edition_slug], url_for(other), shared)
+            for other, shared in view.related]

@@ -19,6 +19,7 @@ from app.web.assets import static_url
 from app.web.urls import (
     paper_path,
     profile_path,
+    related_path,
     search_path,
     topic_path,
     trends_path,
@@ -76,7 +77,8 @@ templates.env.globals["paper_title"] = paper_title
 templates.env.globals["browser_limits"] = {
     "paper-id": PAPER_ID.pattern, "saved-max": MAX_LISTED, "seen-max": 20_000, "hidden-max": 5_000,
 }
-for path in (paper_path, venue_path, topic_path, profile_path, search_path, trends_path):
+for path in (paper_path, related_path, venue_path, topic_path, profile_path, search_path,
+             trends_path):
     templates.env.globals[path.__name__] = path
 
 

@@ -15,7 +15,7 @@ from app.models import Paper
 from app.people import rankings
 from app.search.results import SearchRequest, SearchResult
 from app.search.searcher import PaperSearch
-from app.search.similar import Recommendation
+from app.search.similar import ANY, RELATED_PAPERS, Choice, Recommendation
 from app.topics import load_taxonomy
 
 RECOMMENDED = 20
@@ -79,20 +79,20 @@ def facet_names(session: Session, result: SearchResult,
             for facet in FACETS if facet.names is not None}
 
 
-def related_papers(search: PaperSearch, session: Session,
-                   paper: Paper) -> list[tuple[Paper, list[str]]]:
-    """The paper's most similar papers with the key terms they share."""
+def related_papers(search: PaperSearch, session: Session, paper: Paper,
+                   choice: Choice = ANY,
+                   limit: int = RELATED_PAPERS) -> list[tuple[Paper, list[str]]]:
+    """The paper's most similar papers (as `choice` asks) with the key terms they share."""
     loader = PaperLoader(session)
-    related = search.related(paper.id, paper.plain, loader.texts)
+    related = search.related(paper.id, paper.plain, loader.texts, limit, choice)
     papers = loader.papers([r.id for r in related])
     return [(papers[r.id], r.shared_terms) for r in related if r.id in papers]
 
 
-def recommend(search: PaperSearch, session: Session, listed: list[str], series_slug: str = "",
-              year: int | None = None,
+def recommend(search: PaperSearch, session: Session, listed: list[str], choice: Choice = ANY,
               limit: int = RECOMMENDED) -> list[tuple[Paper, Recommendation]]:
     """The papers most like the listed ones as a whole, with what the search found of each."""
     loader = PaperLoader(session)
-    found = search.recommend(listed, loader.texts, series_slug, year, limit)
+    found = search.recommend(listed, loader.texts, choice, limit)
     papers = loader.papers([r.id for r in found])
     return [(papers[r.id], r) for r in found if r.id in papers]

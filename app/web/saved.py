@@ -13,15 +13,16 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from sqlmodel import Session
 
-from app import catalog, series
+from app import catalog
 from app.exports import bibtex_entry
 from app.ids import ID_LIST, MAX_LISTED, parse_paper_ids
 from app.models import Edition, Paper
 from app.outputs import ERRORS, RecommendationOut, RecommendationsOut
 from app.search.searcher import PaperSearch
-from app.search.similar import Recommendation
-from app.web.deps import SearchDep, SessionDep
+from app.search.similar import Choice, Recommendation
+from app.web.deps import ChoiceDep, SearchDep, SessionDep
 from app.web.formats import answer
+from app.web.likeness import LikenessForm
 from app.web.render import render
 from app.web.results import RECOMMENDED, recommend
 from app.web.urls import paper_url_for
@@ -58,42 +59,35 @@ def _parsed(session: Session, ids: str) -> SavedList:
 
 @dataclass(frozen=True)
 class SavedView:
-    """The reading list's page: its papers, their BibTeX, and the papers most like them (of
-    the chosen series or year)."""
+    """The reading list's page: its papers, their BibTeX, and the papers most like them (as
+    the form chooses)."""
 
     template: ClassVar[str] = "saved.html"
     listed: SavedList
     venues: dict[str, Edition]
     recommended: list[tuple[Paper, Recommendation]]
-    all_series: list[series.Series]
-    chosen_series: str
-    chosen_year: int | None
-    years: list[int]  # newest first
+    form: LikenessForm
     bibtex: str
 
     def context(self) -> dict[str, Any]:
         return dict(listed=self.listed, venues=self.venues, recommended=self.recommended,
-                    all_series=self.all_series, chosen_series=self.chosen_series,
-                    chosen_year=self.chosen_year, years=self.years, bibtex=self.bibtex)
+                    form=self.form, bibtex=self.bibtex)
 
 
 def saved_view(request: Request, session: Session, search: PaperSearch, listed: SavedList,
-               series_slug: str, year: int | None) -> SavedView:
+               choice: Choice) -> SavedView:
     venues = catalog.venues_by_slug(session)
     url_for = paper_url_for(request)
     return SavedView(
-        listed, venues, recommend(search, session, listed.ids, series_slug, year),
-        series.list_series(session), series_slug, year,
-        sorted(catalog.year_totals(session), reverse=True),
+        listed, venues, recommend(search, session, listed.ids, choice),
+        LikenessForm.of(session, "/saved", {"ids": ",".join(listed.ids)}, choice),
         "\n".join(bibtex_entry(p, venues[p.edition_slug], url_for(p)) for p in listed.papers))
 
 
 @router.get("/saved", response_class=HTMLResponse)
 @router.get("/saved.{format}", name="saved_download", tags=["downloads"])
-def saved_page(request: Request, session: SessionDep, search: SearchDep, ids: IdsParam = "",
-               series_slug: Annotated[str, Query(alias="series")] = "",
-               year: Annotated[int | None, Query(ge=1900, le=2100)] = None,
-               format: SavedFormat | None = None) -> Response:
+def saved_page(request: Request, session: SessionDep, search: SearchDep, choice: ChoiceDep,
+               ids: IdsParam = "", format: SavedFormat | None = None) -> Response:
     try:
         listed = saved_list(session, ids)
     except ValueError as error:
@@ -102,7 +96,7 @@ def saved_page(request: Request, session: SessionDep, search: SearchDep, ids: Id
         return render(request, "saved.html", status_code=400, error=str(error),
                       listed=SavedList([], [], []))
     return answer(request, Answers(
-        lambda: saved_view(request, session, search, listed, series_slug, year),
+        lambda: saved_view(request, session, search, listed, choice),
         lambda: PaperList(Listed(listed.ids), "reading-list", "Reading list",
                           str(request.url_for("saved_page")))), format)
 
@@ -112,12 +106,11 @@ def recommendations(
     request: Request, session: SessionDep, search: SearchDep,
     ids: Annotated[str, Query(description=f"Comma-separated paper IDs, 1 to {MAX_LISTED}",
                               pattern=ID_LIST, max_length=MAX_LISTED * 17 - 1)],
-    series_slug: Annotated[str, Query(alias="series", description="Series slug")] = "",
-    year: Annotated[int | None, Query(ge=1900, le=2100)] = None,
-    limit: Annotated[int, Query(ge=1, le=100)] = RECOMMENDED,
+    choice: ChoiceDep, limit: Annotated[int, Query(ge=1, le=100)] = RECOMMENDED,
 ) -> RecommendationsOut:
-    """The papers most like the listed ones taken together, none of them listed, best first,
-    each with the list's words it shares. Unknown IDs are reported and ignored."""
+    """The papers most like the listed ones taken together, none of them listed nor marked
+    "less like this", best first (or newest first), each with the list's words it shares.
+    Unknown IDs are reported and ignored."""
     listed = _parsed(session, ids)
     venues = catalog.venues_by_slug(session)
     url_for = paper_url_for(request)
@@ -127,4 +120,4 @@ def recommendations(
             venue=venues[paper.edition_slug].label, venue_slug=paper.edition_slug,
             year=venues[paper.edition_slug].year, score=found.score, shares=found.shares,
             url=url_for(paper))
-        for paper, found in recommend(search, session, listed.ids, series_slug, year, limit)])
+        for paper, found in recommend(search, session, listed.ids, choice, limit)])

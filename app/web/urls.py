@@ -35,6 +35,11 @@ def paper_path(paper_id: str) -> str:
     return _path(PAPERS, paper_id, {})
 
 
+def related_path(paper_id: str) -> str:
+    """More papers like a paper than its page shows, to filter (app/web/likeness.py)."""
+    return f"{paper_path(paper_id)}/related"
+
+
 def venue_path(slug: str, **params: object) -> str:
     """An edition's page (neurips-2018) or a series' (neurips)."""
     return _path(VENUES, slug, params)

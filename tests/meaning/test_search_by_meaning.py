@@ -130,3 +130,33 @@ def test_a_model_with_the_wrong_checksum_is_refused_and_search_by_words_goes_on(
     found = by_words.search(SearchRequest(q=GUESS), lambda ids: {})
     assert not any(hit.by_meaning for hit in found.hits)
     assert by_words.encoder.problem is not None and "SHA-256" in by_words.encoder.problem
+
+
+def test_related_papers_and_recommendations_find_a_paper_close_in_meaning(
+        fresh: Catalog, tmp_path: Path):
+    """A paper telling another's idea in plain words, sharing none of its terms: by words
+    alone it is no neighbour of it; with the vectors it is among the two closest (a seed paper
+    on privacy attacks may be closer)."""
+    terms = ("Membership inference attacks: determining whether a given example was in a "
+             "model's training set, a privacy leak of machine learning models.")
+    told = ("Finding out if someone's personal record was used to teach a classifier reveals "
+            "private data.")
+    fresh.ingest(write_list(tmp_path / "privacy.txt", "PRIVACY 2026 Papers", terms, told))
+    with TestClient(create_app(fresh.settings)) as client:
+        found = [hit["id"] for hit in client.get(
+            "/api/search", params={"q": "venue:privacy-2026", "sort": "venue"}).json()["hits"]]
+        paper, plain = sorted(found, key=lambda pid: "Membership" not in client.get(
+            f"/api/papers/{pid}").json()["abstract"])
+
+        def neighbours() -> tuple[list[str], list[str]]:
+            related = [r["id"] for r in client.get(f"/api/papers/{paper}/related").json()]
+            liked = [r["id"] for r in client.get("/api/recommendations",
+                                                 params={"ids": paper}).json()["papers"]]
+            return related, liked
+
+        related, liked = neighbours()
+        assert plain not in related[:5] and plain not in liked[:5]
+    _encoded(fresh)
+    with TestClient(create_app(fresh.settings)) as client:
+        related, liked = neighbours()
+        assert plain in related[:2] and plain in liked[:2]
