@@ -196,6 +196,31 @@ def print_lists(judging: Judging, rows: list[dict], count: int, draws: int = DRA
     for name, method in list_methods(judging).items():
         p, ms = precision(method, lists, id_of, judging.title_of)
         print(f"{name:38} {p:6.3f} {ms:8.1f}")
+    before, after, marked = less_like_precision(judging, lists)
+    print(f"'less like this' on the first off-topic recommendation of {marked} lists: "
+          f"P@10 of those lists {before:.3f} -> {after:.3f}")
+
+
+def less_like_precision(judging: Judging, lists: list[tuple[list[str], set[str]]]
+                        ) -> tuple[float, float, int]:
+    """A reader marking the first recommendation that lacks the list's keyword "less like
+    this": P@10 of the lists with one before and after (the marked paper is not counted
+    after, as it is not shown), and how many lists had one."""
+    id_of, title_of, texts = judging.id_of, judging.title_of, judging.texts
+    before = after = 0.0
+    marked = 0
+    for titles, relevant in lists:
+        listed = [id_of[t] for t in titles]
+        found = [r.id for r in judging.search.recommend(listed, texts, limit=TOP)]
+        off = next((pid for pid in found if title_of[pid] not in relevant), None)
+        if off is None:
+            continue
+        again = [r.id for r in judging.search.recommend(
+            listed, texts, similar.Choice(less=(off,)), limit=TOP)]
+        before += sum(title_of[pid] in relevant for pid in found) / TOP
+        after += sum(title_of[pid] in relevant for pid in again) / TOP
+        marked += 1
+    return before / (marked or 1), after / (marked or 1), marked
 
 
 def keyword_groups(rows: list[dict]) -> list[set[str]]:
