@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.facets import BY_NAME, FACETS, Kind
+from app.facets import BY_NAME, FACETS
 from app.search.columns import FacetColumn, column_arrays, columns_of, read_columns
 from app.search.held_files import mapped_arrays, write_array_directory
 from app.search.whoosh_adapter import open_index
@@ -31,7 +31,7 @@ def _read(directory: Path) -> dict[str, np.ndarray]:
         with ix.searcher() as searcher:
             return column_arrays(read_columns(
                 searcher, [facet.name for facet in FACETS],
-                {facet.name for facet in FACETS if facet.kind is Kind.MULTI}))
+                {facet.name for facet in FACETS if facet.kind.several}))
     finally:
         ix.close()
 

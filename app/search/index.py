@@ -20,22 +20,13 @@ import numpy as np
 from sqlalchemy import distinct, func
 from sqlmodel import Session, col, select
 from whoosh import index as whoosh_index
-from whoosh.columns import NumericColumn
-from whoosh.fields import COLUMN, ID, KEYWORD, NUMERIC, TEXT, FieldType, Schema
 from whoosh.writing import NO_MERGE, SegmentWriter
 
 from app.config import Settings
 from app.db import batched, catalog_id, catalog_version, full_rebuild_version, pending_keyphrases
-from app.facets import FACETS, Facet, Kind
+from app.facets import FACETS
 from app.meaning import store as vector_store
 from app.models import CatalogChange, Edition, Paper
-from app.search import weights
-from app.search.analysis import (
-    AnalyzedPositions,
-    CachedAnalyzer,
-    catalog_analyzer,
-    word_analyzer,
-)
 from app.search.arrays import arrays_writer
 from app.search.by_meaning import NO_VECTORS, behind, write_meaning
 from app.search.generation import (
@@ -45,14 +36,13 @@ from app.search.generation import (
     write_deferred,
     write_held,
 )
+from app.search.index_schema import build_schema, index_format_now
 from app.search.manifest import damage_of, verify
 from app.search.paper_ids import PaperIds
 from app.search.publish import new_directory, publish, successor
 from app.search.whoosh_adapter import create_index, open_index
 from app.search.whoosh_adapter.writing import BulkSegmentWriter
 
-# Bump when the schema, the analyzers or the documents change: older indexes are then rebuilt.
-INDEX_FORMAT = 27  # 27: no piece of a link among the words (vocabulary.py)
 # Whoosh's posting pool (incremental updates) spills to disk beyond this (when full builds
 # still merged segments with it, a merge of L peaked at 2.2 GB with 2 GB, 1.4 GB with 1 GB).
 WRITER_MEMORY_MB = 1024
@@ -60,37 +50,6 @@ WRITER_MEMORY_MB = 1024
 # run (the segment is written from the runs merged, a range of terms at a time): about half
 # of L (~100 M characters), so that the build's memory stays that of a run at any size.
 BUILD_RUN_CHARS = 50_000_000
-
-
-def _positional(analyzer: CachedAnalyzer, field_boost: float = 1.0) -> TEXT:
-    """A text field with positions (for phrases), analyzed without a token per word."""
-    field = TEXT(analyzer=analyzer, field_boost=field_boost)
-    field.format = AnalyzedPositions(field_boost=field_boost)
-    return field
-
-
-def _facet_field(facet: Facet) -> FieldType:
-    """A facet's field: a column (for filters and counts by array) and its terms (for the
-    inline `name:value` filters)."""
-    if facet.kind is Kind.YEAR:
-        return NUMERIC(int, stored=facet.stored, sortable=True, signed=False)
-    if facet.kind in (Kind.FLAG, Kind.MULTI):  # words: MULTI's several slugs
-        return KEYWORD(stored=facet.stored, sortable=True)
-    return ID(stored=facet.stored, sortable=True)
-
-
-def build_schema() -> Schema:
-    analyzer = catalog_analyzer()
-    return Schema(
-        id=ID(stored=True, unique=True, sortable=True),  # a column too: hits' IDs by lookup
-        **{facet.name: _facet_field(facet) for facet in FACETS},
-        venue_name=TEXT(analyzer=word_analyzer(), phrase=False),  # "icml", "neurips"
-        headline=_positional(analyzer, field_boost=weights.WEIGHTS.headline_field),
-        text=_positional(analyzer),
-        author=_positional(word_analyzer()),  # author names, for `author:`
-        # First ingested, epoch seconds: only sorted by (feeds), so a column and no terms.
-        added=COLUMN(NumericColumn("Q")),
-    )
 
 
 def paper_document(paper: Paper, venue: Edition) -> dict[str, object]:
@@ -124,7 +83,7 @@ def read_index_stamp(index_path: Path) -> IndexStamp | None:
         return None
     try:
         version, index_format, catalog = (index_path / VERSION_FILE).read_text().split()
-        return IndexStamp(int(version), catalog) if int(index_format) == INDEX_FORMAT else None
+        return IndexStamp(int(version), catalog) if index_format == index_format_now() else None
     except (OSError, ValueError):
         return None
 
@@ -136,7 +95,7 @@ def read_index_version(index_path: Path) -> int | None:
 
 def _write_stamp(directory: Path, stamp: IndexStamp) -> None:
     tmp = directory / f"{VERSION_FILE}.tmp"
-    tmp.write_text(f"{stamp.version} {INDEX_FORMAT} {stamp.catalog}")
+    tmp.write_text(f"{stamp.version} {index_format_now()} {stamp.catalog}")
     os.replace(tmp, directory / VERSION_FILE)
 
 

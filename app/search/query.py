@@ -21,13 +21,12 @@ from whoosh.query import (
     AndNot,
     Every,
     NullQuery,
-    NumericRange,
     Or,
     Query,
     Term,
 )
 
-from app.facets import BY_NAME, FACETS, Kind
+from app.facets import BY_NAME, FACETS
 from app.search import weights
 from app.search.analysis import analyze, word_analyzer
 from app.search.clauses import analyze_phrase, text_query
@@ -63,7 +62,6 @@ _TOKEN = re.compile(
     r'(?P<neg>-)?(?:(?P<field>[A-Za-z]+):(?:"(?P<fphrase>[^"]*)"?|(?P<fvalue>[^\s()"]*))'
     r'|"(?P<phrase>[^"]*)"?|(?P<open>\()|(?P<close>\))|(?P<word>[^\s()"]+))'
 )
-_YEAR_RANGE = re.compile(r"^(\d{4})\s*(?:-|\.\.)\s*(\d{4})$")
 
 # Expands `prefix*` into at most this many of its most frequent completions.
 PrefixExpander = Callable[[str], list[str]]
@@ -329,21 +327,8 @@ _EXAMPLES = {**{facet.name: facet.example for facet in FACETS}, AUTHOR: "hinton"
 
 
 def _filter_query(name: str, value: str) -> Query | None:
-    facet = BY_NAME.get(name)
-    kind = facet.kind if facet else None
-    if kind is Kind.EDITION:  # "venue:icml 2026": the words of the edition's name
-        words = word_analyzer().terms(value)
-        return And([Term("venue_name", w) for w in words]) if words else None
-    if kind is Kind.YEAR:
-        if value.isdigit() and len(value) == 4:
-            return NumericRange(name, int(value), int(value))
-        match = _YEAR_RANGE.match(value)
-        return NumericRange(name, int(match[1]), int(match[2])) if match else None
-    if facet and kind is Kind.FLAG:
-        return Term(name, facet.flag) if value.lower() == facet.flag else None
-    if facet and kind in (Kind.SLUG, Kind.MULTI):  # "series:NeurIPS", "country:China"
-        slug = facet.parse(value)
-        return Term(name, slug) if slug else None
+    if name in BY_NAME:
+        return BY_NAME[name].kind.query(name, value)
     words = word_analyzer().terms(value)
     return And([Term(name, w) for w in words]) if words else None
 

@@ -5,16 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, make_dataclass
 from typing import Any
 
-from app.facets import FACETS, NAMES, Facet, Kind
+from app.facets import FACETS, NAMES, Facet
 from app.paging import Page
 
 PER_PAGE = 20
 
 
 def _facet_field(facet: Facet) -> tuple[str, type, Any]:
-    if facet.kind is Kind.YEAR:
-        return facet.name, int | None, None
-    return facet.name, str, ""
+    return facet.name, facet.kind.request_type, facet.kind.none
 
 
 def _filters(self: Any) -> dict[str, object]:

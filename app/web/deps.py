@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterator
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Literal, TypeVar
 
 from fastapi import Depends, HTTPException, Query, Request
 from sqlmodel import Session
@@ -13,7 +13,7 @@ from app import catalog, people
 from app.catalog import ListFilter
 from app.db import get_engine
 from app.exports import ListFormat
-from app.facets import FACETS, Facet, Kind
+from app.facets import FACETS, Facet
 from app.ids import ID_LIST, parse_paper_ids, slugify
 from app.models import Edition, Paper
 from app.paging import within_pages
@@ -44,17 +44,11 @@ def get_search(request: Request) -> PaperSearch:
 
 
 def _facet_parameter(facet: Facet) -> inspect.Parameter:
-    """A facet's API parameter: a slug, a year or a flag, described as the table says."""
-    if facet.kind is Kind.YEAR:
-        kind: Any = Annotated[int | None, Query(ge=1900, le=2100, description=facet.description)]
-        default: object = None
-    elif facet.kind is Kind.FLAG:
-        kind = Annotated[Literal["", facet.flag], Query(description=facet.description)]  # type: ignore[valid-type]
-        default = ""
-    else:
-        kind, default = Annotated[str, Query(description=facet.description)], ""
+    """A facet's API parameter, of its kind's type, described as the table says."""
+    kind, default = facet.kind.parameter()
     return inspect.Parameter(facet.name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                             annotation=kind)
+                             annotation=Annotated[kind, Query(description=facet.description,
+                                                              **facet.kind.constraints)])
 
 
 def search_request(q: str = "", sort: str = "relevance", page: int = 1,

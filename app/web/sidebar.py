@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.facets import BY_NAME, FACETS, Kind
+from app.facets import BY_NAME, FACETS
 from app.search.results import SearchRequest, SearchResult
 from app.web.urls import search_query_string
 
@@ -54,7 +54,7 @@ class YearBar:
 
 
 def _url(request: SearchRequest, name: str, value: object, selected: bool) -> str:
-    removed = None if BY_NAME[name].kind is Kind.YEAR else ""
+    removed = BY_NAME[name].kind.none
     return "?" + search_query_string(request, **{name: removed if selected else value})
 
 

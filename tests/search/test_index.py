@@ -1,5 +1,6 @@
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -7,10 +8,11 @@ from sqlmodel import select
 
 from app import enrich
 from app.enrich import retopic_all
+from app.facets import BY_NAME, FACETS, HAS, SEVERAL
 from app.ingest.load import ingest_paths
 from app.models import Paper
 from app.search import index as search_index
-from app.search import publish
+from app.search import index_schema, publish
 from app.search.generation import HELD, VERSION_FILE
 from app.search.index import (
     SyncKind,
@@ -32,10 +34,24 @@ def _hits(catalog: Catalog, query: str) -> list[str]:
     return [hit.id for hit in search.search(SearchRequest(q=query), lambda ids: {}).hits]
 
 
+def test_the_index_format_follows_the_schema(monkeypatch):
+    """A new facet, or a facet of another kind, makes another format without a hand-made
+    bump, so that older indexes are rebuilt."""
+    now = index_schema.index_format_now()
+    flagged = replace(BY_NAME["status"], name="flagged", kind=HAS)
+    monkeypatch.setattr(index_schema, "FACETS", (*FACETS, flagged))
+    assert index_schema.index_format_now.__wrapped__() != now
+    several = tuple(replace(f, kind=SEVERAL) if f.name == "status" else f for f in FACETS)
+    monkeypatch.setattr(index_schema, "FACETS", several)
+    assert index_schema.index_format_now.__wrapped__() != now
+    monkeypatch.setattr(index_schema, "FACETS", FACETS)
+    assert index_schema.index_format_now.__wrapped__() == now
+
+
 def test_index_of_an_older_format_is_rebuilt(fresh: Catalog, monkeypatch):
     live = fresh.settings.index_path
     assert read_index_version(live) == 1
-    monkeypatch.setattr(search_index, "INDEX_FORMAT", search_index.INDEX_FORMAT + 1)
+    monkeypatch.setattr(search_index, "index_format_now", lambda: "0.older")
     assert read_index_version(live) is None
     with fresh.session() as session:
         assert sync_index(fresh.settings, session).kind is SyncKind.REBUILT
