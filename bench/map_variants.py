@@ -144,44 +144,57 @@ def area_at_10(areas: np.ndarray, nearest: Callable[[np.ndarray], np.ndarray]) -
     return float(np.concatenate(same).mean())
 
 
+def topic_shares(topics: np.ndarray, chosen: np.ndarray,
+                 near: np.ndarray) -> tuple[float, float]:
+    """The share of the `chosen` papers' `near` papers with their primary topic, over all
+    of them and (macro) the mean over topics."""
+    own = topics[chosen]
+    same = topics[near] == own[:, None]
+    return float(same.mean()), float(np.mean([same[own == t].mean() for t in np.unique(own)]))
+
+
+def vector_scores(vectors: np.ndarray, chosen: np.ndarray, topics: np.ndarray,
+                  areas: np.ndarray) -> dict[str, float]:
+    """topic@10 (and macro) and area@10 of the vectors' own 10 nearest by cosine."""
+    near = knn(vectors, 11, queries=vectors[chosen])[0]  # the paper itself among them
+    near = np.array([[d for d in row if d != c][:10] for row, c in zip(near, chosen,
+                                                                         strict=True)])
+    found = dict(zip(("topic10", "topic10_macro"), topic_shares(topics, chosen, near),
+                     strict=True))
+    found["area10"] = area_at_10(areas, lambda rows: knn(vectors[rows], 10)[0])
+    return found
+
+
+def probes(papers: int, count: int) -> tuple[np.ndarray, np.random.Generator]:
+    """bench/paper_map.py's probes (fixed seed), and its generator to draw on."""
+    rng = np.random.default_rng(0)
+    return rng.choice(papers, min(count, papers), replace=False), rng
+
+
 class Scoring:
     """The fixed probes and the vectors' own neighbours, shared by every layout scored."""
 
-    def __init__(self, catalog: LiveCatalog, probes: int) -> None:
+    def __init__(self, catalog: LiveCatalog, count: int) -> None:
         self.topics, self.areas = catalog.topics, venue_areas(catalog)
-        rng = np.random.default_rng(0)
-        self.chosen = rng.choice(len(self.topics), min(probes, len(self.topics)), replace=False)
+        self.chosen, rng = probes(len(self.topics), count)
         self.random = rng.random((len(self.topics), 2))
-        self.truth = {name: knn(inputs(catalog, name), 51,
-                                queries=inputs(catalog, name)[self.chosen])[0][:, 1:]
-                      for name in ("lsa", "meaning")}
         self.vectors = {name: inputs(catalog, name) for name in ("lsa", "meaning", "both")}
-
-    def topic_shares(self, near: np.ndarray) -> tuple[float, float]:
-        own = self.topics[self.chosen]
-        same = self.topics[near] == own[:, None]
-        macro = np.mean([same[own == t].mean() for t in np.unique(own)])
-        return float(same.mean()), float(macro)
+        self.truth = {name: knn(self.vectors[name], 51,
+                                queries=self.vectors[name][self.chosen])[0][:, 1:]
+                      for name in ("lsa", "meaning")}
 
     def of_map(self, xy: np.ndarray) -> dict[str, float]:
         near = nearest_2d(xy, self.chosen)
         found = {f"preservation_{name}": float(np.mean(
-            [len(set(a) & set(b)) / 10 for a, b in zip(near, truth[:, :50], strict=True)]))
+            [len(set(a) & set(b)) / 10 for a, b in zip(near, truth, strict=True)]))
             for name, truth in self.truth.items()}
-        found["topic10"], found["topic10_macro"] = self.topic_shares(near)
+        found["topic10"], found["topic10_macro"] = topic_shares(self.topics, self.chosen, near)
         found["area10"] = area_at_10(self.areas, lambda rows: nearest_2d(
             xy[rows], np.arange(len(rows))))
         return found
 
     def of_vectors(self, name: str) -> dict[str, float]:
-        vectors = self.vectors[name]
-        near = knn(vectors, 11, queries=vectors[self.chosen])[0]  # itself among them
-        near = np.array([[d for d in row if d != c][:10] for row, c in zip(
-            near, self.chosen, strict=True)])
-        found = {}
-        found["topic10"], found["topic10_macro"] = self.topic_shares(near)
-        found["area10"] = area_at_10(self.areas, lambda rows: knn(vectors[rows], 10)[0])
-        return found
+        return vector_scores(self.vectors[name], self.chosen, self.topics, self.areas)
 
 
 def main() -> None:

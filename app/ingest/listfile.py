@@ -42,10 +42,12 @@ class RawAbstract:
     text: str  # the abstract, verbatim
     venue: str = ""
     year: int = 0
+    # What the row says besides: every field from here on is in its paper's change digest
+    # (identity.source_digest), in this order.
     title: str = ""
     url: str = ""
-    keywords: tuple[str, ...] = ()
     status: str = ""  # the venue's decision: "Oral", "Spotlight", "Poster", ...
+    keywords: tuple[str, ...] = ()
     people: People = People()  # authors, affiliations, institutions, countries, code, TL;DR
 
 

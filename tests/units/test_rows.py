@@ -4,12 +4,15 @@ problem with its exact line and message (make mutants runs these)."""
 from __future__ import annotations
 
 import json
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
 
 from app.ingest import listfile, tabular
-from app.ingest.listfile import InputError, parse_list_bytes
+from app.ingest.identity import BARE, source_digest
+from app.ingest.listfile import InputError, RawAbstract, parse_list_bytes
+from app.ingest.people import People
 from app.ingest.tabular import parse_csv_bytes, parse_jsonl_bytes
 
 PATH = Path("papers.jsonl")
@@ -233,3 +236,25 @@ def test_list_files_at_their_bounds():
 def test_an_input_error_of_a_whole_file_has_no_line():
     assert str(InputError(PATH, 0, "unreadable")) == f"{PATH}: unreadable"
     assert str(InputError("dir", 3, "bad")) == "dir:3: bad"
+
+
+def test_every_field_a_row_says_besides_its_abstract_is_in_its_change_digest():
+    """A new input field reaches the change check by being declared (issue 60): every field
+    of RawAbstract and People but the row's identity changes the digest; the identity does
+    not; and a row with nothing besides keeps the digest stored papers hold (0006's)."""
+    row = RawAbstract(line=3, text="An abstract.", venue="ICML", year=2026)
+    assert BARE == "af26c4ea436ce551" == source_digest(row)
+
+    def changed(value: object) -> object:
+        return ("x",) if isinstance(value, tuple) else "x"
+
+    for field in fields(People):
+        people = replace(People(), **{field.name: changed(getattr(People(), field.name))})
+        assert source_digest(replace(row, people=people)) != BARE, field.name
+    for field in fields(RawAbstract):
+        if field.name == "people":
+            continue
+        other = replace(row, **{field.name: 7 if field.type in ("int", int) else
+                                changed(getattr(row, field.name))})
+        assert (source_digest(other) == BARE) == (field.name in ("line", "text", "venue",
+                                                                 "year")), field.name

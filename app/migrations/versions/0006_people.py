@@ -11,18 +11,17 @@ dates).
 Revision ID: 0006
 """
 
-from pathlib import Path
-
 import sqlalchemy as sa
 from alembic import op
-
-from app.ingest.identity import source_digest
-from app.ingest.listfile import RawAbstract
-from app.ingest.load import input_format
 
 revision = "0006"
 down_revision = "0005"
 COLUMNS = ("affiliations", "institutions", "countries", "tldr", "source_digest")
+# The change digest (app/ingest/identity.source_digest) of a row with nothing but its abstract,
+# as this revision stored it: copied, so that later changes of the app leave it as it was.
+EMPTY_ROW_DIGEST = "af26c4ea436ce551"
+# List files' suffixes, looking through .gz (as app/ingest/load.input_format reads them then)
+LIST_FILE_SUFFIXES = (".txt", ".txt.gz")
 
 
 def upgrade() -> None:
@@ -42,9 +41,9 @@ def upgrade() -> None:
                     ["kind", "venue_slug", "slug", "paper_id"])
     connection = op.get_bind()
     files = connection.execute(sa.text("SELECT name FROM sourcefile")).scalars().all()
-    tabular = [name for name in files if input_format(Path(name)) != ".txt"]
-    listed = [name for name in files if name not in tabular]
-    empty = source_digest(RawAbstract(line=0, text=""))
+    listed = [name for name in files if name.lower().endswith(LIST_FILE_SUFFIXES)]
+    tabular = [name for name in files if name not in listed]
+    empty = EMPTY_ROW_DIGEST
     for name in listed:
         connection.execute(sa.text("UPDATE paper SET source_digest = :digest "
                                    "WHERE source_file = :name"), {"digest": empty, "name": name})
