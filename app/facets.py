@@ -4,7 +4,7 @@ and the chips show it.
 
 The index schema and documents (search/index.py), the query language (search/query.py), the
 search request and its URL (search/results.py, web/urls.py), the API's parameters
-(web/deps.py), the names its values read as (web/results.py) and the sidebar (web/sidebar.py)
+(web/deps.py), the names its values read as (web/joined.py) and the sidebar (web/sidebar.py)
 all read this table and ask the kind, so a new facet is one entry here plus the data it reads,
 and a new flag (`has:pdf`) one entry of `HAS`.
 """

@@ -213,13 +213,42 @@ def on_live_catalog(data: Path, files: dict[str, Path], count: int) -> None:
               + f" terms {costs['terms']:,}", flush=True)
 
 
+def iclr_precisions(judging, rows: list[dict], count: int,
+                    pasted: int) -> tuple[float, float, float, float]:
+    """P@10 of the related papers and recommendations (without the encoder) and of the
+    vectors alone, on bench.recommend's judged lists; and of the vectors alone from single
+    papers (bench.recommend's sample, a paper relevant when it shares a keyword)."""
+    from bench.neighbour_baselines import ranked
+    from bench.recommend import (
+        NO_MEANING,
+        judged_lists,
+        keywords_by_title,
+        pasted_sample,
+        precision,
+        shared_precision,
+        with_weights,
+    )
+
+    search, plain, texts, id_of, title_of = (judging.search, judging.plain, judging.texts,
+                                             judging.id_of, judging.title_of)
+    lists = [(t, r) for t, r in judged_lists(rows, count) if all(x in id_of for x in t)]
+    alone = ranked(vector_scorer(search), TOP)
+    related = with_weights(lambda ids: [r.id for r in search.related(
+        ids[0], plain[ids[0]], texts, limit=TOP + 3)], **NO_MEANING)
+    recommend = with_weights(lambda ids: [r.id for r in search.recommend(
+        ids, texts, limit=TOP + 3)], **NO_MEANING)
+    keywords = keywords_by_title(rows)
+    one = shared_precision(lambda pid: alone([pid]), pasted_sample(judging, keywords, pasted),
+                           lambda pid: keywords.get(title_of[pid], set()))[0]
+    return (precision(related, lists, id_of, title_of)[0],
+            precision(recommend, lists, id_of, title_of)[0],
+            precision(alone, lists, id_of, title_of)[0], one)
+
+
 def on_iclr_catalog(work: Path, methods: list[str], count: int, pasted: int) -> None:
     """bench/recommend.py's ICLR catalog (no keywords), each method's vectors in turn."""
     from app.config import Settings
-    from bench.recommend import (NO_MEANING, TOP as LISTED_TOP, Judging, judged_lists,
-                                 keywords_by_title, pasted_sample, precision, shared_precision,
-                                 with_weights)
-    from bench.neighbour_baselines import ranked
+    from bench.recommend import Judging
     from bench.relevance.keywords import build_catalog, iclr_rows
 
     rows = iclr_rows()
@@ -243,28 +272,13 @@ def on_iclr_catalog(work: Path, methods: list[str], count: int, pasted: int) -> 
         shutil.copy(path, generation / VECTORS_FILE)
         judging = Judging.open(settings, work / f"fts5-{method}.db")
         try:
-            id_of, title_of, plain, texts = (judging.id_of, judging.title_of, judging.plain,
-                                             judging.texts)
-            lists = [(t, r) for t, r in judged_lists(rows, count) if all(x in id_of for x in t)]
-            search = judging.search
-            vectors_alone = vector_scorer(search)
-            related = with_weights(lambda ids: [r.id for r in search.related(
-                ids[0], plain[ids[0]], texts, limit=LISTED_TOP + 3)], **NO_MEANING)
-            recommend = with_weights(lambda ids: [r.id for r in search.recommend(
-                ids, texts, limit=LISTED_TOP + 3)], **NO_MEANING)
-            p_related = precision(related, lists, id_of, title_of)[0]
-            p_recommend = precision(recommend, lists, id_of, title_of)[0]
-            p_lists = precision(ranked(vectors_alone, LISTED_TOP), lists, id_of, title_of)[0]
-            keywords = keywords_by_title(rows)
-            sample = pasted_sample(judging, keywords, pasted)
-            p_one = shared_precision(lambda pid: ranked(vectors_alone, LISTED_TOP)([pid]),
-                                     sample, lambda pid: keywords.get(title_of[pid], set()))[0]
+            found = iclr_precisions(judging, rows, count, pasted)
         finally:
             judging.close()
             (work / f"fts5-{method}.db").unlink(missing_ok=True)
         costs = json.loads(path.with_suffix(".json").read_text())
-        print(f"{method:14} {p_related:8.3f} {p_recommend:9.3f} {p_lists:19.3f} {p_one:18.3f} "
-              f"{costs['wall_s']:6.1f}", flush=True)
+        print(f"{method:14} " + " ".join(f"{p:{w}.3f}" for p, w in zip(
+            found, (8, 9, 19, 18), strict=True)) + f" {costs['wall_s']:6.1f}", flush=True)
     shutil.copy(kept, generation / VECTORS_FILE)
 
 

@@ -14,7 +14,7 @@ Printed as markdown tables:
    boundaries) in what the index holds of each paper: title, author keywords and the plain
    abstract. ok when 0.95 <= total / papers <= 1.2.
 2. Trends: the share of each year's papers before 2017 that `/trends?q=transformer` counts
-   (`app/whats_new/trends.py`), beside the share that holds the word; target <= 1 % every year.
+   (`app/whats_new/trend_lines.py`), beside the share that holds the word; target <= 1 % every year.
 3. Acronyms: every hand-written group (`app/search/synonyms.py`; acronyms as written, long forms
    plain and quoted) and the 20 learned acronyms defined by the most papers that the hand table
    does not cover (the acronym and each long form, quoted): the spread of their totals
@@ -41,7 +41,7 @@ from app.db import get_engine
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from app.search.synonyms import SYNONYM_GROUPS
-from app.whats_new.trends import compute_trends
+from app.whats_new.trend_lines import compute_trends
 
 # Each query and the forms that count as it: the word, its inflections and British spellings.
 INFLECTIONS: dict[str, tuple[str, ...]] = {

@@ -258,3 +258,23 @@ def test_the_404_check_finds_a_lookup_called_in_a_route():
                      "chunk = Depends(sitemap_chunk(pages, 10))\n")
     assert _called_outside_depends(tree, {"topic_named", "_series", "_paper", "sitemap_chunk"}
                                    ) == {"topic_named", "_paper"}
+
+
+def test_one_name_per_thing():
+    """No two modules of app/ share a file name (a feature folder's routes.py aside), and no
+    two define a public class of one name (issue 60): `results.py` meant two things."""
+    files = [path for path in (PROJECT_ROOT / "app").rglob("*.py")
+             if "migrations" not in path.parts and path.name not in ("__init__.py",
+                                                                      "routes.py")]
+    by_name: dict[str, list[str]] = {}
+    for path in files:
+        by_name.setdefault(path.name, []).append(str(path))
+    classes: dict[str, list[str]] = {}
+    for path in (PROJECT_ROOT / "app").rglob("*.py"):
+        if "migrations" in path.parts:
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                classes.setdefault(node.name, []).append(str(path))
+    assert {name: paths for name, paths in by_name.items() if len(paths) > 1} == {}
+    assert {name: paths for name, paths in classes.items() if len(paths) > 1} == {}

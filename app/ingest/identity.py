@@ -59,16 +59,16 @@ def is_placeholder(title: str) -> bool:
     return len(title.split()) <= 1 or title.strip(" [(").lower().startswith("withdrawn")
 
 
-class Candidates(NamedTuple):
+class IdCandidates(NamedTuple):
     digest: str  # of what the row says besides its abstract
     ids: tuple[str, str, str]  # the IDs it may take, in order
 
 
-def candidates(slug: str, abstract: RawAbstract) -> Candidates:
+def candidates(slug: str, abstract: RawAbstract) -> IdCandidates:
     """The IDs a row may take, in order: its abstract's, then told apart by its title, then by
     all it says."""
     digest = source_digest(abstract)
-    return Candidates(digest, (paper_id(slug, abstract.text),
+    return IdCandidates(digest, (paper_id(slug, abstract.text),
                                paper_id(slug, abstract.text, abstract.title),
                                paper_id(slug, abstract.text, abstract.title, digest)))
 
@@ -119,7 +119,7 @@ class Identities:
         self.merged: list[RowNote] = []  # rows that are a paper stored or read before
         self.apart: list[RowNote] = []  # rows kept apart from a paper with their abstract
 
-    def identify(self, abstract: RawAbstract, said: Candidates, stored: dict[str, Holder],
+    def identify(self, abstract: RawAbstract, said: IdCandidates, stored: dict[str, Holder],
                  name: str) -> tuple[str, str]:
         """The row's ID and what it is: "new", "kept" (stored so from this file), "replace"
         (stored from this file, saying something else now) or "duplicate"."""

@@ -293,7 +293,7 @@ class _Store:
             self.venues[slug] = venue
         return slug
 
-    def paper(self, abstract: RawAbstract, slug: str, said: identity.Candidates,
+    def paper(self, abstract: RawAbstract, slug: str, said: identity.IdCandidates,
               stored: dict[str, identity.Holder], name: str, new: _NewPapers) -> str:
         """Keep one abstract of file `name` (`stored`: the stored holders of its candidate
         IDs): "added", "kept" (stored before, as it is), "updated" (stored before, with

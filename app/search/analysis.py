@@ -31,9 +31,9 @@ from whoosh.formats import Positions
 from whoosh.lang import porter2
 from whoosh.support.charset import accent_map
 
+from app.search.american_spelling import americanize
 from app.search.lemma_table import lemmas
 from app.search.math_symbols import MathSymbolFilter
-from app.search.spelling import americanize
 from app.words import STOP_WORDS
 
 # A word's part of speech is unknown: "-ing" and "-ed" forms are read as verbs (learning →

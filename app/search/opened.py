@@ -19,10 +19,10 @@ from app.search import bm25
 from app.search.acronyms import Meaning
 from app.search.columns import FacetColumn
 from app.search.completions import Completions
+from app.search.compounds import other_spelling
 from app.search.expand import Synonyms
 from app.search.matches import matching_docs
 from app.search.paper_ids import PaperIds
-from app.search.spellings import other_spelling
 from app.search.vectors import Model, read_model
 from app.search.vocabulary import Vocabulary
 from app.whats_new.edition_terms import EditionTerms

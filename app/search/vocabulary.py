@@ -21,10 +21,10 @@ from pathlib import Path
 import numpy as np
 from whoosh.lang import porter2
 
+from app.search.american_spelling import americanize
 from app.search.analysis import fold_inflections, word_analyzer
 from app.search.held_files import counts_in, mapped_arrays, write_array_directory, write_counts
 from app.search.prefix_table import PrefixTable
-from app.search.spelling import americanize
 from app.search.whoosh_adapter.corrector import FrequencyCorrector
 
 VOCABULARY_FILE = "vocabulary.tsv"

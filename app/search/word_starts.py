@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from whoosh.lang import porter2
 
-from app.search import lemma_table, spelling
+from app.search import american_spelling, lemma_table
 from app.search.analysis import TOKEN_PATTERN
 
 # What a word analyzes to starts with the word's first START letters, lowercased (or fewer,
@@ -27,8 +27,8 @@ def _changed_into() -> dict[str, frozenset[str]]:
     "is", ...)."""
     porter = {(word[:START], stem[:START]) for word, stem in porter2.exceptional_forms.items()}
     into: dict[str, set[str]] = {}
-    for start, becomes in {*lemma_table.changed_starts(START), *spelling.changed_starts(START),
-                           *porter}:
+    for start, becomes in {*lemma_table.changed_starts(START),
+                           *american_spelling.changed_starts(START), *porter}:
         for length in range(len(becomes) + 1):
             into.setdefault(becomes[:length], set()).add(start)
     return {becomes: frozenset(starts) for becomes, starts in into.items()}

@@ -27,7 +27,7 @@ from app.models import Paper
 from app.search.searcher import PaperSearch
 from app.web.render import render
 from app.web.urls import paper_url_for
-from app.web.views import Answers, Citation, Listed, Page, PaperList, Queried, Ranked
+from app.web.views import Answers, Citation, Listed, PageView, PaperList, Queried, Searched
 
 FEED_ENTRIES = 50
 # Papers in one download: the whole catalog's 88,000 in one took 17 s of a CPU and 50 MB for
@@ -76,7 +76,7 @@ def _queried(request: Request, found: Queried, fmt: str) -> tuple[PaperRows, boo
         (part - 1) * DOWNLOAD_PAPERS)), total > part * DOWNLOAD_PAPERS
 
 
-def _ranked(request: Request, found: Ranked, fmt: str) -> tuple[PaperRows, bool]:
+def _ranked(request: Request, found: Searched, fmt: str) -> tuple[PaperRows, bool]:
     search: PaperSearch = request.app.state.search
     if fmt == "atom":
         ids = search.ranked_ids(found.query, limit=FEED_ENTRIES, newest_first=True)
@@ -91,7 +91,7 @@ def _download(request: Request, papers: PaperList, fmt: str) -> StreamingRespons
     match papers.found:
         case Queried() as found:
             rows, more = _queried(request, found, fmt)
-        case Ranked() as found:
+        case Searched() as found:
             rows, more = _ranked(request, found, fmt)
         case Listed() as found:  # a reading list (at most MAX_LISTED papers) in one part
             rows, more = _by_id(request, found.ids), False
@@ -111,7 +111,7 @@ def _cited(cited: Citation, fmt: str) -> Response:
     return Response(cite(cited.paper, cited.venue, cited.url), media_type=WRITERS[fmt].media_type)
 
 
-def render_view(request: Request, view: Page) -> Response:
+def render_view(request: Request, view: PageView) -> Response:
     """The view's page: its template with its context."""
     return render(request, view.template, **view.context())
 

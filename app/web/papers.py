@@ -17,9 +17,9 @@ from app.search.searcher import PaperSearch
 from app.search.similar import Choice
 from app.web.deps import ChoiceDep, PaperDep, SearchDep, SessionDep
 from app.web.formats import answer
+from app.web.joined import related_papers
 from app.web.likeness import LikenessForm
 from app.web.render import render
-from app.web.results import related_papers
 from app.web.urls import paper_url_for, related_path
 from app.web.views import Answers, Citation
 

@@ -22,9 +22,9 @@ from app.search.searcher import PaperSearch
 from app.search.similar import Choice, Recommendation
 from app.web.deps import ChoiceDep, SearchDep, SessionDep
 from app.web.formats import answer
+from app.web.joined import RECOMMENDED, recommend
 from app.web.likeness import LikenessForm
 from app.web.render import render
-from app.web.results import RECOMMENDED, recommend
 from app.web.urls import paper_url_for
 from app.web.views import Answers, Listed, PaperList
 

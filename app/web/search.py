@@ -33,9 +33,9 @@ from app.search.synonyms import SYNONYM_GROUPS
 from app.web import charts, sidebar
 from app.web.deps import SearchDep, SearchRequestDep, SessionDep
 from app.web.formats import answer, render_view
-from app.web.results import facet_names, run_search
+from app.web.joined import facet_names, run_search
 from app.web.urls import CARRIED_ONCE, paper_url_for, search_params, search_query_string
-from app.web.views import Answers, PaperList, Ranked
+from app.web.views import Answers, PaperList, Searched
 
 router = APIRouter(default_response_class=HTMLResponse)
 api = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)
@@ -90,7 +90,7 @@ def search_view(session: Session, search: PaperSearch, query: SearchRequest) -> 
 
 def search_paper_list(request: Request, query: SearchRequest) -> PaperList:
     """Every paper the search finds, best first: what its downloads write."""
-    return PaperList(Ranked(query), "search", f"Search: {query.q}" if query.q else "Search",
+    return PaperList(Searched(query), "search", f"Search: {query.q}" if query.q else "Search",
                      f"{request.url_for('search')}?{search_query_string(query, page=1)}")
 
 

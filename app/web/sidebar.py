@@ -16,11 +16,11 @@ from app.web.urls import search_query_string
 
 TOP_VALUES = 10
 # The names a facet's values read as, where slugs will not do: {facet: {value: name}}.
-Names = dict[str, dict[str, str]]
+ValueNames = dict[str, dict[str, str]]
 
 
 @dataclass(frozen=True)
-class FacetValue:
+class SidebarValue:
     value: object
     label: str
     count: int
@@ -32,15 +32,15 @@ class FacetValue:
 class SidebarFacet:
     name: str
     title: str
-    values: list[FacetValue]
+    values: list[SidebarValue]
 
     @property
-    def head(self) -> list[FacetValue]:
+    def head(self) -> list[SidebarValue]:
         """The values shown at once: the largest, and any selected one."""
         return [v for i, v in enumerate(self.values) if i < TOP_VALUES or v.selected]
 
     @property
-    def rest(self) -> list[FacetValue]:
+    def rest(self) -> list[SidebarValue]:
         return [v for i, v in enumerate(self.values) if i >= TOP_VALUES and not v.selected]
 
 
@@ -58,7 +58,7 @@ def _url(request: SearchRequest, name: str, value: object, selected: bool) -> st
     return "?" + search_query_string(request, **{name: removed if selected else value})
 
 
-def sidebar(result: SearchResult, names: Names) -> list[SidebarFacet]:
+def sidebar(result: SearchResult, names: ValueNames) -> list[SidebarFacet]:
     """The facets to show, in the table's order, each value labelled by its name."""
     request = result.request
     chosen = request.filters()
@@ -69,7 +69,7 @@ def sidebar(result: SearchResult, names: Names) -> list[SidebarFacet]:
         if not (facet.in_sidebar and shown and counts):
             continue
         facets.append(SidebarFacet(facet.name, facet.title, [
-            FacetValue(value, facet.label(value, names.get(facet.name, {})), count,
+            SidebarValue(value, facet.label(value, names.get(facet.name, {})), count,
                        _url(request, facet.name, value, chosen.get(facet.name) == value),
                        chosen.get(facet.name) == value)
             for value, count in counts]))
@@ -85,7 +85,7 @@ class Chip:
     remove_url: str
 
 
-def chips(request: SearchRequest, names: Names) -> list[Chip]:
+def chips(request: SearchRequest, names: ValueNames) -> list[Chip]:
     return [Chip(name, BY_NAME[name].chip(value, names.get(name, {})),
                  _url(request, name, value, selected=True))
             for name, value in request.filters().items()]

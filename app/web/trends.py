@@ -19,7 +19,7 @@ from app.web.deps import SearchDep, SessionDep, WhatsNewDep
 from app.web.formats import render_view
 from app.web.shapes import whats_new_out
 from app.whats_new.rising import WhatsNew, whats_new
-from app.whats_new.trends import MAX_TERMS, Trends, compute_trends
+from app.whats_new.trend_lines import MAX_TERMS, Trends, compute_trends
 
 router = APIRouter(default_response_class=HTMLResponse)
 api = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)

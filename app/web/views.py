@@ -22,7 +22,7 @@ class Queried:
 
 
 @dataclass(frozen=True)
-class Ranked:
+class Searched:
     """Papers a search finds, best first."""
 
     query: SearchRequest
@@ -39,7 +39,7 @@ class Listed:
 class PaperList:
     """A page's papers, whole (every page of its listing): what its downloads write."""
 
-    found: Queried | Ranked | Listed
+    found: Queried | Searched | Listed
     name: str  # the download's file name, without its suffix
     title: str  # what a feed calls itself
     page_url: str
@@ -54,7 +54,7 @@ class Citation:
     url: str
 
 
-class Page(Protocol):
+class PageView(Protocol):
     """What the HTML renderer reads of a page's view."""
 
     template: ClassVar[str]
@@ -69,5 +69,5 @@ class Answers:
     """What a page with downloads can answer, each made only when its format is asked: the
     view (the page) or the papers (a download)."""
 
-    view: Callable[[], Page]
+    view: Callable[[], PageView]
     papers: Callable[[], PaperList | Citation]

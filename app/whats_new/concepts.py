@@ -52,7 +52,7 @@ _DEBRIS = re.compile(r"(?:emph|textit|extit|textbf|extbf|mathbf|mathcal|mathrm|l
 
 
 @dataclass(frozen=True)
-class Named:
+class ShownConcept:
     shown: str  # as papers write it: "diffusion models", "LLM agents", "DM"
     meaning: str | None  # of an acronym listed alone: "diffusion models"
     query: str  # the search that finds exactly the papers counted: "dm", '"llm agents"'
@@ -236,7 +236,7 @@ class ConceptNames:
             self._capitals[word] = self.capitals(word)
         return self._capitals[word] >= ACRONYM_SHARE
 
-    def name(self, term: str, papers: Callable[[str], int | None]) -> Named | None:
+    def name(self, term: str, papers: Callable[[str], int | None]) -> ShownConcept | None:
         """How to list a term, or None where it names no concept; `papers` counts a term in
         the papers the term's count is of (None for a term not counted), to check what an
         acronym means there."""
@@ -267,7 +267,7 @@ class ConceptNames:
         lowered = " ".join(spelt.lower() if acronym else spelt
                            for spelt, acronym in zip(shown, acronyms, strict=True))
         query = lowered if analyze(lowered) == tuple(words) else text
-        return Named(text, None, f'"{query}"' if len(words) > 1 else query)
+        return ShownConcept(text, None, f'"{query}"' if len(words) > 1 else query)
 
     def _boilerplate(self, words: list[str], written: list[str]) -> bool:
         """A term of generic and venue words only: a single word as written ("tracking" is not
@@ -284,7 +284,7 @@ class ConceptNames:
         return acronym + "s" if written.lower() == acronym.lower() + "s" else acronym
 
     def _acronym(self, word: str, written: str, papers: Callable[[str], int | None]
-                 ) -> Named | None:
+                 ) -> ShownConcept | None:
         """An acronym alone, with its commonest meaning that its papers write out and that
         names a concept ("SOTA", state of the art, does not); None without one."""
         prose = GENERIC_WORDS | FILLER_WORDS | VENUE_WORDS
@@ -297,5 +297,5 @@ class ConceptNames:
                 continue
             shown = self._capitalized(word, written)
             query = written.lower() if analyze(written.lower()) == (word,) else shown
-            return Named(shown, meaning.long_form, query)
+            return ShownConcept(shown, meaning.long_form, query)
         return None
