@@ -13,6 +13,7 @@ from bench.recommend import (
     shared_precision,
 )
 from bench.relevance.keywords import build_catalog
+from bench.vectors import with_vectors
 
 FILLER = ("The method is evaluated on several benchmarks and compared with strong baselines, "
           "and the results show that it improves over previous work in accuracy and in the "
@@ -39,15 +40,17 @@ ROWS = [
 @pytest.fixture(scope="module")
 def judging(tmp_path_factory):
     root = tmp_path_factory.mktemp("recommend")
-    opened = Judging.open(build_catalog(ROWS, root, "tiny.jsonl"), root / "fts5.db")
+    # With the papers' sentence vectors, as the bench gives its catalog (the encoder's rows)
+    opened = Judging.open(with_vectors(build_catalog(ROWS, root, "tiny.jsonl"), None),
+                          root / "fts5.db")
     yield opened
     opened.close()
 
 
-def test_keywords_are_lower_cased_and_their_spaces_normalised():
+def test_keywords_are_lower_cased_their_spaces_normalised_and_their_plurals_merged():
     keywords = keywords_by_title(ROWS)
-    assert keywords["Faster sampling for diffusion models 1"] == {"diffusion models", "sampling"}
-    assert keywords["Faster sampling for diffusion models 0"] == {"diffusion models"}
+    assert keywords["Faster sampling for diffusion models 1"] == {"diffusion model", "sampling"}
+    assert keywords["Faster sampling for diffusion models 0"] == {"diffusion model"}
 
 
 def test_only_abstracts_read_as_pasted_texts_are_sampled(judging):
