@@ -194,17 +194,6 @@ def _phrase_starts(found: TermPostings, docs: np.ndarray, place: int,
     return (documents << 32) | ((positions >> STOP_BITS) - place + _BIAS)
 
 
-def positions_in(searcher: Searcher, fieldname: str, word: str, doc: int) -> np.ndarray:
-    """The word's places in one document (by the searcher's document number), stop words
-    not counted."""
-    for leaf, offset in searcher.leaf_searchers():
-        reader = leaf.reader()
-        if offset <= doc < offset + reader.doc_count_all():
-            return term_postings(reader, fieldname, word, positions=True).positions_of(
-                doc - offset) >> STOP_BITS
-    return np.zeros(0, dtype=np.int32)
-
-
 def matching_query(query: Query) -> Query:
     """The same matches with fewer matchers: `Or(X(headline), X(text))` becomes `X(text)`.
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -15,7 +16,7 @@ from whoosh.query import Every, Or, Query, Term
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
 from app.facets import NAMES as FACET_NAMES
-from app.search import by_meaning, proximity, similar, weights
+from app.search import by_meaning, proximity, question_ranking, similar, weights
 from app.search.analysis import analyze
 from app.search.clauses import text_query
 from app.search.expand import with_family
@@ -34,11 +35,11 @@ from app.search.query import (
     MAX_TEXT_CHARS,
     ParsedQuery,
     QueryParser,
-    Resolved,
     is_pasted_text,
     replace_word,
 )
-from app.search.question import PartMatches, Reading, is_function_word, said_as_words
+from app.search.question import Reading, is_function_word
+from app.search.question_ranking import PartMatches
 from app.search.ranking import match_scores, top_matches
 from app.search.results import PER_PAGE, QueryReading, SearchHit, SearchRequest, SearchResult
 from app.search.snippets import make_snippet, query_terms
@@ -52,6 +53,27 @@ LIKE_TEXT_CANDIDATES = 2000
 LIKE_TEXT_NOTE = ("This {words}-word query was read as a text, not as words that must all "
                   "match: these are the {n} papers most like it as a whole (by the terms that "
                   "most set it apart), as related papers are found.")
+
+
+@dataclass
+class Resolved:
+    """What a request resolved to: the result so far, the parsed query, the query to rank
+    (after corrections and fallbacks; None when nothing can match), its matches and what the
+    filters allow of them (masks over the documents)."""
+
+    result: SearchResult
+    parsed: ParsedQuery
+    query: Query | None
+    docs: np.ndarray
+    allowed: np.ndarray
+    # A question or a description: its parts' matches and weights, which list and rank it.
+    bag: PartMatches | None = None
+    # A pasted text: the papers listed, most like it first, and their likeness.
+    likeness: list[tuple[int, float]] | None = None
+    # Listed for their closeness in meaning alone (a question, a description, a pasted
+    # text): they follow the papers with every concept and are labelled.
+    near: np.ndarray | None = None
+    closeness: np.ndarray | None = None  # each document's, to the query
 
 
 class Search:
@@ -147,44 +169,29 @@ class Search:
 
     def _part_matches(self, parts: QueryParts, as_words: bool = False,
                       family: list[Query] | None = None) -> PartMatches:
-        """Which papers hold each part (or only words of its `family`); with `as_words` (a
-        question's concepts), a phrase weighs no more than the papers saying it in words
-        make it weigh."""
-        return PartMatches.of(parts.words, self._matching,
-                              self.searcher.doc_count_all(),
-                              partial(said_as_words, self.searcher) if as_words else None,
-                              family)
+        return question_ranking.part_matches(self.searcher, parts, self._matching, as_words,
+                                             family)
 
     def _required(self, parts: QueryParts, total: int) -> np.ndarray:
-        """Which documents pass the parts' inline filters and are not excluded."""
-        required = np.ones(total, dtype=bool)
-        for query in parts.filters:
-            required &= self._matching(query)
-        if parts.excluded is not None:
-            required &= ~self._matching(parts.excluded)
-        return required
+        return question_ranking.required(parts, self._matching, total)
 
     def _bag(self, parsed: ParsedQuery, parts: QueryParts, result: SearchResult) -> Resolved:
-        """A question or a description: the papers with every content word, then those
-        holding at least `bag_share` of the weight that the best papers hold (all of it when
-        some hold every word), all listed and counted."""
+        """A question or a description: its papers listed and counted as
+        question_ranking.py says (`listing`)."""
         family = self.current.vocabulary.family
         related = [with_family(query, label, family) for label, query in parts.words]
         bag = self._part_matches(parts, as_words=parsed.reading is Reading.QUESTION,
                                  family=related)
-        required = self._required(parts, len(bag.complete))
-        share = np.where(required, bag.share, 0.0)
-        listed = (share > 0) & (share >= weights.WEIGHTS.bag_share * share.max(initial=0.0))
-        complete = self._filtered(bag.complete & required)
+        passing = self._required(parts, len(bag.complete))
+        found = question_ranking.listing(bag, passing, self._filtered, self._closeness(self.q))
+        complete = self._filtered(bag.complete & passing)
         result.reading = QueryReading(parsed.reading.value, parsed.dropped, bag.labels,
                                       int(np.count_nonzero(complete)))
-        closeness = self._closeness(self.q)
-        near = None
-        if closeness is not None:  # the papers closest in meaning follow, labelled
-            near = by_meaning.near(closeness, self._filtered(required & ~listed))
-            listed, result.near = listed | near, int(np.count_nonzero(near))
-        return Resolved(result, parsed, Or(related + parsed.lacking), listed,
-                        self._filtered(listed), bag, near=near, closeness=closeness)
+        if found.near is not None:
+            result.near = int(np.count_nonzero(found.near))
+        return Resolved(result, parsed, Or(related + parsed.lacking), found.listed,
+                        self._filtered(found.listed), bag, near=found.near,
+                        closeness=found.closeness)
 
     def _own_order(self, resolved: Resolved, limit: int) -> list[tuple[int, float]]:
         """The best `limit` of a pasted text's or a question's papers, in their own order."""
@@ -193,27 +200,14 @@ class Search:
         return self._bag_ranked(resolved, limit)
 
     def _bag_ranked(self, resolved: Resolved, limit: int) -> list[tuple[int, float]]:
-        """The best `limit` of a question's listed papers: those with every part first,
-        then by BM25F over the parts they share times the share of the weight they hold;
-        each group's head re-ranked for proximity."""
-        bag, query = resolved.bag, resolved.query
-        assert bag is not None and query is not None
-        docs = np.flatnonzero(resolved.allowed)
-        scores = match_scores(self.searcher, query, resolved.allowed, self.phrases)
-        score = (scores[docs] if scores is not None else np.zeros(len(docs))) * (
-            bag.share[docs] ** weights.WEIGHTS.coverage)
-        if resolved.closeness is not None:
-            score = by_meaning.fused(score, resolved.closeness[docs],
-                                     float(resolved.closeness.max()))
-        complete = bag.complete[docs]
-        order = np.lexsort((docs, -score, ~complete))[:max(limit, proximity.RERANKED)]
-        best = [(int(docs[i]), float(score[i])) for i in order]
+        """The best `limit` of a question's listed papers (question_ranking.ordered)."""
+        assert resolved.bag is not None and resolved.query is not None
         parts = resolved.parsed.parts
         words = parts.single_words() if parts is not None else []
-        first = [hit for hit in best if bag.complete[hit[0]]]
-        rest = best[len(first):]
-        return (proximity.rerank(self.searcher, words, first)
-                + proximity.rerank(self.searcher, words, rest))[:limit]
+        return question_ranking.ordered(
+            resolved.bag, resolved.closeness, np.flatnonzero(resolved.allowed),
+            match_scores(self.searcher, resolved.query, resolved.allowed, self.phrases),
+            partial(proximity.rerank, self.searcher, words), proximity.RERANKED, limit)
 
     def _like_text(self) -> Resolved:
         """A pasted text: the papers most like it as a whole, by its key terms, as related

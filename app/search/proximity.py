@@ -13,10 +13,22 @@ import numpy as np
 from whoosh.searching import Searcher
 
 from app.search import weights
-from app.search.matches import positions_in
+from app.search.analysis import STOP_BITS
+from app.search.arrays import term_postings
 
 RERANKED = 50
 REVERSED = 1  # what the other order adds to two words' distance
+
+
+def positions_in(searcher: Searcher, fieldname: str, word: str, doc: int) -> np.ndarray:
+    """The word's places in one document (by the searcher's document number), stop words
+    not counted."""
+    for leaf, offset in searcher.leaf_searchers():
+        reader = leaf.reader()
+        if offset <= doc < offset + reader.doc_count_all():
+            return term_postings(reader, fieldname, word, positions=True).positions_of(
+                doc - offset) >> STOP_BITS
+    return np.zeros(0, dtype=np.int32)
 
 
 def _apart(gap: np.ndarray) -> np.ndarray:

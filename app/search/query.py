@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-import numpy as np
 from whoosh.query import (
     And,
     AndNot,
@@ -39,7 +38,6 @@ from app.search.parts import (
     query_parts,
 )
 from app.search.question import (
-    PartMatches,
     Reading,
     doing_without,
     is_doing_without,
@@ -47,7 +45,6 @@ from app.search.question import (
     prose_tokens,
     reading_of,
 )
-from app.search.results import SearchResult
 
 MAX_QUERY_CHARS = 500
 # A query of more words is a pasted text (an abstract): answered by papers like it as a whole
@@ -355,24 +352,3 @@ def _join_synonym_spans(items: list[_Item], synonyms: Synonyms) -> list[_Item]:
             joined.append(items[i])
             i += 1
     return joined
-
-
-@dataclass
-class Resolved:
-    """What a request resolved to: the result so far, the parsed query, the query to rank
-    (after corrections and fallbacks; None when nothing can match), its matches and what the
-    filters allow of them (masks over the documents)."""
-
-    result: SearchResult
-    parsed: ParsedQuery
-    query: Query | None
-    docs: np.ndarray
-    allowed: np.ndarray
-    # A question or a description: its parts' matches and weights, which list and rank it.
-    bag: PartMatches | None = None
-    # A pasted text: the papers listed, most like it first, and their likeness.
-    likeness: list[tuple[int, float]] | None = None
-    # Listed for their closeness in meaning alone (a question, a description, a pasted
-    # text): they follow the papers with every concept and are labelled.
-    near: np.ndarray | None = None
-    closeness: np.ndarray | None = None  # each document's, to the query

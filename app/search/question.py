@@ -14,7 +14,7 @@ and as a **description** when it has `MANY_WORDS` content words or more. Then:
 - the papers listed are those with every content word, then those holding at least
   `weights.WEIGHTS.bag_share` of the query's weight, each part (a word, a phrase, a synonym
   group) weighing its IDF; they are ranked by BM25F over the parts they share times the share
-  of the weight they hold (`PartMatches`), so lacking a rare concept costs more than lacking a
+  of the weight they hold (question_ranking.py), so lacking a rare concept costs more than
   common word.
 
 A query with AND, OR or NOT is an expert's and is read as typed, parentheses and all, as is a
@@ -24,18 +24,9 @@ instead of neighborhood approaches (max, average, etc)" is a description.
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 from enum import Enum
-from functools import cached_property, partial
 
-import numpy as np
-from whoosh.query import Phrase, Query, Term
-from whoosh.searching import Searcher
-
-from app.search import weights
 from app.search.analysis import analyze
 from app.search.clauses import Tokens
 from app.search.lemma_table import lemmas
@@ -147,69 +138,3 @@ def doing_without(typed: str, lacking: tuple[str, ...]) -> list[Tokens]:
 def is_content_word(word: str) -> bool:
     """A word a question or a description searches for: not a function word, and indexed."""
     return not is_function_word(word) and bool(analyze(word))
-
-
-def said_as_words(searcher: Searcher, query: Query) -> int:
-    """About how many papers speak of a part in words: for each of its forms (a word, or a
-    phrase by its rarest word), the papers holding it; the most of any form."""
-    frequency = partial(searcher.doc_frequency, "text")
-    return max((frequency(leaf.text) if isinstance(leaf, Term)
-                else min(map(frequency, leaf.words), default=0)
-                for leaf in ([query] if query.is_leaf() else query.leaves())
-                if leaf.field() == "text" and isinstance(leaf, (Term, Phrase))), default=0)
-
-
-@dataclass(frozen=True)
-class PartMatches:
-    """Which papers hold each of a query's parts, and what each part weighs: its IDF, from
-    the number of papers holding it, so that a rare concept outweighs a common word. What is
-    derived from `has` is computed once: a page asks it of every hit."""
-
-    labels: list[str]  # the parts as typed
-    held: np.ndarray  # float, parts × documents: 1 for the part itself, less for its family
-    weights: np.ndarray  # per part
-
-    @classmethod
-    def of(cls, parts: list[tuple[str, Query]], matching: Callable[[Query], np.ndarray],
-           total: int, words_held: Callable[[Query], int] | None = None,
-           family: list[Query] | None = None) -> PartMatches:
-        """`words_held`: about how many papers speak of a part in words (its commonest form,
-        a phrase counted by its rarest word). A phrase ("small language models") weighs no
-        more than that: few papers write the phrase, many more say the same thing in other
-        words, so its own IDF would outweigh the concepts beside it. `family`: per part, the
-        part or'ed with the words of its family (`expand.with_family`); a paper with only
-        those ("transform" for "transformer") holds `weights.WEIGHTS.family` of the part, and
-        lacks the part itself."""
-        held = np.zeros((len(parts), total), dtype=np.float32)
-        for row, (_, query) in enumerate(parts):
-            if family is not None and family[row] is not query:
-                held[row, matching(family[row])] = weights.WEIGHTS.family
-            held[row, matching(query)] = 1.0
-        papers = (held == 1.0).sum(axis=1)
-        if words_held is not None:
-            papers = np.maximum(papers, [words_held(query) for _, query in parts])
-        idf = np.array([math.log((total + 1) / (n + 0.5)) for n in papers])
-        return cls([label for label, _ in parts], held, idf)
-
-    @cached_property
-    def has(self) -> np.ndarray:
-        """Which papers hold each part itself (bool, parts × documents)."""
-        return self.held == 1.0
-
-    @cached_property
-    def count(self) -> np.ndarray:
-        """How many of the parts each paper holds."""
-        return self.has.sum(axis=0)
-
-    @cached_property
-    def complete(self) -> np.ndarray:
-        """Which papers hold every part."""
-        return self.has.all(axis=0)
-
-    @cached_property
-    def share(self) -> np.ndarray:
-        """The share of the parts' weight each paper holds."""
-        return self.weights @ self.held / (self.weights.sum() or 1.0)
-
-    def missing(self, doc: int) -> list[str]:
-        return [label for row, label in enumerate(self.labels) if not self.has[row, doc]]
