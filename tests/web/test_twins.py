@@ -17,6 +17,7 @@ TWINS = {
     "topics": "/api/topics", "topic": "/api/topics/{slug}/papers",
     "paper": "/api/papers/{paper_id}", "search": "/api/search", "trends": "/api/trends",
     "saved_page": "/api/recommendations",
+    "related_page": "/api/papers/{paper_id}/related",
 }
 WITHOUT_TWIN = {"search_help"}  # a page of prose
 
