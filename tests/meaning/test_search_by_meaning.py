@@ -13,10 +13,13 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlmodel import col, select
 
 from app.main import create_app
 from app.meaning import encoder
 from app.meaning.store import counts
+from app.models import Paper
+from app.search import similar
 from app.search.meaning_updates import encode_and_publish
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
@@ -44,26 +47,59 @@ def _search(catalog: Catalog, q: str) -> list[tuple[str, bool]]:
     return [(hit.id, hit.by_meaning) for hit in [*result.hits, *result.partial]]
 
 
+# A paper in the field's terms, and one telling its idea in plain words, sharing none of them.
+PRIVACY = ("Membership inference attacks: determining whether a given example was in a "
+           "model's training set, a privacy leak of machine learning models.")
+TOLD = ("Finding out if someone's personal record was used to teach a classifier reveals "
+        "private data.")
+
+
 @pytest.fixture
-def depth(fresh: Catalog, tmp_path: Path) -> str:
-    report = fresh.ingest(write_list(tmp_path / "depth.txt", "DEPTH 2026 Papers", DEPTH))
-    return report.added_ids[0]
+def depth(fresh: Catalog, tmp_path: Path) -> list[str]:
+    """The IDs of DEPTH, PRIVACY and TOLD, ingested into the seeds."""
+    texts = (DEPTH, PRIVACY, TOLD)
+    fresh.ingest(write_list(tmp_path / "depth.txt", "DEPTH 2026 Papers", *texts))
+    with fresh.session() as session:
+        stored = {paper.abstract: paper.id for paper in session.exec(
+            select(Paper).where(Paper.edition_slug == "depth-2026"))}
+    return [stored[text] for text in texts]
 
 
-def test_a_plain_word_description_finds_a_paper_sharing_none_of_its_words(
-        fresh: Catalog, depth: str):
+def _neighbours(search: PaperSearch, paper: str, texts: similar.Texts) -> list[list[str]]:
+    """The paper's related papers and its recommendations, as the app finds them."""
+    plain = texts([paper])[paper]
+    return [[r.id for r in search.related(paper, plain, texts, limit=20)],
+            [r.id for r in search.recommend([paper], texts, limit=20)]]
+
+
+def test_a_plain_word_description_and_a_neighbour_in_plain_words_are_found_by_meaning(
+        fresh: Catalog, depth: list[str]):
+    """Search: a description sharing none of a paper's words finds it. Related papers and
+    recommendations: a paper telling another's idea in plain words is no neighbour of it by
+    words alone, and among its two closest with the vectors (a seed paper on privacy attacks
+    may be closer)."""
+    paper, privacy, told = depth
     assert not set(GUESS.lower().split()) & set(DEPTH.lower().replace(":", "").split())
-    assert depth not in dict(_search(fresh, GUESS))  # by words alone, before any vector
-    _encoded(fresh)
+    assert paper not in dict(_search(fresh, GUESS))  # by words alone, before any vector
+    with fresh.session() as session:
+        def texts(ids: list[str]) -> dict[str, str]:
+            return {p.id: p.plain for p in session.exec(select(Paper).where(
+                col(Paper.id).in_(ids)))}
+
+        words_alone = PaperSearch(fresh.settings.index_path, result_cache=0, related_cache=0)
+        assert all(told not in found[:5] for found in _neighbours(words_alone, privacy, texts))
+        _encoded(fresh)
+        meaning = PaperSearch(fresh.settings.index_path, result_cache=0, related_cache=0)
+        assert all(told in found[:2] for found in _neighbours(meaning, privacy, texts))
     with TestClient(create_app(fresh.settings)) as client:
         answer = client.get("/api/search", params={"q": GUESS}).json()
         top = {hit["id"]: hit["by_meaning"] for hit in answer["hits"][:5]}
-        assert top.get(depth) is True, answer["hits"][:5]
+        assert top.get(paper) is True, answer["hits"][:5]
         assert answer["by_meaning"] >= 1
         page = client.get("/search", params={"q": GUESS}).text
         assert "Close in meaning" in page and "Your words only" in page
         words_only = client.get("/api/search", params={"q": f"{GUESS} meaning:off"}).json()
-        assert depth not in [hit["id"] for hit in words_only["hits"]]
+        assert paper not in [hit["id"] for hit in words_only["hits"]]
         assert not any(hit["by_meaning"] for hit in words_only["hits"])
 
 
@@ -117,7 +153,7 @@ def test_a_killed_encoding_resumes_where_it_stopped(fresh: Catalog, tmp_path: Pa
 
 
 def test_a_model_with_the_wrong_checksum_is_refused_and_search_by_words_goes_on(
-        fresh: Catalog, depth: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+        fresh: Catalog, depth: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     _encoded(fresh)  # the vectors are there; the model a worker loads is not
     (fresh.settings.data_dir / "model" / "model.safetensors").write_bytes(b"not the model")
     wrong = tmp_path / "model.zip"
@@ -130,33 +166,3 @@ def test_a_model_with_the_wrong_checksum_is_refused_and_search_by_words_goes_on(
     found = by_words.search(SearchRequest(q=GUESS), lambda ids: {})
     assert not any(hit.by_meaning for hit in found.hits)
     assert by_words.encoder.problem is not None and "SHA-256" in by_words.encoder.problem
-
-
-def test_related_papers_and_recommendations_find_a_paper_close_in_meaning(
-        fresh: Catalog, tmp_path: Path):
-    """A paper telling another's idea in plain words, sharing none of its terms: by words
-    alone it is no neighbour of it; with the vectors it is among the two closest (a seed paper
-    on privacy attacks may be closer)."""
-    terms = ("Membership inference attacks: determining whether a given example was in a "
-             "model's training set, a privacy leak of machine learning models.")
-    told = ("Finding out if someone's personal record was used to teach a classifier reveals "
-            "private data.")
-    fresh.ingest(write_list(tmp_path / "privacy.txt", "PRIVACY 2026 Papers", terms, told))
-    with TestClient(create_app(fresh.settings)) as client:
-        found = [hit["id"] for hit in client.get(
-            "/api/search", params={"q": "venue:privacy-2026", "sort": "venue"}).json()["hits"]]
-        paper, plain = sorted(found, key=lambda pid: "Membership" not in client.get(
-            f"/api/papers/{pid}").json()["abstract"])
-
-        def neighbours() -> tuple[list[str], list[str]]:
-            related = [r["id"] for r in client.get(f"/api/papers/{paper}/related").json()]
-            liked = [r["id"] for r in client.get("/api/recommendations",
-                                                 params={"ids": paper}).json()["papers"]]
-            return related, liked
-
-        related, liked = neighbours()
-        assert plain not in related[:5] and plain not in liked[:5]
-    _encoded(fresh)
-    with TestClient(create_app(fresh.settings)) as client:
-        related, liked = neighbours()
-        assert plain in related[:2] and plain in liked[:2]
