@@ -181,3 +181,27 @@ def test_saved_list_fits_a_phone(browser, server):
     assert fits_the_screen(page)
     screenshot(page, "saved-390")
     context.close()
+
+
+def test_less_like_this_is_kept_with_the_list_and_taken_back(page):
+    """A recommendation marked "less like this" leaves, its mark stays when the reader's list
+    reopens (from the header's link, after saving another paper), and "undo" takes it back."""
+    save_from_search(page, "generalization", 2)
+    page.goto("/saved")
+    page.wait_for_url(re.compile(r"/saved\?ids="))
+    first = page.locator("ol.recommended > li").first
+    marked = first.get_attribute("data-paper")
+    first.get_by_role("link", name="Less like this").click()
+    page.wait_for_url(re.compile(rf"less={marked}"))
+    assert page.locator(f'ol.recommended > li[data-paper="{marked}"]').count() == 0
+    assert page.locator("#less-marked a").count() == 1  # its undo
+    page.goto("/")
+    page.locator("#saved-link").click()
+    page.wait_for_url(re.compile(rf"/saved\?ids=.*less={marked}"))
+    assert page.locator(f'ol.recommended > li[data-paper="{marked}"]').count() == 0
+    page.locator("#less-marked").get_by_role("link", name=re.compile("undo|Take back")).click()
+    page.wait_for_url(re.compile(r"/saved\?ids="))
+    assert "less=" not in page.url
+    page.goto("/saved")
+    page.wait_for_url(re.compile(r"/saved\?ids="))
+    assert "less=" not in page.url
