@@ -32,11 +32,11 @@ from app.meaning.encoder import ModelMissing, ModelRefused
 from app.meaning.job import EncodingElsewhere
 from app.meaning.store import counts
 from app.schema import INGEST_LOCK, CatalogSchemaError, catalog_lock, upgrade
-from app.search.acronyms import AcronymCounts
-from app.search.generation import left_to_derive
-from app.search.index import IndexStamp, SyncKind, build_index, index_lock, sync_index
-from app.search.meaning_updates import encode_and_publish, progress_bar
-from app.search.parallel_build import ParallelIndexBuild
+from app.search.index.generation import left_to_derive
+from app.search.index.meaning_updates import encode_and_publish, progress_bar
+from app.search.index.parallel_build import ParallelIndexBuild
+from app.search.index.sync import IndexStamp, SyncKind, build_index, index_lock, sync_index
+from app.search.words.acronyms import AcronymCounts
 from app.topics import use_taxonomy
 
 PARALLEL_BUILD_BYTES = 2_000_000  # about 1,500 abstracts

@@ -46,7 +46,7 @@ class Settings:
     # is refused (400), so no other name can reach a page, a feed or a cache.
     allowed_hosts: tuple[str, ...] = ()
     # Encode the papers' sentence vectors in the background, after an ingest (`catalog
-    # update-index`) and in servers (search by meaning: app/search/meaning_updates.py). On
+    # update-index`) and in servers (search by meaning: app/search/index/meaning_updates.py). On
     # by the environment's default; a catalog made in code (tests, benches) asks for it.
     encode_vectors: bool = False
 

@@ -24,9 +24,9 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from app.search.analysis import acronym_term, analyze
-from app.search.definitions import definitions
-from app.search.lemma_table import lemmas
+from app.search.words.analysis import acronym_term, analyze
+from app.search.words.definitions import definitions
+from app.search.words.lemma_table import lemmas
 from app.words import KEYPHRASE_BREAKS, KEYPHRASE_GENERIC
 
 KEYPHRASES_PER_PAPER = 5

@@ -23,7 +23,7 @@ from app.enrich import complete_keyphrases
 from app.map import routes as maps
 from app.paging import PastTheEnd
 from app.people import routes as people
-from app.search.keeper import IndexKeeper
+from app.search.index.keeper import IndexKeeper
 from app.search.searcher import PaperSearch
 from app.topics import use_taxonomy
 from app.web import discovery, health, papers, saved, search, topics, trends, venues

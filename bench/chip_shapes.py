@@ -11,7 +11,7 @@ from typing import Protocol
 
 from lemminflect import getAllLemmas
 
-from app.search.analysis import acronym_term
+from app.search.words.analysis import acronym_term
 
 
 class Chipped(Protocol):

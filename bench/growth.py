@@ -10,7 +10,7 @@ editions, so every copy is stored), then in a fresh data directory runs `catalog
 
 - ingest wall time and papers/s; peak RSS: the largest single process (wait4's ru_maxrss, as
   bench.run reports it), and, sampled every 0.2 s from /proc, the ingest process (parent),
-  its largest descendant (child: the "index-build" process of app/search/parallel_build.py;
+  its largest descendant (child: the "index-build" process of app/search/index/parallel_build.py;
   VmHWM of each, so peaks between samples count) and the tree's summed VmRSS;
 - index and database size;
 - `catalog serve --workers 2`: cold start, first-time /search pages of 200 distinct title

@@ -16,7 +16,7 @@ Classification", shown in a row of their own and left out of the main overall fi
 is correct when it matches one of the paper's keywords (a keyword written "long form (ACRONYM)"
 counts as either form), by two rules:
 
-- strict: the same terms after `app.search.analysis.analyze` (case and inflections folded);
+- strict: the same terms after `app.search.words.analysis.analyze` (case and inflections folded);
 - lenient: strict, or one's terms are a contiguous run inside the other's ("graph neural
   networks" ~ "graph neural network", "diffusion" ~ "diffusion models").
 
@@ -53,7 +53,7 @@ from app.ids import edition_slug, paper_id
 from app.ingest.load import PARSERS, input_format
 from app.ingest.normalize import normalize_abstract
 from app.ingest.unpack import read_input
-from app.search.analysis import analyze
+from app.search.words.analysis import analyze
 from bench.chip_shapes import shapes_table
 from bench.load import CORPUS
 

@@ -48,7 +48,7 @@ def keyword_counts(search: PaperSearch) -> dict[str, dict[str, object]]:
 
 def differences(before: dict, after: dict) -> list[str]:
     """The queries whose total or years changed, each with how it is read now: a query of a
-    few words that no paper holds all of is read as a description (search/question.py)."""
+    few words that no paper holds all of is read as a description (search/query/question.py)."""
     return [f"{q}: {before[q]['total']} -> {after[q]['total'] if q in after else 'missing'}"
             + ("" if q in after and before[q]["years"] == after[q]["years"] else " (years)")
             + (f", read as a {after[q]['reading']}" if q in after else "")

@@ -12,9 +12,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from app.search.analysis import analyze
-from app.search.opened import OpenIndex
+from app.search.index.opened import OpenIndex
 from app.search.searcher import PaperSearch
+from app.search.words.analysis import analyze
 
 Recommender = Callable[[list[str]], list[str]]
 

@@ -62,8 +62,8 @@ from typing import Any
 
 import numpy as np
 
-from app.search import similar
-from app.search.opened import OpenIndex
+from app.search.index.opened import OpenIndex
+from app.search.rank import similar
 from app.search.results import PER_PAGE
 from app.search.searcher import PaperSearch
 from bench.descriptions import FILES, in_catalog, rank_in, sample_described, tldr_rows

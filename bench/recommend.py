@@ -37,9 +37,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from app.config import Settings
-from app.search import similar, weights
-from app.search.opened import OpenIndex
-from app.search.query import PASTED_TEXT_WORDS
+from app.search.index.opened import OpenIndex
+from app.search.query.language import PASTED_TEXT_WORDS
+from app.search.rank import similar, weights
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from bench.fts5 import build_fts5

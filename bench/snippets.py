@@ -26,9 +26,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
 
-from app.search.acronyms import acronym_form
-from app.search.analysis import TOKEN_PATTERN, catalog_analyzer
-from app.search.snippets import make_snippet
+from app.search.rank.snippets import make_snippet
+from app.search.words.acronyms import acronym_form
+from app.search.words.analysis import TOKEN_PATTERN, catalog_analyzer
 from bench.load import title_queries
 from bench.questions import catalog_settings
 
@@ -77,7 +77,7 @@ def main() -> None:
     for paper_id, text, terms in pairs(settings.database_path, args.papers):
         snippet = make_snippet(text, set(terms))
         # Without candidates, spans analyzes every word.
-        with mock.patch("app.search.snippets.candidates", lambda terms, ascii_text: _TOKEN):
+        with mock.patch("app.search.rank.snippets.candidates", lambda terms, ascii_text: _TOKEN):
             scanned = make_snippet(text, set(terms))
         hashes.append(hashlib.sha256(snippet.encode()).hexdigest()[:16])
         if snippet != scanned:

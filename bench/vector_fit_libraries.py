@@ -1,5 +1,6 @@
-"""The paper vectors' fit (app/search/vector_fit.py) against scikit-learn's TfidfVectorizer and
-TruncatedSVD (issue 60): time, peak memory and the quality of the neighbours they give.
+"""The paper vectors' fit (app/search/index/vector_fit.py) against scikit-learn's
+TfidfVectorizer and TruncatedSVD (issue 60): time, peak memory and the quality of the
+neighbours they give.
 
     python -m bench.vector_fit_libraries --data /tmp/L --work /tmp/vector-fits \
         [--methods ours sklearn sklearn-svd] [--lists 150] [--pasted 300]
@@ -44,14 +45,14 @@ from pathlib import Path
 
 import numpy as np
 
-from app.search.vectors import VECTORS_FILE, unit_rows
+from app.search.index.vectors import VECTORS_FILE, unit_rows
 
 TIMEOUT = 25 * 60
 TOP = 10
 
 
 def document_ids(directory: Path) -> list[str]:
-    from app.search.whoosh_adapter import open_index
+    from app.search.index.whoosh import open_index
 
     ix = open_index(directory)
     try:
@@ -62,7 +63,7 @@ def document_ids(directory: Path) -> list[str]:
 
 
 def dimensions(papers: int) -> int:
-    from app.search.vector_fit import DIMENSIONS
+    from app.search.index.vector_fit import DIMENSIONS
 
     return max(1, min(DIMENSIONS, int(np.sqrt(papers))))
 
@@ -93,8 +94,8 @@ def fit(method: str, directory: Path, database: Path) -> tuple[np.ndarray, dict[
         started = time.perf_counter()
 
     if method in ("ours", "sklearn-svd"):
-        from app.search import vector_fit
-        from app.search.whoosh_adapter import open_index
+        from app.search.index import vector_fit
+        from app.search.index.whoosh import open_index
 
         ix = open_index(directory)
         try:

@@ -19,8 +19,8 @@ from sqlmodel import Session
 from app.config import Settings
 from app.db import get_engine
 from app.meaning.store import paper_text, text_digest
-from app.search.index import sync_index
-from app.search.meaning_updates import encode_and_publish
+from app.search.index.meaning_updates import encode_and_publish
+from app.search.index.sync import sync_index
 
 
 def borrow_vectors(settings: Settings, source: Path) -> int:

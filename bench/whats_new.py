@@ -24,7 +24,7 @@ from collections.abc import Callable
 import numpy as np
 
 from app.config import get_settings
-from app.search.opened import OpenIndex
+from app.search.index.opened import OpenIndex
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from app.whats_new.concepts import ConceptNames

@@ -15,10 +15,10 @@ Printed as markdown tables:
    abstract. ok when 0.95 <= total / papers <= 1.2.
 2. Trends: the share of each year's papers before 2017 that `/trends?q=transformer` counts
    (`app/whats_new/trend_lines.py`), beside the share that holds the word; target <= 1 % every year.
-3. Acronyms: every hand-written group (`app/search/synonyms.py`; acronyms as written, long forms
-   plain and quoted) and the 20 learned acronyms defined by the most papers that the hand table
-   does not cover (the acronym and each long form, quoted): the spread of their totals
-   (max / min - 1), target <= 5 %.
+3. Acronyms: every hand-written group (`app/search/words/synonyms.py`; acronyms as written,
+   long forms plain and quoted) and the 20 learned acronyms defined by the most papers that
+   the hand table does not cover (the acronym and each long form, quoted): the spread of their
+   totals (max / min - 1), target <= 5 %.
 4. Lowercase dictionary words (map, art, ai) beside the acronyms they resemble: their totals and
    the expansions the search reports; ok when a lowercase word expands to nothing.
 """
@@ -40,7 +40,7 @@ from app.config import Settings, get_settings
 from app.db import get_engine
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
-from app.search.synonyms import SYNONYM_GROUPS
+from app.search.words.synonyms import SYNONYM_GROUPS
 from app.whats_new.trend_lines import compute_trends
 
 # Each query and the forms that count as it: the word, its inflections and British spellings.
@@ -314,7 +314,7 @@ def _print_trends(years: list[dict]) -> None:
 
 
 def _print_symmetry(report: dict) -> None:
-    for key, title in (("hand_groups", "hand-written groups (`app/search/synonyms.py`)"),
+    for key, title in (("hand_groups", "hand-written groups (`app/search/words/synonyms.py`)"),
                        ("learned_groups", f"the {LEARNED_ACRONYMS} learned acronyms defined "
                                           "by the most papers, beyond the hand table")):
         groups = report[key]

@@ -29,7 +29,7 @@ from app.db import get_engine
 from app.ingest.listfile import ParsedList, parse_list_bytes
 from app.ingest.load import IngestReport, ingest_paths
 from app.main import create_app
-from app.search.index import build_index, sync_index
+from app.search.index.sync import build_index, sync_index
 from tests import rising
 from tests.multiseries import write_corpus
 from tests.postgres import BACKEND, new_database_url

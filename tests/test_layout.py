@@ -171,10 +171,10 @@ def test_a_module_imports_only_from_its_layer_and_those_below():
 
 
 def test_the_layer_check_finds_an_import_from_above():
-    layers = {"app.words": "base", "app.search.analysis": "search", "app.web.pages": "web"}
-    graph = {"app.words": {"app.search.analysis"}, "app.search.analysis": {"app.words"},
-             "app.web.pages": {"app.search.analysis"}}
-    assert _upward(graph, layers.get) == {("app.words", "app.search.analysis")}
+    layers = {"app.words": "base", "app.search.words.analysis": "search", "app.web.pages": "web"}
+    graph = {"app.words": {"app.search.words.analysis"}, "app.search.words.analysis": {"app.words"},
+             "app.web.pages": {"app.search.words.analysis"}}
+    assert _upward(graph, layers.get) == {("app.words", "app.search.words.analysis")}
 
 
 def _word_lists(path: Path) -> list[str]:

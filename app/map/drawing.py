@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.search.opened import OpenIndex
+from app.search.index.opened import OpenIndex
 from app.topics import load_taxonomy
 
 SIZE = 640  # pixels a side

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from app.search.vectors import VECTORS_FILE, read_vectors
-from app.search.whoosh_adapter import open_index
+from app.search.index.vectors import VECTORS_FILE, read_vectors
+from app.search.index.whoosh import open_index
 
 if TYPE_CHECKING:  # imported where the map is laid out (see `curve`)
     import scipy.sparse as sp

@@ -20,7 +20,7 @@ from app.ids import ID_LIST, MAX_LISTED, parse_paper_ids
 from app.map.drawing import MAX_POINTS, chosen_points, palette, render
 from app.models import Paper
 from app.outputs import ERRORS, PhraseCount
-from app.search.opened import OpenIndex
+from app.search.index.opened import OpenIndex
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from app.web.deps import MappedDep, SearchDep, SearchRequestDep, SessionDep

@@ -16,12 +16,27 @@ from whoosh.query import Every, Or, Query, Term
 from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
 from app.facets import NAMES as FACET_NAMES
-from app.search import by_meaning, proximity, question_ranking, similar, weights
-from app.search.analysis import analyze
-from app.search.clauses import text_query
-from app.search.expand import with_family
-from app.search.filters import FacetFilter
-from app.search.matches import (
+from app.search.index.opened import OpenIndex
+from app.search.query.clauses import text_query
+from app.search.query.expand import with_family
+from app.search.query.language import (
+    MAX_TEXT_CHARS,
+    ParsedQuery,
+    QueryParser,
+    is_pasted_text,
+    replace_word,
+)
+from app.search.query.parts import (
+    FILTER_INDEX_FIELDS,
+    TEXT_FIELDS,
+    QueryParts,
+    excludes,
+    phrase_words,
+)
+from app.search.query.question import Reading, is_function_word
+from app.search.rank import by_meaning, proximity, question_ranking, similar, weights
+from app.search.rank.filters import FacetFilter
+from app.search.rank.matches import (
     Phrases,
     docs_mask,
     matching_docs,
@@ -29,20 +44,11 @@ from app.search.matches import (
     whoosh_filter,
     whoosh_query,
 )
-from app.search.opened import OpenIndex
-from app.search.parts import FILTER_INDEX_FIELDS, TEXT_FIELDS, QueryParts, excludes, phrase_words
-from app.search.query import (
-    MAX_TEXT_CHARS,
-    ParsedQuery,
-    QueryParser,
-    is_pasted_text,
-    replace_word,
-)
-from app.search.question import Reading, is_function_word
-from app.search.question_ranking import PartMatches
-from app.search.ranking import match_scores, top_matches
+from app.search.rank.question_ranking import PartMatches
+from app.search.rank.ranking import match_scores, top_matches
+from app.search.rank.snippets import make_snippet, query_terms
 from app.search.results import PER_PAGE, QueryReading, SearchHit, SearchRequest, SearchResult
-from app.search.snippets import make_snippet, query_terms
+from app.search.words.analysis import analyze
 from app.words import FILLER_WORDS
 
 PREFIX_EXPANSIONS = 8  # the most frequent completions a `prefix*` stands for

@@ -41,7 +41,7 @@ class SearchHit:
 
 @dataclass(frozen=True)
 class QueryReading:
-    """How a question or a description was read (search/question.py): the function words
+    """How a question or a description was read (search/query/question.py): the function words
     left out, its concepts (the parts that weigh), and how many papers hold every one."""
 
     kind: str  # "question" or "description"

@@ -16,15 +16,15 @@ from typing import TypeVar
 
 from app.cache import ComputedOnce
 from app.faults import pause_point
-from app.search import similar
-from app.search.acronyms import Meaning
-from app.search.by_meaning import MODEL_DIR, QueryEncoder
-from app.search.completions import AUTHOR_PREFIX
-from app.search.live import LiveIndex
-from app.search.opened import OpenIndex
+from app.search.index.live import LiveIndex
+from app.search.index.opened import OpenIndex
 from app.search.pipeline import Search
+from app.search.rank import similar
+from app.search.rank.by_meaning import MODEL_DIR, QueryEncoder
+from app.search.rank.similar import Recommendation, RelatedPaper
 from app.search.results import SearchRequest, SearchResult
-from app.search.similar import Recommendation, RelatedPaper
+from app.search.words.acronyms import Meaning
+from app.search.words.completions import AUTHOR_PREFIX
 
 RELATED_CACHE = 4096
 RESULT_CACHE = 256  # pages are in the page cache; these serve twins (docs/performance.md)

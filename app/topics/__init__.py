@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from app.config import Settings
-from app.search.analysis import analyze
+from app.search.words.analysis import analyze
 from app.topics.families import family_model, features
 from app.topics.lean import topic_lean
 

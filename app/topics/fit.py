@@ -26,7 +26,7 @@ import numpy as np
 from app.config import PROJECT_ROOT
 from app.ids import series_slug
 from app.ingest.normalize import normalize_abstract
-from app.search.analysis import analyze
+from app.search.words.analysis import analyze
 from app.tex import title_text
 from app.topics import OTHER, TopicScorer
 from app.topics.families import FAMILIES_FILE, Family, family_model, features

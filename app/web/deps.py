@@ -18,11 +18,11 @@ from app.ids import ID_LIST, parse_paper_ids, slugify
 from app.models import Edition, Paper
 from app.paging import within_pages
 from app.people import rankings
-from app.search.opened import OpenIndex
-from app.search.query import MAX_TEXT_CHARS
+from app.search.index.opened import OpenIndex
+from app.search.query.language import MAX_TEXT_CHARS
+from app.search.rank.similar import Choice
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
-from app.search.similar import Choice
 from app.series import Series, get_series
 from app.topics import Topic, load_taxonomy
 from app.web.urls import venue_path

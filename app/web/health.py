@@ -12,10 +12,10 @@ from sqlmodel import Session
 from app.catalog import memoized, version_key
 from app.config import Settings
 from app.db import database_damage, get_engine, paper_total
-from app.search.generation import left_to_derive
-from app.search.index import read_index_version
-from app.search.keeper import IndexKeeper
-from app.search.manifest import damage_of
+from app.search.index.generation import left_to_derive
+from app.search.index.keeper import IndexKeeper
+from app.search.index.manifest import damage_of
+from app.search.index.sync import read_index_version
 
 router = APIRouter(tags=["api"])
 

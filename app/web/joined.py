@@ -13,9 +13,9 @@ from app.catalog import papers_by_id, venues_by_slug
 from app.facets import FACETS, Names
 from app.models import Paper
 from app.people import rankings
+from app.search.rank.similar import ANY, RELATED_PAPERS, Choice, Recommendation
 from app.search.results import SearchRequest, SearchResult
 from app.search.searcher import PaperSearch
-from app.search.similar import ANY, RELATED_PAPERS, Choice, Recommendation
 from app.topics import load_taxonomy
 
 RECOMMENDED = 20

@@ -13,7 +13,7 @@ from sqlmodel import Session
 
 from app import catalog, series
 from app.models import Paper
-from app.search.similar import Choice
+from app.search.rank.similar import Choice
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from app import catalog
 from app.exports import CitationFormat, bibtex_entry
 from app.models import Edition, Paper
 from app.outputs import ERRORS, PaperDetailOut, PaperOut, RelatedOut
+from app.search.rank.similar import Choice
 from app.search.searcher import PaperSearch
-from app.search.similar import Choice
 from app.web.deps import ChoiceDep, PaperDep, SearchDep, SessionDep
 from app.web.formats import answer
 from app.web.joined import related_papers

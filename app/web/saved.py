@@ -18,8 +18,8 @@ from app.exports import bibtex_entry
 from app.ids import ID_LIST, MAX_LISTED, parse_paper_ids
 from app.models import Edition, Paper
 from app.outputs import ERRORS, RecommendationOut, RecommendationsOut
+from app.search.rank.similar import Choice, Recommendation
 from app.search.searcher import PaperSearch
-from app.search.similar import Choice, Recommendation
 from app.web.deps import ChoiceDep, SearchDep, SessionDep
 from app.web.formats import answer
 from app.web.joined import RECOMMENDED, recommend

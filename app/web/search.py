@@ -25,11 +25,11 @@ from app.outputs import (
     SuggestOut,
 )
 from app.paging import within_pages
-from app.search.acronyms import Meaning
-from app.search.query import MAX_QUERY_CHARS, PASTED_TEXT_WORDS, replace_word
+from app.search.query.language import MAX_QUERY_CHARS, PASTED_TEXT_WORDS, replace_word
 from app.search.results import PER_PAGE, SearchRequest, SearchResult
 from app.search.searcher import PaperSearch
-from app.search.synonyms import SYNONYM_GROUPS
+from app.search.words.acronyms import Meaning
+from app.search.words.synonyms import SYNONYM_GROUPS
 from app.web import charts, sidebar
 from app.web.deps import SearchDep, SearchRequestDep, SessionDep
 from app.web.formats import answer, render_view

@@ -6,7 +6,7 @@ that LemmInflect knows only as a verb, or alone only as an adverb: "outperforms"
 fragment (two lowercase letters, "13b", TeX commands), or the venue's boilerplate ("best
 paper", "sister conference"). An acronym (two letters, or a word papers write mostly in
 capitals: "KRR", "GTEP", "DM") is listed with a meaning the catalog learned from its
-abstracts (search/acronyms.py; the hand-written synonyms first, as in search: SSL is
+abstracts (search/words/acronyms.py; the hand-written synonyms first, as in search: SSL is
 self-supervised learning, which the definitions' letters read as "supervised learning"),
 "DM (diffusion models)", or not at all; and alone, only with a meaning that the papers
 counted write out, so that IJCAI's "Data Mining: DM" keywords are not shown as diffusion
@@ -23,14 +23,14 @@ from functools import cached_property
 
 import numpy as np
 
-from app.search.acronyms import Meaning
-from app.search.analysis import acronym_marker, acronym_term, analyze
-from app.search.completions import Completions
-from app.search.lemma_table import lemmas
-from app.search.opened import OpenIndex
-from app.search.prefix_table import PrefixTable
-from app.search.synonyms import SYNONYM_GROUPS
-from app.search.vocabulary import Vocabulary
+from app.search.index.opened import OpenIndex
+from app.search.words.acronyms import Meaning
+from app.search.words.analysis import acronym_marker, acronym_term, analyze
+from app.search.words.completions import Completions
+from app.search.words.lemma_table import lemmas
+from app.search.words.prefix_table import PrefixTable
+from app.search.words.synonyms import SYNONYM_GROUPS
+from app.search.words.vocabulary import Vocabulary
 from app.whats_new.edition_terms import EditionTerms
 from app.words import FILLER_WORDS, GENERIC_WORDS, PREFIXES, VENUE_WORDS
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.search.held_files import mapped_arrays
+from app.search.index.held_files import mapped_arrays
 
 TERMS_FILE = "edition_terms"
 

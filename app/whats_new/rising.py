@@ -22,11 +22,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from app.cache import ComputedOnce
-from app.search.analysis import analyze
-from app.search.live import LiveIndex
-from app.search.opened import OpenIndex
+from app.search.index.live import LiveIndex
+from app.search.index.opened import OpenIndex
 from app.search.pipeline import Search
 from app.search.results import SearchRequest
+from app.search.words.analysis import analyze
 from app.whats_new.concepts import ConceptNames
 from app.whats_new.edition_terms import EditionTerms
 

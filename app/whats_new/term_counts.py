@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 from whoosh.searching import Searcher
 
-from app.search.analysis import STOP_BITS, analyze
-from app.search.arrays import FieldArrays, deleted_docs, field_arrays, windows
-from app.search.columns import read_columns
-from app.search.held_files import write_array_directory
-from app.search.whoosh_adapter import open_index
+from app.search.index.arrays import FieldArrays, deleted_docs, field_arrays, windows
+from app.search.index.columns import read_columns
+from app.search.index.held_files import write_array_directory
+from app.search.index.whoosh import open_index
+from app.search.words.analysis import STOP_BITS, analyze
 from app.whats_new.edition_terms import TERMS_FILE
 from app.words import TERM_EDGE_WORDS, TERM_LEADING_WORDS
 
@@ -120,7 +120,7 @@ def _term_text(key: int, words: list[str]) -> str:
 
 
 def _phrase_keys(phrases: Iterable[str], vocabulary: dict[str, int]) -> np.ndarray:
-    """The keys of the catalog's two-word title and keyword phrases (search/completions.py):
+    """The keys of the catalog's two-word title and keyword phrases (search/words/completions.py):
     the phrases counted, rather than every two words that happen to meet ("network deep"
     across a full stop, "player multi" inside "two player multi-agent games")."""
     words = max(len(vocabulary), 1)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from sqlmodel import Session
 
 from app.catalog import year_totals
-from app.search.query import MAX_QUERY_CHARS
+from app.search.query.language import MAX_QUERY_CHARS
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 

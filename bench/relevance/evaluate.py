@@ -22,7 +22,7 @@ from sqlmodel import Session
 from app.config import PROJECT_ROOT, Settings
 from app.db import get_engine
 from app.ingest.load import ingest_paths
-from app.search.index import build_index
+from app.search.index.sync import build_index
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 

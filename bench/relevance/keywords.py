@@ -37,8 +37,8 @@ from sqlmodel import Session
 from app.config import Settings
 from app.db import get_engine
 from app.ingest.load import ingest_paths
-from app.search import weights
-from app.search.index import build_index
+from app.search.index.sync import build_index
+from app.search.rank import weights
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from bench.fts5 import build_fts5

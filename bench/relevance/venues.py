@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 from app.ids import series_slug
-from app.search import weights
+from app.search.rank import weights
 from bench.fts5 import build_fts5
 from bench.relevance.keywords import (
     FTS5_ALL,

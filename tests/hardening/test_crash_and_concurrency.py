@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from app.db import catalog_version, paper_total
-from app.search.index import read_index_version
+from app.search.index.sync import read_index_version
 from tests.conftest import Catalog
 from tests.postgres import sqlite_run
 from tests.servers import CATALOG, running_server

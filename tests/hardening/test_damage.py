@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 from app.cli import cli
 from app.main import create_app
 from app.map.layout import MAP_FILE
-from app.search.manifest import DAMAGED_FILE, MANIFEST_FILE, verify
-from app.search.paper_ids import IDS_DIR
+from app.search.index.manifest import DAMAGED_FILE, MANIFEST_FILE, verify
+from app.search.index.paper_ids import IDS_DIR
 from bench.harness import free_port
 from tests.conftest import TEST_HOSTS, Catalog
 from tests.hardening.test_crash_and_concurrency import synthetic_list

@@ -24,8 +24,8 @@ from app.db import pending_keyphrases, session_scope
 from app.main import create_app
 from app.map.layout import MAP_FILE
 from app.models import Paper
-from app.search.generation import deferred_of
-from app.search.vectors import MODEL_FILE, VECTORS_FILE
+from app.search.index.generation import deferred_of
+from app.search.index.vectors import MODEL_FILE, VECTORS_FILE
 from app.whats_new.edition_terms import TERMS_FILE
 from tests.conftest import SEEDS, TEST_HOSTS, write_list
 from tests.postgres import sqlite_run

@@ -10,9 +10,9 @@ from app.cli import cli
 from app.config import get_settings
 from app.db import catalog_version, session_scope
 from app.models import Edition, Paper
-from app.search.index import read_index_stamp
-from app.search.parallel_build import ParallelIndexBuild
-from app.search.publish import RETIRED_FILE
+from app.search.index.parallel_build import ParallelIndexBuild
+from app.search.index.publish import RETIRED_FILE
+from app.search.index.sync import read_index_stamp
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from tests.conftest import SEEDS

@@ -12,7 +12,7 @@ from app.ingest.load import ingest_paths
 from app.main import create_app
 from app.map.layout import MAP_FILE
 from app.map.routes import MapOut
-from app.search.index import SyncKind, sync_index
+from app.search.index.sync import SyncKind, sync_index
 from app.topics import load_taxonomy
 from tests.conftest import Catalog, make_catalog
 from tests.rising import corpus, more

@@ -19,8 +19,8 @@ from app.main import create_app
 from app.meaning import encoder
 from app.meaning.store import counts
 from app.models import Paper
-from app.search import similar
-from app.search.meaning_updates import encode_and_publish
+from app.search.index.meaning_updates import encode_and_publish
+from app.search.rank import similar
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from tests.conftest import Catalog, write_list

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from app.cli import cli
 from app.main import create_app
-from app.search.definitions import definitions
+from app.search.words.definitions import definitions
 from tests.conftest import Catalog, served_list, write_list
 
 
@@ -103,7 +103,7 @@ def test_definitions_of_an_index_update_are_learned(fresh: Catalog, tmp_path: Pa
     with TestClient(create_app(fresh.settings)) as client:
         assert "<td>QWK</td>" not in meanings(client)
     from app.ingest.load import ingest_paths
-    from app.search.index import SyncKind, sync_index
+    from app.search.index.sync import SyncKind, sync_index
 
     with fresh.session() as session:
         ingest_paths(session, [write_list(tmp_path / "two.txt", "TWO 2025 Papers",
@@ -119,8 +119,8 @@ def test_definitions_of_an_index_update_are_learned(fresh: Catalog, tmp_path: Pa
 # down followed it.
 _WRITTEN_DOWN = """
 from collections import Counter
-from app.search.acronyms import AcronymCounts
-from app.search.completions import MIN_PAPERS, _phrase_table
+from app.search.words.acronyms import AcronymCounts
+from app.search.words.completions import MIN_PAPERS, _phrase_table
 counts = AcronymCounts()
 counts.add("adaptive skills, adaptive partitions (ASAP) and adaptive skills adaptive "
            "partitions (ASAP); dirichlet process gaussian process (DPGP), dirichlet-process "

@@ -1,7 +1,7 @@
 import pytest
 from whoosh.formats import Positions
 
-from app.search.analysis import (
+from app.search.words.analysis import (
     MAX_STOPS,
     AnalyzedPositions,
     _stemming_chain,
@@ -101,7 +101,7 @@ def test_the_analyzer_is_safe_for_many_threads_while_its_cache_is_cleared(monkey
     import sys
     import threading
 
-    from app.search import analysis
+    from app.search.words import analysis
 
     monkeypatch.setattr(analysis, "_WORD_CACHE_LIMIT", 5)  # cleared again and again
     interval = sys.getswitchinterval()
@@ -133,7 +133,7 @@ def test_a_word_is_analyzed_right_when_its_cache_is_cleared_at_the_worst_moment(
     """Deterministic form of the thread test above (issue 28, mutant 11, which the threads
     caught in 9 runs of 10): another thread clears the shared cache just after this one
     stored a word, so the value must be the one computed, never read back."""
-    from app.search import analysis
+    from app.search.words import analysis
 
     class ClearedAtOnce(type(analysis._caches["stem"])):  # type: ignore[misc]
         def __setitem__(self, key, value):  # type: ignore[no-untyped-def]
@@ -152,7 +152,7 @@ def test_words_one_process_met_are_learned_by_another_without_the_filter_chain(m
     """An ingest's index-build child learns the words the ingest analyzed for topics."""
     import pickle
 
-    from app.search import analysis
+    from app.search.words import analysis
 
     text = "Quokkanets and QKNs: quokkanetting the QKN"
     analyzer = catalog_analyzer()

@@ -10,13 +10,13 @@ import numpy as np
 from whoosh import index as whoosh_index
 
 from app.ingest.load import ingest_paths
-from app.search import arrays
-from app.search.arrays import ARRAYS_DIR, FIELDS, field_arrays
-from app.search.held_files import mapped_array
-from app.search.index import SyncKind, sync_index
-from app.search.matches import matching_docs
-from app.search.query import QueryParser
-from app.search.whoosh_adapter import decode_positions, decode_postings
+from app.search.index import arrays
+from app.search.index.arrays import ARRAYS_DIR, FIELDS, field_arrays
+from app.search.index.held_files import mapped_array
+from app.search.index.sync import SyncKind, sync_index
+from app.search.index.whoosh import decode_positions, decode_postings
+from app.search.query.language import QueryParser
+from app.search.rank.matches import matching_docs
 from tests.conftest import Catalog, write_list
 
 

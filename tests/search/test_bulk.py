@@ -17,13 +17,13 @@ from whoosh.fields import TEXT, Schema
 from whoosh.util.numeric import byte_to_length, length_to_byte
 
 from app.models import Edition, Paper
-from app.search import index as index_module
-from app.search import postings
-from app.search.index import _writer, build_index, build_schema, paper_document
+from app.search.index import postings
+from app.search.index import sync as index_module
+from app.search.index.sync import _writer, build_index, build_schema, paper_document
+from app.search.index.whoosh import create_index, segment_lengths, writing
+from app.search.index.whoosh.writing import BulkSegmentWriter
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
-from app.search.whoosh_adapter import create_index, segment_lengths, writing
-from app.search.whoosh_adapter.writing import BulkSegmentWriter
 from tests.conftest import Catalog
 from tests.search.test_arrays import _check_every_term
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from app.search.query import QueryParser
+from app.search.query.language import QueryParser
 from tests.conftest import served_list
 
 THROUGH = [f"Training quokka networks by backpropagation: backpropagation trains quokka "

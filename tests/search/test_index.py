@@ -11,17 +11,17 @@ from app.enrich import retopic_all
 from app.facets import BY_NAME, FACETS, HAS, SEVERAL
 from app.ingest.load import ingest_paths
 from app.models import Paper
-from app.search import index as search_index
-from app.search import index_schema, publish
-from app.search.generation import HELD, VERSION_FILE
-from app.search.index import (
+from app.search.index import index_schema, publish
+from app.search.index import sync as search_index
+from app.search.index.generation import HELD, VERSION_FILE
+from app.search.index.manifest import MANIFEST_FILE
+from app.search.index.sync import (
     SyncKind,
     SyncOutcome,
     read_index_stamp,
     read_index_version,
     sync_index,
 )
-from app.search.manifest import MANIFEST_FILE
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from tests.conftest import Catalog, write_list
@@ -169,13 +169,13 @@ def test_a_generation_holds_whooshs_files_its_stamp_and_what_the_generation_list
 def test_the_schemas_classes_stay_where_existing_indexes_pickled_them():
     """Whoosh pickles the schema into each index's table of contents, naming the module of
     every field format and analyzer: a class moved elsewhere leaves every index written
-    before unreadable ("Can't get attribute 'AnalyzedPositions' on app.search.analysis")."""
+    before unreadable ("Can't get attribute 'AnalyzedPositions' on app.search.words.analysis")."""
     import pickle
     import pickletools
 
-    from app.search.index import build_schema
+    from app.search.index.sync import build_schema
 
     named = {arg for op, arg, _ in pickletools.genops(pickle.dumps(build_schema(), 2))
              if op.name == "GLOBAL" and arg.startswith("app.")}
-    assert named == {"app.search.analysis AnalyzedPositions",
-                     "app.search.analysis CachedAnalyzer"}
+    assert named == {"app.search.words.analysis AnalyzedPositions",
+                     "app.search.words.analysis CachedAnalyzer"}

@@ -11,9 +11,9 @@ from sqlmodel import Session
 
 from app.db import get_engine
 from app.ingest.load import ingest_paths
-from app.search import keeper as keeper_module
-from app.search.index import read_index_version
-from app.search.keeper import IndexKeeper
+from app.search.index import keeper as keeper_module
+from app.search.index.keeper import IndexKeeper
+from app.search.index.sync import read_index_version
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from tests.conftest import Catalog, write_list

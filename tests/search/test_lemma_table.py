@@ -6,7 +6,7 @@ import sys
 import lemminflect
 import pytest
 
-from app.search.lemma_table import LEMMAS_FILE, lemmas, table_lines
+from app.search.words.lemma_table import LEMMAS_FILE, lemmas, table_lines
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def test_words_the_tables_lack_have_no_lemmas(lines: list[str]) -> None:
 
 def test_analysis_leaves_lemminflects_tables_unloaded() -> None:
     # Loaded, the tables were 30 MB of every process that analyzes text.
-    script = ("import lemminflect\nfrom app.search.analysis import analyze\n"
+    script = ("import lemminflect\nfrom app.search.words.analysis import analyze\n"
               "print(analyze('Networks were trained and ran'))\n"
               "print(hasattr(lemminflect.Lemmatizer(), 'lemma_dict'))")
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,

@@ -10,15 +10,16 @@ from whoosh import index as whoosh_index
 from whoosh.query import And, AndNot, Every, Not, NullQuery, NumericRange, Or, Phrase, Term
 
 from app.ingest.load import ingest_paths
-from app.search import arrays, bm25, weights
-from app.search.analysis import MAX_STOPS, word_place
-from app.search.arrays import ARRAYS_DIR
-from app.search.bm25 import top_by_terms
-from app.search.clauses import GappedPhrase
-from app.search.index import SyncKind, sync_index
-from app.search.matches import matching_docs, matching_query, whoosh_filter, whoosh_query
-from app.search.query import QueryParser
-from app.search.ranking import CONSTANT, top_matches
+from app.search.index import arrays
+from app.search.index.arrays import ARRAYS_DIR
+from app.search.index.sync import SyncKind, sync_index
+from app.search.query.clauses import GappedPhrase
+from app.search.query.language import QueryParser
+from app.search.rank import bm25, weights
+from app.search.rank.bm25 import top_by_terms
+from app.search.rank.matches import matching_docs, matching_query, whoosh_filter, whoosh_query
+from app.search.rank.ranking import CONSTANT, top_matches
+from app.search.words.analysis import MAX_STOPS, word_place
 from tests.conftest import Catalog, write_list
 
 TYPED = ["learning", "neural network", '"in-context learning"', "diffusion OR transformer",

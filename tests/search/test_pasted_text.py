@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import select
 
 from app.models import Paper
-from app.search.query import PASTED_TEXT_WORDS
+from app.search.query.language import PASTED_TEXT_WORDS
 from tests.conftest import Catalog
 
 

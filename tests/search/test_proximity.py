@@ -7,7 +7,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.search import proximity
+from app.search.rank import proximity
 from tests.conftest import Catalog, write_list
 
 FILLER = "with careful measurements over many long winter nights near the coast"

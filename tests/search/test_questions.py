@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.search.query import QueryParser
-from app.search.question import Reading
+from app.search.query.language import QueryParser
+from app.search.query.question import Reading
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from bench.keyword_counts import differences, keyword_counts

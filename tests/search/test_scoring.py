@@ -7,9 +7,9 @@ from whoosh import index as whoosh_index
 from whoosh.scoring import BM25F
 
 from app.ingest.load import ingest_paths
-from app.search.index import SyncKind, sync_index
-from app.search.query import QueryParser
-from app.search.whoosh_adapter import SegmentLengthBM25F
+from app.search.index.sync import SyncKind, sync_index
+from app.search.index.whoosh import SegmentLengthBM25F
+from app.search.query.language import QueryParser
 from tests.conftest import Catalog, write_list
 
 QUERIES = ["learning", "neural network", "sharpness aware minimization", '"in-context learning"',

@@ -7,10 +7,10 @@ from pathlib import Path
 from sqlmodel import select
 
 from app.models import Paper
-from app.search.filters import COLUMNS_DIR
-from app.search.index import read_index_version
-from app.search.manifest import MANIFEST_FILE
-from app.search.paper_ids import IDS_DIR
+from app.search.index.manifest import MANIFEST_FILE
+from app.search.index.paper_ids import IDS_DIR
+from app.search.index.sync import read_index_version
+from app.search.rank.filters import COLUMNS_DIR
 from app.search.results import SearchRequest, SearchResult
 from app.search.searcher import PaperSearch
 from tests.conftest import Catalog, write_list
@@ -112,8 +112,8 @@ def test_alpha_entmax_in_the_seeds(seeded: Catalog):
 def test_matching_query_matches_exactly_what_the_ranked_query_matches(seeded: Catalog):
     from whoosh import index as whoosh_index
 
-    from app.search.matches import matching_query
-    from app.search.query import QueryParser
+    from app.search.query.language import QueryParser
+    from app.search.rank.matches import matching_query
 
     searcher = whoosh_index.open_dir(str(seeded.settings.index_path)).searcher()
     parser = QueryParser(lambda prefix: [], lambda name: True)

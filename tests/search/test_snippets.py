@@ -3,9 +3,9 @@ import re
 import pytest
 from whoosh.query import And, Phrase, Term
 
-from app.search.analysis import AcronymTerm, CachedAnalyzer, analyze, catalog_analyzer
-from app.search.snippets import make_snippet, query_terms
-from app.search.word_starts import candidates
+from app.search.rank.snippets import make_snippet, query_terms
+from app.search.words.analysis import AcronymTerm, CachedAnalyzer, analyze, catalog_analyzer
+from app.search.words.word_starts import candidates
 from tests.conftest import SEEDS, parse_list_file
 
 TEXT = ("Intro words " * 30 + "we study grokking in <b>small</b> transformers & memorisation. "

@@ -1,6 +1,6 @@
 """A compound written closed or hyphenated ("pretraining", "pre-training") finds both
 spellings where the catalog writes both, and keeps its own count where the other spelling is
-rare or written as two words: app/search/compounds.py."""
+rare or written as two words: app/search/words/compounds.py."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from dataclasses import replace
 import pytest
 from fastapi.testclient import TestClient
 
-from app.search.analysis import analyze
-from app.search.compounds import other_spelling
-from app.search.expand import Synonyms
-from app.search.query import QueryParser
+from app.search.query.expand import Synonyms
+from app.search.query.language import QueryParser
+from app.search.words.analysis import analyze
+from app.search.words.compounds import other_spelling
 from tests.conftest import served_list
 
 HYPHENATED = [f"Zorb-fitting of quokka models, variant {i}." for i in range(3)]

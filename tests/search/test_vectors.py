@@ -12,15 +12,16 @@ import pytest
 
 from app.catalog import papers_by_id
 from app.ingest.load import ingest_paths
-from app.search import similar, vector_fit
-from app.search.analysis import analyze
-from app.search.index import SyncKind, sync_index
-from app.search.manifest import MANIFEST_FILE
-from app.search.opened import OpenIndex
+from app.search.index import vector_fit
+from app.search.index.manifest import MANIFEST_FILE
+from app.search.index.opened import OpenIndex
+from app.search.index.sync import SyncKind, sync_index
+from app.search.index.vector_fit import write_vectors
+from app.search.index.vectors import VECTORS_FILE, read_vectors
+from app.search.index.whoosh import open_index
+from app.search.rank import similar
 from app.search.searcher import PaperSearch
-from app.search.vector_fit import write_vectors
-from app.search.vectors import VECTORS_FILE, read_vectors
-from app.search.whoosh_adapter import open_index
+from app.search.words.analysis import analyze
 from tests.conftest import Catalog, make_catalog
 
 # Two themes, each written with words that meet in some papers and not in others.

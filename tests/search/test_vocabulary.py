@@ -8,13 +8,13 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from app.ingest.load import ingest_paths
-from app.search.generation import VERSION_FILE
-from app.search.index import SyncKind, SyncOutcome, sync_index
-from app.search.manifest import write_manifest
-from app.search.prefix_table import PrefixTable
+from app.search.index.generation import VERSION_FILE
+from app.search.index.manifest import write_manifest
+from app.search.index.sync import SyncKind, SyncOutcome, sync_index
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
-from app.search.vocabulary import Vocabulary, paper_words, read_counts
+from app.search.words.prefix_table import PrefixTable
+from app.search.words.vocabulary import Vocabulary, paper_words, read_counts
 from tests.conftest import Catalog, write_list
 
 

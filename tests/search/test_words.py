@@ -11,10 +11,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.search.acronyms import AcronymCounts
-from app.search.analysis import analyze
-from app.search.completions import CompletionCounts, Completions
-from app.search.definitions import definitions
+from app.search.words.acronyms import AcronymCounts
+from app.search.words.analysis import analyze
+from app.search.words.completions import CompletionCounts, Completions
+from app.search.words.definitions import definitions
 from tests.conftest import served_list
 
 

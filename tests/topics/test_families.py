@@ -3,7 +3,7 @@ from sqlmodel import col, select
 
 from app.enrich import retopic_all
 from app.models import Paper
-from app.search.analysis import analyze
+from app.search.words.analysis import analyze
 from app.topics import TopicScorer
 from app.topics.families import family_model, features
 from tests.conftest import Catalog, write_list

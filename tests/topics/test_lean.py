@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from app.search.analysis import analyze
+from app.search.words.analysis import analyze
 from app.topics import OTHER, TopicScorer, load_taxonomy
 from app.topics.families import features
 from app.topics.fit import confident_papers

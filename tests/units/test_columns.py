@@ -1,13 +1,13 @@
-"""Facet counts from columns (app/search/columns.py): the values a facet lists for a search,
+"""Facet counts from columns (app/search/index/columns.py): the values a facet lists for a search,
 built in memory; a search's matches are counted by their document numbers."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from app.search.columns import FacetColumn, MultiColumn, column_arrays, columns_of
-from app.search.held_files import mapped_arrays, write_array_directory
-from app.search.prefix_table import SortedKeys
+from app.search.index.columns import FacetColumn, MultiColumn, column_arrays, columns_of
+from app.search.index.held_files import mapped_arrays, write_array_directory
+from app.search.words.prefix_table import SortedKeys
 
 
 def test_the_most_held_values_are_listed_most_first_ties_by_value():

@@ -4,9 +4,9 @@ are not."""
 
 import pytest
 
-from app.search.acronyms import Meaning
-from app.search.prefix_table import PrefixTable
-from app.search.vocabulary import Vocabulary
+from app.search.words.acronyms import Meaning
+from app.search.words.prefix_table import PrefixTable
+from app.search.words.vocabulary import Vocabulary
 from app.whats_new.concepts import ConceptNames
 from app.whats_new.edition_terms import NO_TERMS
 

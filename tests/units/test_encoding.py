@@ -10,9 +10,9 @@ import pytest
 from whoosh.fields import TEXT
 from whoosh.formats import Positions
 
-from app.search.postings import FieldPostings
-from app.search.whoosh_adapter import encoding
-from app.search.whoosh_adapter.encoding import EncodedValues, encode_positions
+from app.search.index.postings import FieldPostings
+from app.search.index.whoosh import encoding
+from app.search.index.whoosh.encoding import EncodedValues, encode_positions
 
 
 def test_positions_are_encoded_as_whoosh_encodes_them():

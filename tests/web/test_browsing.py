@@ -11,7 +11,7 @@ import pytest
 from sqlmodel import select
 
 from app.models import Edition, Paper
-from app.search.analysis import analyze
+from app.search.words.analysis import analyze
 from app.web.render import percent
 from tests.multiseries import SERIES, TINY_SERIES
 

@@ -16,7 +16,7 @@ from sqlmodel import select
 from app.facets import EDITION, FACETS, Facet
 from app.main import create_app
 from app.models import Edition, Paper
-from app.search.index import build_schema
+from app.search.index.sync import build_schema
 from tests.conftest import make_catalog
 
 

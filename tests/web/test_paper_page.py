@@ -9,7 +9,7 @@ from sqlmodel import select
 
 from app.main import create_app
 from app.models import Paper
-from app.search import similar
+from app.search.rank import similar
 from app.search.searcher import PaperSearch
 from tests.conftest import Catalog
 

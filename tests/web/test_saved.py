@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from app.ids import MAX_LISTED
 from app.main import create_app
-from app.search.analysis import analyze
+from app.search.words.analysis import analyze
 from tests.conftest import Catalog, write_list
 
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import httpx
 
-from app.search.completions import COMPLETION_TABLES_DIR
-from app.search.filters import COLUMNS_DIR
-from app.search.lemma_table import LEMMAS_FILE
-from app.search.vocabulary import WORD_TABLES_DIR
+from app.search.rank.filters import COLUMNS_DIR
+from app.search.words.completions import COMPLETION_TABLES_DIR
+from app.search.words.lemma_table import LEMMAS_FILE
+from app.search.words.vocabulary import WORD_TABLES_DIR
 from app.serving import _listening_sockets
 from bench.harness import free_port
 from tests.conftest import Catalog

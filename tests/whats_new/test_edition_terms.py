@@ -13,12 +13,12 @@ from whoosh import index as whoosh_index
 
 from app.ingest.load import ingest_paths
 from app.main import create_app
-from app.search import arrays
-from app.search.arrays import deleted_docs
-from app.search.completions import PHRASES_FILE
-from app.search.held_files import counts_in, mapped_arrays
-from app.search.index import SyncKind, sync_index
+from app.search.index import arrays
+from app.search.index.arrays import deleted_docs
+from app.search.index.held_files import counts_in, mapped_arrays
+from app.search.index.sync import SyncKind, sync_index
 from app.search.searcher import PaperSearch
+from app.search.words.completions import PHRASES_FILE
 from app.whats_new import edition_terms, term_counts
 from app.whats_new.concepts import ConceptNames
 from app.whats_new.edition_terms import TERMS_FILE, read_edition_terms

