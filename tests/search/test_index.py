@@ -24,6 +24,7 @@ from app.search.index.sync import (
 )
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
+from app.search.words.analysis import AnalyzedPositions
 from tests.conftest import Catalog, write_list
 
 pytestmark = pytest.mark.database  # the index follows the change log kept in the database
@@ -46,6 +47,9 @@ def test_the_index_format_follows_the_schema(monkeypatch):
     assert index_schema.index_format_now.__wrapped__() != now
     monkeypatch.setattr(index_schema, "FACETS", FACETS)
     assert index_schema.index_format_now.__wrapped__() == now
+    # A class of the schema moved (Whoosh pickles it by its module): older indexes rebuilt
+    monkeypatch.setattr(AnalyzedPositions, "__module__", "app.search.analysis")
+    assert index_schema.index_format_now.__wrapped__() != now
 
 
 def test_index_of_an_older_format_is_rebuilt(fresh: Catalog, monkeypatch):

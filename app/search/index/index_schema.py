@@ -22,7 +22,7 @@ from app.search.words.analysis import (
 
 # What the schema does not say (how texts are analyzed, which files a generation holds, what
 # the documents hold) is revised by hand; a change of the schema itself (a facet, its kind, a
-# field's options) changes the format by itself (`index_format_now`).
+# field's options, where its classes live) changes the format by itself (`index_format_now`).
 # 27: no piece of a link among the words (vocabulary.py)
 FORMAT_REVISION = 27
 
@@ -51,9 +51,16 @@ def build_schema() -> Schema:
 @cache
 def index_format_now() -> str:
     """This code's index format: `FORMAT_REVISION` and a digest of the schema's fields."""
-    fields = [(name, type(field).__name__, type(field.format).__name__,
+    # Classes by module and name: Whoosh pickles the schema with them, so a class moved
+    # elsewhere leaves older indexes unreadable, and must make another format.
+    fields = [(name, _where(field), _where(field.format), _where(getattr(field, "analyzer", None)),
                getattr(field.format, "field_boost", 1.0), field.stored, field.unique,
-               field.scorable, type(field.column_type).__name__)
+               field.scorable, _where(field.column_type))
               for name, field in build_schema().items()]
     digest = hashlib.blake2b(repr(fields).encode(), digest_size=4).hexdigest()
     return f"{FORMAT_REVISION}.{digest}"
+
+
+def _where(value: object) -> str:
+    """Where a value's class lives, as a pickle names it."""
+    return f"{type(value).__module__}.{type(value).__qualname__}"
