@@ -2,7 +2,7 @@
 holds it, how a request and an inline filter (`series:neurips`) read it, and how the sidebar
 and the chips show it.
 
-The index schema and documents (search/index/sync.py), the query language (search/query/language.py), the
+The index schema and documents (search/index/), the query language (search/query/), the
 search request and its URL (search/results.py, web/urls.py), the API's parameters
 (web/deps.py), the names its values read as (web/joined.py) and the sidebar (web/sidebar.py)
 all read this table and ask the kind, so a new facet is one entry here plus the data it reads,
