@@ -10,7 +10,9 @@ primary topic, "other" left out), over every paper but AAAI's and IJCAI's; a vot
 cosines of a paper's `--neighbours` nearest such papers (itself never among them) by their
 topic. "phrases + centroid" adds to the scorer's scores, each divided by the best, `w` times
 the softmax of the centroid cosines (temperature 0.05); `w` is chosen on the ICLR keyword
-labels alone (the tuning evidence of bench/topic_tuning.py).
+labels alone (the tuning evidence of bench/topic_tuning.py), and the votes' sizes are printed
+on them too (20, the one scored, was set before). "both" is the two kinds side by side, each
+of unit length (bench/map_variants.py).
 
 Scored on the evidence of bench/topic_tuning.py (ICLR papers whose author keywords map to one
 topic: top-1 and top-3) and, once, on the venues' own areas of bench/topics.py (AAAI 2022
@@ -34,12 +36,13 @@ from app.map.layout import knn
 from app.tex import title_text
 from app.topics import OTHER, default_scorer
 from bench.live_catalog import EVALUATION_VENUES, LiveCatalog
-from bench.map_variants import LSA, MEANING, unit
+from bench.map_variants import LSA, MEANING, inputs, unit
 from bench.topics import AREAS, GROUPS
 
 LABELS = Path(__file__).resolve().parents[1] / "tests" / "data" / "topic_tuning_labels.json"
 TEMPERATURE = 0.05
 BLEND_WEIGHTS = (0.25, 0.5, 1.0, 2.0, 4.0)
+VOTES = (5, 10, 20, 50)
 Ranked = list[str]  # topics, best first
 
 
@@ -74,7 +77,7 @@ def phrase_scores(catalog: LiveCatalog, docs: list[int]) -> dict[int, list[tuple
 
 
 def phrases_ranked(scores: list[tuple[str, float]]) -> Ranked:
-    """The scorer's call: its primary (or "other" below the threshold), then its best."""
+    """The scorer's call: its primary ("other" below the threshold), then the others."""
     primary = default_scorer()._assigned(scores)[0][0]
     return [primary] + [slug for slug, _ in scores if slug != primary]
 
@@ -126,8 +129,11 @@ class VectorTopics:
 
 
 def hits(ranked: dict[int, Ranked], allowed: dict[int, tuple[str, ...]]) -> tuple[float, float]:
+    """top-1: the first is allowed; top-3: an allowed topic among the three best ("other",
+    the scorer's call below its threshold, is no topic there: bench/topics.py)."""
     top1 = np.mean([ranked[d][0] in ok for d, ok in allowed.items()])
-    top3 = np.mean([any(t in ok for t in ranked[d][:3]) for d, ok in allowed.items()])
+    top3 = np.mean([any(t in ok for t in [t for t in ranked[d] if t != OTHER][:3])
+                    for d, ok in allowed.items()])
     return float(top1), float(top3)
 
 
@@ -153,12 +159,17 @@ def main() -> None:
     methods: dict[str, Callable[[list[int]], dict[int, Ranked]]] = {
         "phrases (the catalog today)": lambda docs: {d: phrases_ranked(scores[d]) for d in docs}}
     kinds = {"MiniLM": VectorTopics(catalog.vectors(MEANING), catalog.topics, training),
-             "LSA": VectorTopics(catalog.vectors(LSA), catalog.topics, training)}
+             "LSA": VectorTopics(catalog.vectors(LSA), catalog.topics, training),
+             "both": VectorTopics(inputs(catalog, "both"), catalog.topics, training)}
+    for name, kind in kinds.items():  # the vote's size, on the ICLR labels alone: not tuned
+        print(f"{name} vote on ICLR keyword labels by neighbours (top-1, top-3): " + ", ".join(
+            f"{k}: {a:.3f} {b:.3f}" for k in VOTES
+            for a, b in [hits(kind.vote(list(iclr), k), iclr_allowed)]))
     for name, kind in kinds.items():
         methods[f"{name} nearest centroid"] = kind.centroid
         methods[f"{name} vote of {args.neighbours} nearest"] = (
             lambda docs, kind=kind: kind.vote(docs, args.neighbours))
-    for name, kind in kinds.items():  # the blend's weight, on the ICLR labels alone
+    for name, kind in list(kinds.items())[:2]:  # the blend's weight, on ICLR labels alone
         tried = {w: hits(kind.blend(list(iclr), scores, w), iclr_allowed) for w in BLEND_WEIGHTS}
         best = max(tried, key=lambda w: tried[w])
         print(f"{name} blend weights on ICLR keyword labels (top-1, top-3): "
