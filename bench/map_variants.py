@@ -42,6 +42,9 @@ from bench.topics import GROUPS
 
 LSA, MEANING = "vectors.npy", "meaning.npy"
 TIMEOUT = 25 * 60
+# openTSNE's threads (umap-learn, seeded, takes one); run with OPENBLAS_NUM_THREADS=1 and
+# BENCH_THREADS=1 to compare CPU seconds on a busy machine, where BLAS threads spin.
+THREADS = int(os.environ.get("BENCH_THREADS", "2"))
 
 
 def unit(rows: np.ndarray) -> np.ndarray:
@@ -88,10 +91,10 @@ def umap_learn(vectors: np.ndarray) -> np.ndarray:
 
 
 def open_tsne(vectors: np.ndarray) -> np.ndarray:
-    """openTSNE's defaults (perplexity 30, PCA start, FFT gradients) with cosine, 2 threads."""
+    """openTSNE's defaults (perplexity 30, PCA start, FFT gradients) with cosine."""
     from openTSNE import TSNE
 
-    return np.asarray(TSNE(metric="cosine", n_jobs=2, random_state=SEED).fit(vectors))
+    return np.asarray(TSNE(metric="cosine", n_jobs=THREADS, random_state=SEED).fit(vectors))
 
 
 LAYOUTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {

@@ -263,14 +263,14 @@ def on_iclr_catalog(work: Path, methods: list[str], count: int, pasted: int) -> 
     kept = work / "iclr-catalog-vectors.npy"
     if not kept.exists():
         shutil.copy(generation / VECTORS_FILE, kept)
-    shutil.copy(kept, generation / VECTORS_FILE)
+    put_vectors(kept, generation)
     files = fitted(methods, generation, settings.database_path, work / "iclr-fits")
     print(f"\nbench/recommend.py's ICLR catalog ({len(rows)} papers, no keywords, no sentence "
           f"vectors): P@10")
     print(f"{'':14} {'related':>8} {'recommend':>9} {'vectors, lists of 3':>19} "
           f"{'vectors, one paper':>18} {'fit s':>6}")
     for method, path in files.items():
-        shutil.copy(path, generation / VECTORS_FILE)
+        put_vectors(path, generation)
         judging = Judging.open(settings, work / f"fts5-{method}.db")
         try:
             found = iclr_precisions(judging, rows, count, pasted)
@@ -280,7 +280,17 @@ def on_iclr_catalog(work: Path, methods: list[str], count: int, pasted: int) -> 
         costs = json.loads(path.with_suffix(".json").read_text())
         print(f"{method:14} " + " ".join(f"{p:{w}.3f}" for p, w in zip(
             found, (8, 9, 19, 18), strict=True)) + f" {costs['wall_s']:6.1f}", flush=True)
-    shutil.copy(kept, generation / VECTORS_FILE)
+    put_vectors(kept, generation)
+
+
+def put_vectors(path: Path, generation: Path) -> None:
+    """The vectors of `path` in place of the generation's (a catalog this bench built), its
+    manifest listing them: a file unlike the manifest's marks the generation damaged."""
+    from app.search.index.manifest import DAMAGED_FILE, write_manifest
+
+    shutil.copy(path, generation / VECTORS_FILE)
+    (generation / DAMAGED_FILE).unlink(missing_ok=True)
+    write_manifest(generation, None)
 
 
 def vector_scorer(search):
@@ -313,11 +323,13 @@ def main() -> None:
     if args.fit:
         run_fit(args.fit, args.index, args.database, args.out)
         return
+    # The ICLR catalog's fits first: a child's peak RSS starts from its parent's at the fork
+    # (Linux), so no child is started once the L catalog's vectors are loaded.
+    if not args.skip_iclr:
+        on_iclr_catalog(args.work, args.methods, args.lists, args.pasted)
     files = fitted(args.methods, (args.data / "index").resolve(), args.data / "catalog.db",
                    args.work / "live-fits")
     on_live_catalog(args.data, files, args.lists)
-    if not args.skip_iclr:
-        on_iclr_catalog(args.work, args.methods, args.lists, args.pasted)
 
 
 if __name__ == "__main__":
