@@ -62,14 +62,16 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # Mutation testing (not part of make test; docs/testing.md): mutmut mutates the modules listed
-# in pyproject's [tool.mutmut] and runs each mutant against the catalog-free tests that reach
-# it, then the score per module is printed. A fresh run each time: mutants/ is rebuilt.
+# in pyproject's [tool.mutmut] and runs each mutant against the tests that reach it, then the
+# score per module is printed. A fresh run each time. SET=units (the default): only_mutate
+# against the catalog-free tests, in mutants/; SET=catalog: catalog_only_mutate against tests
+# that build a catalog, in .venv/mutants-catalog/ (bench/mutants.py lays it out). MODULES="app.x
+# app.y" runs only those modules' mutants.
+SET ?= units
+MODULES ?=
 mutants: install
 	$(BIN)/python -m pip install --quiet -e '.[mutants]'
-	rm -rf mutants
-	$(BIN)/mutmut run --max-children 2 >$(VENV)/mutmut.log 2>&1 \
-		|| (tail -c 3000 $(VENV)/mutmut.log; exit 1)
-	$(BIN)/python -m bench.mutants --survivors
+	$(BIN)/python -m bench.mutants --set $(SET) --run --modules $(MODULES) --recheck --survivors
 
 # Scale benchmarks (not part of make test): S then L from ../shared/corpus, then the catalog
 # beside datasette at L; prints numbers and writes bench/results/. Installs wrk when apt-get can.

@@ -49,6 +49,8 @@ def test_a_ranking_without_years_is_its_series_latest_year(client: TestClient):
         2024, 2024, "QUOKKA 2023")
     assert asked == client.get("/api/institutions?series=quokka&from=2024&to=2024").json()
     assert asked["papers"] == 3 and [r["papers"] for r in asked["ranked"]] == [3, 2, 1]
+    opened = client.get("/api/institutions?series=numbat&to=2019").json()
+    assert (opened["first_year"], opened["last_year"]) == (2017, 2019)  # the series' first
 
 
 def test_a_ranking_page_names_its_series_and_the_years_it_is_compared_with(
@@ -65,6 +67,7 @@ def test_a_ranking_page_names_its_series_and_the_years_it_is_compared_with(
 def test_an_edition_whose_papers_name_no_institution_is_ranked_empty(client: TestClient):
     ranked = client.get("/api/institutions?series=numbat&from=2017&to=2017").json()
     assert (ranked["papers"], ranked["known"], ranked["ranked"]) == (3, 0, [])
+    assert ranked["before"] is None  # nothing is before the series' first year
     page = client.get("/institutions?series=numbat&from=2017&to=2017")
     assert page.status_code == 200
     assert "No paper of this selection names its institutions." in page.text
