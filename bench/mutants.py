@@ -161,7 +161,7 @@ def main() -> None:
     parser.add_argument("--set", default="units", choices=sets())
     parser.add_argument("--run", action="store_true", help="run mutmut afresh first")
     parser.add_argument("--modules", nargs="*", default=[], metavar="MODULE",
-                        help="with --run, only these modules' mutants (app.search.bm25 ...)")
+                        help="with --run, only these modules' mutants (app.search.rank.bm25 ...)")
     parser.add_argument("--recheck", action="store_true",
                         help="run the mutants mutmut saw SIGKILLed again, one at a time")
     parser.add_argument("--survivors", action="store_true")
