@@ -93,15 +93,9 @@ def likeness_choice(
                                max_length=MAX_LESS * 17 - 1)] = "",
 ) -> Choice:
     """Which papers like a paper or a list a reader asks for (related papers,
-    recommendations)."""
-    try:
-        marked = parse_paper_ids(less)
-    except ValueError as error:
-        raise HTTPException(400, f"less: {error}") from None
-    if len(marked) > MAX_LESS:
-        raise HTTPException(400, f"less: at most {MAX_LESS} papers are marked; "
-                                 f"these are {len(marked)}.")
-    return Choice(slugify(series), year, sort == "newest", tuple(marked))
+    recommendations). `less` is refused (400, naming it) unless its pattern holds: at most
+    MAX_LESS IDs, each well formed."""
+    return Choice(slugify(series), year, sort == "newest", tuple(parse_paper_ids(less)))
 
 
 ChoiceDep = Annotated[Choice, Depends(likeness_choice)]

@@ -16,10 +16,9 @@ from app.outputs import ERRORS, PaperDetailOut, PaperOut, RelatedOut
 from app.search.rank.similar import Choice
 from app.search.searcher import PaperSearch
 from app.web.deps import ChoiceDep, PaperDep, SearchDep, SessionDep
-from app.web.formats import answer
+from app.web.formats import answer, render_view
 from app.web.joined import related_papers
 from app.web.likeness import LikenessForm
-from app.web.render import render
 from app.web.urls import paper_url_for, related_path
 from app.web.views import Answers, Citation
 
@@ -82,8 +81,7 @@ def related_view(request: Request, session: Session, search: PaperSearch, paper:
 @router.get("/papers/{paper_id}/related", name="related_page")
 def related_page(request: Request, found: PaperDep, session: SessionDep, search: SearchDep,
                  choice: ChoiceDep) -> Response:
-    return render(request, "related.html",
-                  **related_view(request, session, search, found, choice).context())
+    return render_view(request, related_view(request, session, search, found, choice))
 
 
 @router.get("/papers/{paper_id}")

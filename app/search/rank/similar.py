@@ -283,9 +283,7 @@ def recommendations(searcher: Searcher, ids: PaperIds, columns: dict[str, FacetC
                                AGREEMENT_POWER, df)
     like = close = None
     if vectors is not None:
-        mean = vectors.rows[listed_docs].mean(axis=0)
-        like = mean / (np.linalg.norm(mean) or 1)
-        close = vectors.meaning_of(listed_docs)
+        like, close = _unit_mean(vectors.rows[listed_docs]), vectors.meaning_of(listed_docs)
     docs, scores = _scores(searcher, _list_leaves(searcher, profile, ordered), None, vectors,
                            like, weights.WEIGHTS.list_vectors, close,
                            weights.WEIGHTS.list_meaning)
