@@ -233,3 +233,20 @@ def test_a_synonym_groups_typed_form_weighs_more_than_its_other_forms(fresh: Cat
     assert by_acronym[acronym] > by_long_form[acronym]
     assert by_long_form[long_form] > by_acronym[long_form]
     assert by_long_form[long_form] > by_long_form[acronym]
+
+
+def test_parentheses_inside_a_word_are_part_of_it(fresh: Catalog, tmp_path: Path):
+    """"SE(3)-equivariant" is one word, not "SE", a group "(3)" and NOT "equivariant" (which
+    excluded the very papers it names); "model(s)" is "model"."""
+    se3 = "Quokka burrows mapped by SE(3)-equivariant networks from point clouds."
+    so3 = "Quokka burrows mapped by SO(3)-equivariant networks from point clouds."
+    linear = "Wombat tunnels searched in O(n) time by one model with attention."
+    fresh.ingest(write_list(tmp_path / "groups.txt", "GROUPS 2025 Papers", se3, so3, linear))
+    with TestClient(create_app(fresh.settings)) as client:
+        def found(q: str) -> set[str]:
+            return {hit["abstract"] for hit in search(client, q)["hits"] if not hit["partial"]}
+        assert found("SE(3)-equivariant networks") == {se3}
+        assert found("quokka SO(3)-equivariant") == {so3}
+        assert found("O(n) attention") == {linear}
+        assert found("wombat model(s)") == found("wombat model") == {linear}
+        assert found("quokka -(SE OR networks)") == set()  # a group still groups

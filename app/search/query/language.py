@@ -54,10 +54,15 @@ MAX_TEXT_CHARS = 10_000
 MAX_TERMS = 32
 MAX_DEPTH = 8
 MIN_PREFIX_CHARS = 2
+# "model(s)": the plural a writer allows for, not a word "s".
+_PLURAL_MARK = re.compile(r"\((?:e?s)\)(?=-|$)", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _TOKEN = re.compile(
     r'(?P<neg>-)?(?:(?P<field>[A-Za-z]+):(?:"(?P<fphrase>[^"]*)"?|(?P<fvalue>[^\s()"]*))'
-    r'|"(?P<phrase>[^"]*)"?|(?P<open>\()|(?P<close>\))|(?P<word>[^\s()"]+))'
+    r'|"(?P<phrase>[^"]*)"?|(?P<open>\()|(?P<close>\))'
+    # A word may hold parentheses with no space before them, as in "SE(3)-equivariant", "O(n)"
+    # or "f(x)": not a group, and the "-" after them is a hyphen, not a NOT.
+    r'|(?P<word>[^\s()"]+(?:\([^\s()"]*\)[^\s()"]*)*))'
 )
 
 # Expands `prefix*` into at most this many of its most frequent completions.
@@ -252,6 +257,7 @@ class QueryParser:
     def _word(self, word: str, negated: bool) -> _Item | None:
         if word.endswith("*"):
             return self._prefix(word.rstrip("*"), negated)
+        word = _PLURAL_MARK.sub("", word)
         tokens = analyze_phrase(word)  # "in-context": a phrase, as written
         if not tokens:
             return None  # punctuation, a stop word or a lone operator
