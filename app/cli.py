@@ -91,7 +91,7 @@ def ingest(
             session_scope(settings.database_url) as session:
         report, built = _store(settings, session, paths)
         try:
-            index_state = _index_after_ingest(settings, session, built)
+            index_state = _index_after_ingest(settings, session, built, report.changed)
         except OSError as error:  # the papers are stored: only the index is behind
             fault = describe(error, settings.data_dir)
             if fault is None or _debug[-1:] == [True]:
@@ -129,15 +129,21 @@ def _store(settings: Settings, session: Session, paths: list[Path]
     return report, built
 
 
-def _index_after_ingest(settings: Settings, session: Session, built: int | None) -> str:
-    """Bring this node's index up to date after an ingest; what was done, for its report."""
+def _index_after_ingest(settings: Settings, session: Session, built: int | None,
+                        changed: bool) -> str:
+    """Bring this node's index up to date after an ingest (that `changed` the catalog);
+    what was done, for its report."""
     if not _index_is_local(settings):
         return "left to the servers (none on this machine)"
     # Up to date when the parallel build made it; else it did not: build now
     outcome = sync_index(settings, session, complete=False)
-    index_state = (f"built while storing ({built} papers)"
-                   if built is not None and outcome.kind is SyncKind.UP_TO_DATE
-                   else str(outcome))
+    index_state = str(outcome)
+    if outcome.kind is SyncKind.UP_TO_DATE and built is not None:
+        index_state = f"built while storing ({built} papers)"
+    elif outcome.kind is SyncKind.UP_TO_DATE and changed:
+        # A server's keeper on this machine applied the change log between the commit and
+        # here: "up to date" alone read as if the ingest had not reached the index.
+        index_state = "updated (by the server running on this data dir)"
     left = left_to_derive(session, settings.index_path)
     if settings.encode_vectors and operator.lt(*counts(session)):
         left.append("sentence vectors")

@@ -5,6 +5,7 @@ import pytest
 from sqlmodel import select
 from typer.testing import CliRunner
 
+from app import cli as cli_module
 from app.catalog import list_venues
 from app.cli import cli
 from app.ingest import load
@@ -119,6 +120,29 @@ def test_cli_ingest_prints_summary_and_fails_on_rejected_files(tmp_path: Path, c
     shared = os.environ["CATALOG_DATABASE_URL"]
     assert ("search index: left to the servers" if shared else "search index: up to date"
             ) in again.output
+
+
+@sqlite_run
+def test_an_ingest_whose_change_a_server_indexed_first_says_updated(
+        tmp_path: Path, catalog_env, monkeypatch: pytest.MonkeyPatch):
+    """A server's keeper on the same data dir may apply the change log between the ingest's
+    commit and its own index update: the ingest then finds the index up to date, and says
+    that it was updated (by the server), not "up to date" as if nothing had changed."""
+    first = write_list(tmp_path / "first.txt", "ICLR 2026 Papers", "One.", "Two.")
+    assert CliRunner().invoke(cli, ["ingest", str(first)]).exit_code == 0
+    real_sync = cli_module.sync_index
+
+    def server_first(settings, session, **options):
+        real_sync(settings, session, **options)  # the keeper, a moment earlier
+        return real_sync(settings, session, **options)
+
+    monkeypatch.setattr(cli_module, "sync_index", server_first)
+    second = write_list(tmp_path / "second.txt", "ICLR 2027 Papers", "Three.")
+    result = CliRunner().invoke(cli, ["ingest", str(second)])
+    assert result.exit_code == 0, result.output
+    assert "search index: updated (by the server running on this data dir)" in result.output
+    again = CliRunner().invoke(cli, ["ingest", str(second)])  # nothing changed: up to date
+    assert "search index: up to date" in again.output
 
 
 def test_cli_missing_path_is_an_error(tmp_path: Path, catalog_env):
