@@ -103,7 +103,9 @@ def _authors(row: dict[str, Any], problems: list[str]) -> tuple[tuple[str, ...],
     return authors, aligned if any(aligned) else ()
 
 
-def _url(row: dict[str, Any], name: str) -> str:
+def read_url(row: dict[str, Any], name: str) -> str:
+    """The row's address in `name` ("" when it has none): every link a row gives (`url`,
+    `code`) passes this one rule; ValueError naming the field otherwise."""
     value = row.get(name)
     if value is None or value == "":
         return ""
@@ -132,7 +134,7 @@ def read_people(row: dict[str, Any], problems: list[str]) -> People:
     readers: dict[str, Callable[[], Any]] = {
         "institutions": lambda: _places(row, "institutions"),
         "countries": lambda: _places(row, "countries"),
-        "code": lambda: _url(row, "code"),
+        "code": lambda: read_url(row, "code"),
         "tldr": lambda: _tldr(row),
     }
     for name, read in readers.items():

@@ -26,8 +26,8 @@ from app.ingest.listfile import (
     check_year,
     text_lines,
 )
-from app.ingest.people import MAX_URL_CHARS, items, read_people, storable
-from app.words import drop_invisible, is_safe_url
+from app.ingest.people import items, read_people, read_url, storable
+from app.words import drop_invisible
 
 REQUIRED = ("venue", "year", "abstract")
 # A row holds one abstract (at most MAX_ABSTRACT_CHARS) and its people, links and keywords.
@@ -211,10 +211,7 @@ def _record(number: int, row: dict[str, Any], problems: list[str]) -> RawAbstrac
     if len(abstract) > MAX_ABSTRACT_CHARS:
         raise ValueError(f"the abstract is {len(abstract):,} characters long; "
                          f"at most {MAX_ABSTRACT_CHARS:,} are accepted")
-    url = _text(row, "url")
-    if url and (not is_safe_url(url) or len(url) > MAX_URL_CHARS):
-        raise ValueError(f"the url {url[:60]!r} is not an http(s) address of at most "
-                         f"{MAX_URL_CHARS:,} characters")
+    url = read_url(row, "url")
     keywords = _list(row, "keywords")
     if len(keywords) == 1 and "," in keywords[0]:
         keywords = tuple(k.strip() for k in keywords[0].split(",") if k.strip())

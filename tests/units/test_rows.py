@@ -60,10 +60,14 @@ ROW_ERRORS = [
     ({**GOOD, "abstract": "x" * 100_001},
      "the abstract is 100,001 characters long; at most 100,000 are accepted"),
     ({**GOOD, "url": "javascript:alert(1)"},
-     "the url 'javascript:alert(1)' is not an http(s) address of at most 2,000 characters"),
+     "url 'javascript:alert(1)' is not an http(s) address of at most 2,000 characters"),
     ({**GOOD, "url": "https://x.org/" + "a" * 1987},
-     f"the url {('https://x.org/' + 'a' * 1987)[:60]!r} is not an http(s) address of at "
+     f"url {('https://x.org/' + 'a' * 1987)[:60]!r} is not an http(s) address of at "
      "most 2,000 characters"),
+    # One rule for every link (people.read_url): a space would make two addresses of one.
+    ({**GOOD, "url": "https://x.org/a javascript:alert(1)"},
+     "url 'https://x.org/a javascript:alert(1)' is not an http(s) address of at most 2,000 "
+     "characters"),
     ({**GOOD, "title": ["a"]}, "title must be text, found list"),
     ({**GOOD, "abstract": "a\x00b"}, "abstract contains a NUL character (\\u0000)"),
     ({**GOOD, "keywords": 5}, "keywords must be a list of names or text separated by ';'"),
