@@ -27,6 +27,7 @@ from app.db import (
 )
 from app.enrich import complete_keyphrases, retopic_all
 from app.faults import describe
+from app.feature_parts import register_parts
 from app.ingest.load import IngestReport, expand_paths, ingest_paths
 from app.meaning.encoder import ModelMissing, ModelRefused
 from app.meaning.job import EncodingElsewhere
@@ -315,6 +316,7 @@ def serve(
 def configure() -> None:
     """A browsable catalog of ML conference paper abstracts."""
     use_taxonomy(get_settings().topics_file)
+    register_parts()
 
 
 def main() -> None:

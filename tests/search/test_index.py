@@ -11,9 +11,9 @@ from app.enrich import retopic_all
 from app.facets import BY_NAME, FACETS, HAS, SEVERAL
 from app.ingest.load import ingest_paths
 from app.models import Paper
-from app.search.index import index_schema, publish
+from app.search.index import index_schema, publish, registry
 from app.search.index import sync as search_index
-from app.search.index.generation import HELD, VERSION_FILE
+from app.search.index.generation import VERSION_FILE, PartsNotRegistered, held
 from app.search.index.manifest import MANIFEST_FILE
 from app.search.index.sync import (
     SyncKind,
@@ -167,7 +167,25 @@ def test_a_generation_holds_whooshs_files_its_stamp_and_what_the_generation_list
     names = {path.name for path in directory.iterdir()}
     whoosh = {name for name in names if name.startswith(("MAIN", "_MAIN"))}
     assert names - whoosh - {VERSION_FILE, MANIFEST_FILE} == {
-        name for held in HELD for name in held.files}
+        name for entry in held() for name in entry.files}
+
+
+def test_the_features_parts_are_made_after_what_they_are_derived_from():
+    """What's new's counts read the arrays and the completions' phrases, the map's layout
+    the vectors: registered, each follows its own (and the order of the deferred file, the
+    CLI's and /healthz's lists stays as it was)."""
+    assert [entry.name for entry in held()] == [
+        "arrays", "ids", "columns", "vocabulary", "meanings", "completions", "edition_terms",
+        "vectors", "positions", "meaning"]
+
+
+def test_no_generation_is_written_or_opened_without_the_features_parts(
+        fresh: Catalog, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(registry, "_registered", {})
+    with pytest.raises(PartsNotRegistered), fresh.session() as session:
+        search_index.build_index(fresh.settings, session)
+    with pytest.raises(PartsNotRegistered):
+        PaperSearch(fresh.settings.index_path).with_index(lambda current: current, None)
 
 
 def test_the_schemas_classes_stay_where_existing_indexes_pickled_them():

@@ -64,7 +64,8 @@ def opened(catalog: Catalog) -> tuple[edition_terms.EditionTerms, ConceptNames]:
     """The catalog's edition terms and how what's new names them, from its open index."""
     search = _searches.setdefault(catalog.settings.index_path,
                                   PaperSearch(catalog.settings.index_path))
-    return search.with_index(lambda current: (current.edition_terms, names_of(current)), None)
+    return search.with_index(lambda current: (edition_terms.opened_terms(current.parts),
+                                              names_of(current)), None)
 
 
 def test_what_rose_at_an_edition_and_what_is_new_there(delta: Catalog):
@@ -191,5 +192,5 @@ def test_an_index_opened_again_names_its_terms_from_the_new_opening(delta: Catal
     gc.collect()
     again = PaperSearch(delta.settings.index_path)
     year = again.with_index(lambda current: year_whats_new(
-        current.edition_terms, names_of(current), 2023), None)
+        edition_terms.opened_terms(current.parts), names_of(current), 2023), None)
     assert "frobnication" in {t.shown for t in year.first_seen}
