@@ -26,6 +26,7 @@ from sqlmodel import Session
 
 from app.config import PROJECT_ROOT, Settings
 from app.db import get_engine
+from app.enrich import ON_INGEST
 from app.feature_parts import register_parts
 from app.ingest.listfile import ParsedList, parse_list_bytes
 from app.ingest.load import IngestReport, ingest_paths
@@ -88,7 +89,7 @@ class Catalog:
         `rebuild`, as `catalog reindex` after it: the vectors' model is fitted to these papers
         too, where an update projects them with the seeds' model."""
         with self.session() as session:
-            report = ingest_paths(session, list(paths))
+            report = ingest_paths(session, list(paths), ON_INGEST)
             if rebuild:
                 build_index(self.settings, session)
             else:

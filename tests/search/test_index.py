@@ -7,7 +7,7 @@ import pytest
 from sqlmodel import select
 
 from app import enrich
-from app.enrich import retopic_all
+from app.enrich import ON_INGEST, retopic_all
 from app.facets import BY_NAME, FACETS, HAS, SEVERAL
 from app.ingest.load import ingest_paths
 from app.models import Paper
@@ -69,9 +69,9 @@ def test_sync_applies_the_change_log_since_the_index_version(fresh: Catalog, tmp
     added = write_list(tmp_path / "n.txt", "ICLR 2027 Papers", "Quokka behaviour.",
                        "Wombat burrows.")
     with fresh.session() as session:
-        ingest_paths(session, [added])  # version 2: two papers added
+        ingest_paths(session, [added], ON_INGEST)  # version 2: two papers added
         write_list(added, "ICLR 2027 Papers", "Quokka behaviour.")
-        ingest_paths(session, [added])  # version 3: the wombat removed
+        ingest_paths(session, [added], ON_INGEST)  # version 3: the wombat removed
         assert sync_index(fresh.settings, session) == SyncOutcome(SyncKind.UPDATED, 2)
         assert sync_index(fresh.settings, session) == SyncOutcome(SyncKind.UP_TO_DATE)
     # Updated (the outcome says so, not rebuilt) in a successor: the published one is kept.
@@ -87,7 +87,7 @@ def test_papers_an_update_scores_alike_rank_in_their_editions_order(fresh: Catal
     added = write_list(tmp_path / "alike.txt", "ICLR 2027 Papers",
                        *(f"Sparse wombat kernels, study {n}." for n in range(30)))
     with fresh.session() as session:
-        ingest_paths(session, [added])
+        ingest_paths(session, [added], ON_INGEST)
         assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
         listed = list(session.exec(select(Paper.id).where(Paper.edition_slug == "iclr-2027")
                                    .order_by(Paper.ordinal)))

@@ -11,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from whoosh import index as whoosh_index
 
+from app.enrich import ON_INGEST
 from app.ingest.load import ingest_paths
 from app.main import create_app
 from app.search.index import arrays
@@ -125,7 +126,7 @@ def test_an_update_of_the_index_counts_again(tmp_path: Path):
     catalog = make_catalog(tmp_path)
     catalog.ingest(corpus(tmp_path / "delta.jsonl"))
     with catalog.session() as session:
-        ingest_paths(session, [more(tmp_path / "more.jsonl", 5)])
+        ingest_paths(session, [more(tmp_path / "more.jsonl", 5)], ON_INGEST)
         assert sync_index(catalog.settings, session).kind is SyncKind.UPDATED
     assert counts(catalog, "delta-2023")["quantum widget"] == 17
 
@@ -169,11 +170,11 @@ def test_chunks_of_several_segments_leave_out_deleted_papers(fresh: Catalog, tmp
     added = write_list(tmp_path / "n.txt", "ICLR 2027 Papers",
                        *(f"Quantum widgets of sparse attention, case {n}." for n in range(8)))
     with fresh.session() as session:
-        ingest_paths(session, [added])
+        ingest_paths(session, [added], ON_INGEST)
         assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
         write_list(added, "ICLR 2027 Papers",
                    *(f"Quantum widgets of sparse attention, case {n}." for n in range(6)))
-        ingest_paths(session, [added])  # two of them removed: deleted in the new segment
+        ingest_paths(session, [added], ON_INGEST)  # two of them removed: deleted in the new segment
         assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
     with whoosh_index.open_dir(str(fresh.settings.index_path.resolve())).searcher() as searcher:
         leaves = [leaf.reader() for leaf, _ in searcher.leaf_searchers()]
