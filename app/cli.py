@@ -25,8 +25,9 @@ from app.db import (
     pending_keyphrases,
     session_scope,
 )
-from app.enrich import complete_keyphrases, retopic_all
+from app.enrich import ON_INGEST, complete_keyphrases, retopic_all
 from app.faults import describe
+from app.feature_parts import register_parts
 from app.ingest.load import IngestReport, expand_paths, ingest_paths
 from app.meaning.encoder import ModelMissing, ModelRefused
 from app.meaning.job import EncodingElsewhere
@@ -117,7 +118,7 @@ def _store(settings: Settings, session: Session, paths: list[Path]
     build = _parallel_build(settings, session, paths)
     try:
         # What the first search needs is stored, the rest derived after this returns.
-        report = ingest_paths(session, paths, sink=build, scratch=settings.data_dir,
+        report = ingest_paths(session, paths, ON_INGEST, sink=build, scratch=settings.data_dir,
                               progress=lambda line: typer.echo(f"  {line}"),
                               defer_keyphrases=build is not None)
     except BaseException:
@@ -321,6 +322,7 @@ def serve(
 def configure() -> None:
     """A browsable catalog of ML conference paper abstracts."""
     use_taxonomy(get_settings().topics_file)
+    register_parts()
 
 
 def main() -> None:

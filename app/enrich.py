@@ -1,7 +1,7 @@
 """What is derived from an abstract when it is stored: its topics (app/topics/topics.json), its
 keyphrases (TF-IDF against the catalog's word statistics) and its part in those statistics.
-Ingest enriches the papers it adds; `catalog retopic` recomputes every paper's topics (and,
-when asked, keyphrases).
+Ingest enriches the papers it adds (`ON_INGEST`, handed to the loader: ingest/enrichment.py);
+`catalog retopic` recomputes every paper's topics (and, when asked, keyphrases).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.pool import AsyncResult, Pool
-from typing import TypeVar
 
 from sqlalchemy import delete, insert, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -28,6 +27,7 @@ from app.db import (
     require_full_rebuild,
 )
 from app.faults import pause_point
+from app.ingest.enrichment import Chunk, Rows
 from app.keyphrases import KeyphraseExtractor, document_frequencies
 from app.models import CatalogState, Edition, Paper, WordStat
 from app.topics import PaperText, TopicScorer, default_scorer, reload_taxonomy
@@ -58,20 +58,6 @@ def update_word_stats(session: Session, delta: Counter[str]) -> None:
     for batch in batched(changes, 5000):
         session.execute(statement, batch)
     session.execute(delete(WordStat).where(col(WordStat.df) <= 0))
-
-
-def keyphrase_extractor(session: Session, adding: int) -> KeyphraseExtractor:
-    """The extractor for `adding` new papers, after `update_word_stats` counted them in."""
-    word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
-    return KeyphraseExtractor(word_df, paper_total(session) + adding)
-
-
-def leave_keyphrases(session: Session, adding: int) -> None:
-    """Leave the keyphrases of the papers stored without them (`keyphrases` ""), and their
-    part in the word statistics, to `complete_keyphrases`, against the paper count
-    `keyphrase_extractor` would read now."""
-    documents = paper_total(session) + adding
-    session.merge(CatalogState(key=KEYPHRASES_PENDING_KEY, value=str(documents)))
 
 
 def complete_keyphrases(session: Session) -> int:
@@ -129,10 +115,6 @@ def add_keyphrases(rows: Sequence[dict[str, object]], extractor: KeyphraseExtrac
                                                         title=str(row["title"])))
 
 
-Rows = Sequence[dict[str, object]]
-Chunk = TypeVar("Chunk")
-
-
 def with_keyphrases(chunks: Iterable[Chunk], rows_of: Callable[[Chunk], Rows],
                     extractor: KeyphraseExtractor, helper: Pool) -> Iterator[Chunk]:
     """Each chunk, in order, with its new paper rows' `keyphrases` set: the first half of
@@ -182,13 +164,39 @@ def _keyphrases(texts: list[tuple[str, str]]) -> list[str]:
     return ["\n".join(_extractor.extract(plain, title=title)) for plain, title in texts]
 
 
-def add_topics(rows: Sequence[dict[str, object]], scorer: TopicScorer,
-               venues: Sequence[Edition]) -> None:
-    """Set each new paper row's `topic` and `topic_scores` (`venues`: each row's edition)."""
-    topics = topic_fields(scorer, [(str(row["headline"]), str(row["plain"]), venue.series_slug)
-                                   for row, venue in zip(rows, venues, strict=True)])
-    for row, fields in zip(rows, topics, strict=True):
-        row.update(fields)
+class IngestEnrichment:
+    """What an ingest derives from the papers it stores (ingest/enrichment.Enrichment)."""
+
+    def score_topics(self, rows: Rows, venues: Sequence[Edition]) -> None:
+        topics = topic_fields(default_scorer(), [
+            (str(row["headline"]), str(row["plain"]), venue.series_slug)
+            for row, venue in zip(rows, venues, strict=True)])
+        for row, fields in zip(rows, topics, strict=True):
+            row.update(fields)
+
+    def count_words(self, texts: Iterable[str]) -> Counter[str]:
+        return document_frequencies(texts)
+
+    def store_word_counts(self, session: Session, delta: Counter[str]) -> None:
+        update_word_stats(session, delta)
+
+    def leave_keyphrases(self, session: Session, adding: int) -> None:
+        """Leave the keyphrases of the papers stored without them (`keyphrases` ""), and
+        their part in the word statistics, to `complete_keyphrases`, against the paper count
+        `keyphrased` would read now."""
+        documents = paper_total(session) + adding
+        session.merge(CatalogState(key=KEYPHRASES_PENDING_KEY, value=str(documents)))
+
+    def keyphrased(self, session: Session, adding: int, chunks: Iterable[Chunk],
+                   rows_of: Callable[[Chunk], Rows]) -> Iterator[Chunk]:
+        # The extractor for the `adding` new papers, after `store_word_counts` counted them in.
+        word_df = dict(session.exec(select(WordStat.word, WordStat.df)).all())
+        extractor = KeyphraseExtractor(word_df, paper_total(session) + adding)
+        with keyphrase_helper(extractor) as helper:
+            yield from with_keyphrases(chunks, rows_of, extractor, helper)
+
+
+ON_INGEST = IngestEnrichment()
 
 
 def rebuild_word_stats(session: Session) -> None:

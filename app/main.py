@@ -20,6 +20,7 @@ from app.allocator import Trimmer, limit_arenas
 from app.config import Settings, get_settings
 from app.db import check_database, get_engine
 from app.enrich import complete_keyphrases
+from app.feature_parts import register_parts
 from app.map import routes as maps
 from app.paging import PastTheEnd
 from app.people import routes as people
@@ -61,6 +62,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # (bench/hostile.py, docs/performance.md).
     sys.setswitchinterval(SWITCH_INTERVAL)
     use_taxonomy(settings.topics_file)
+    register_parts()
     search = PaperSearch(settings.index_path)
     keeper = IndexKeeper(settings, after_check=search.warm, derive_catalog=complete_keyphrases)
     trimmer = Trimmer()

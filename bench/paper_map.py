@@ -21,7 +21,7 @@ from scipy.spatial import cKDTree
 
 from app.config import get_settings
 from app.main import create_app
-from app.map.layout import knn
+from app.map.layout import knn, opened_layout
 from app.search.searcher import PaperSearch
 
 
@@ -31,11 +31,12 @@ def nearest_2d(xy: np.ndarray, probes: np.ndarray, k: int = 10) -> np.ndarray:
 
 
 def quality(search: PaperSearch, probes: int) -> None:
-    vectors, positions, topics = search.with_index(lambda current: (
-        current.vectors, current.positions, current.columns["topic"].codes), (None,) * 3)
-    if positions is None or vectors is None:
+    vectors, layout, topics = search.with_index(lambda current: (
+        current.vectors, opened_layout(current.parts), current.columns["topic"].codes),
+        (None,) * 3)
+    if layout is None or vectors is None:
         raise SystemExit("the index has no map: rebuild it (catalog reindex)")
-    live = np.flatnonzero(~np.isnan(positions[:, 0]))
+    positions, live = layout.positions, np.flatnonzero(layout.placed)
     rng = np.random.default_rng(0)
     chosen = rng.choice(len(live), min(probes, len(live)), replace=False)
     vectors, positions, topics = vectors[live], positions[live], topics[live]

@@ -28,7 +28,7 @@ from app.search.index.opened import OpenIndex
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from app.whats_new.concepts import ConceptNames
-from app.whats_new.edition_terms import EditionTerms
+from app.whats_new.edition_terms import EditionTerms, opened_terms
 from app.whats_new.rising import (
     BEFORE,
     LIMIT,
@@ -159,7 +159,7 @@ def main() -> None:
     search = PaperSearch(get_settings().index_path)
 
     def run(current: OpenIndex) -> int:
-        terms, names = current.edition_terms, names_of(current)
+        terms, names = opened_terms(current.parts), names_of(current)
         if not terms.terms:
             raise SystemExit("no edition terms in the index: rebuild it (catalog reindex)")
         backtest(terms, names, args.first, args.last)

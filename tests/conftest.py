@@ -26,6 +26,8 @@ from sqlmodel import Session
 
 from app.config import PROJECT_ROOT, Settings
 from app.db import get_engine
+from app.enrich import ON_INGEST
+from app.feature_parts import register_parts
 from app.ingest.listfile import ParsedList, parse_list_bytes
 from app.ingest.load import IngestReport, ingest_paths
 from app.main import create_app
@@ -38,6 +40,7 @@ SEEDS = PROJECT_ROOT / "seeds"
 # `catalog` commands run by tests encode no sentence vectors in the background (each ingest
 # would start an encoder beside the suite); tests of search by meaning ask for it.
 os.environ["CATALOG_ENCODE_VECTORS"] = "0"
+register_parts()  # tests build and open indexes as the app does, most without an app
 TEST_HOSTS = ("testserver",)  # the host httpx's TestClient names
 TESTS = Path(__file__).parent
 # Every test under these directories reads or writes the catalog through the app's queries
@@ -86,7 +89,7 @@ class Catalog:
         `rebuild`, as `catalog reindex` after it: the vectors' model is fitted to these papers
         too, where an update projects them with the seeds' model."""
         with self.session() as session:
-            report = ingest_paths(session, list(paths))
+            report = ingest_paths(session, list(paths), ON_INGEST)
             if rebuild:
                 build_index(self.settings, session)
             else:

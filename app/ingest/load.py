@@ -28,27 +28,18 @@ from app.db import (
     paper_total,
     use_ingest_cache,
 )
-from app.enrich import (
-    add_topics,
-    keyphrase_extractor,
-    keyphrase_helper,
-    leave_keyphrases,
-    update_word_stats,
-    with_keyphrases,
-)
 from app.faults import pause_point
 from app.ids import edition_slug, name_slug
 from app.ingest import identity, unpack
+from app.ingest.enrichment import Enrichment
 from app.ingest.listfile import InputError, ParsedList, RawAbstract, stream_list
 from app.ingest.normalize import normalize_abstract
 from app.ingest.people import origin_rows
 from app.ingest.stored import delete_papers, papers_per_venue, renumber_venue, replace_papers
 from app.ingest.tabular import stream_csv, stream_jsonl
 from app.ingest.unpack import read_input
-from app.keyphrases import document_frequencies
 from app.models import Edition, Paper, PaperAuthor, PaperOrigin, SourceFile
 from app.tex import title_text
-from app.topics import default_scorer
 
 PARSERS = {".txt": stream_list, ".jsonl": stream_jsonl, ".ndjson": stream_jsonl, ".csv": stream_csv}
 INPUTS_HINT = "no .txt, .jsonl or .csv files (nor .gz of them)"
@@ -150,13 +141,15 @@ def _store_file(store: _Store, listing: ParsedList, digest: str, report: IngestR
 
 
 def ingest_paths(
-    session: Session, paths: Iterable[Path], progress: Callable[[str], None] = lambda _: None,
-    sink: PaperSink | None = None, scratch: Path | None = None, defer_keyphrases: bool = False,
+    session: Session, paths: Iterable[Path], enrichment: Enrichment,
+    progress: Callable[[str], None] = lambda _: None, sink: PaperSink | None = None,
+    scratch: Path | None = None, defer_keyphrases: bool = False,
 ) -> IngestReport:
-    """Store the papers of the files in one transaction, showing each new one to `sink`; new
-    papers wait in a file under `scratch` (not a small or in-memory /tmp) till the last file.
-    With `defer_keyphrases`, an ingest into an empty catalog stores them without keyphrases
-    and leaves those and their word statistics to `enrich.complete_keyphrases`."""
+    """Store the papers of the files in one transaction, with what `enrichment` derives of
+    them, showing each new one to `sink`; new papers wait in a file under `scratch` (not a
+    small or in-memory /tmp) till the last file. With `defer_keyphrases`, an ingest into an
+    empty catalog stores them without keyphrases and leaves those and their word statistics
+    to `enrich.complete_keyphrases`."""
     files, errors = expand_paths(paths)
     use_ingest_cache(session)
     report = IngestReport(errors=errors, version_before=catalog_version(session))
@@ -166,7 +159,7 @@ def ingest_paths(
         if scratch is not None:
             scratch.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=scratch) as spill:
-            store = _Store(session, report, sink, spill)
+            store = _Store(session, report, enrichment, sink, spill)
             # Into an empty catalog, no paper is replaced or removed: every paper is new.
             store.defer_keyphrases = defer_keyphrases and not paper_total(session)
             for path in files:  # one file's bytes in memory at a time
@@ -223,12 +216,12 @@ class _NewPapers:
 class _Store:
     """The storing half of one ingest: each parsed file's papers, then what they change."""
 
-    def __init__(self, session: Session, report: IngestReport, sink: PaperSink | None,
-                 spill: IO[bytes]) -> None:
+    def __init__(self, session: Session, report: IngestReport, enrichment: Enrichment,
+                 sink: PaperSink | None, spill: IO[bytes]) -> None:
         self.session = session
         self.report = report
+        self.enrichment = enrichment
         self.sink = sink
-        self.scorer = default_scorer()
         self.now = datetime.now(UTC)
         # New papers get distinct placeholder ordinals far below any real one until renumbering.
         self.placeholder = -(2**30)  # within a 32-bit INTEGER (PostgreSQL)
@@ -274,7 +267,7 @@ class _Store:
             outcomes += [self.paper(*row, stored, name, new) for row in part]
             self._show(new.rows[shown:])
         if new.rows and not self.defer_keyphrases:
-            self.words.update(document_frequencies(
+            self.words.update(self.enrichment.count_words(
                 str(row["plain"]) for row in new.rows if row["id"] not in self.replaced))
         if new.rows:
             pickle.dump(new, self.spill, protocol=pickle.HIGHEST_PROTOCOL)
@@ -331,7 +324,8 @@ class _Store:
 
     def _show(self, rows: list[dict[str, object]]) -> None:
         """Score new papers' topics together, then show them to the sink."""
-        add_topics(rows, self.scorer, [self.venues[str(row["edition_slug"])] for row in rows])
+        self.enrichment.score_topics(rows, [self.venues[str(row["edition_slug"])]
+                                            for row in rows])
         for row in rows:
             if self.sink is not None and identity.is_placeholder(str(row["title"])):
                 self.deferred.append(row)  # a twin read later may mark it a placeholder
@@ -352,9 +346,9 @@ class _Store:
         gone = sorted(pid for name in self.files for pid in session.exec(
             select(Paper.id).where(Paper.source_file == name)) if pid not in self.ids.claimed)
         for batch in batched(gone, 500):  # their words counted out, a batch of texts at a time
-            self.words.subtract(document_frequencies(session.exec(
+            self.words.subtract(self.enrichment.count_words(session.exec(
                 select(Paper.plain).where(col(Paper.id).in_(batch)))))
-        update_word_stats(session, self.words)
+        self.enrichment.store_word_counts(session, self.words)
         # Replaced rows go first: keyphrases weigh words by the papers stored besides the new.
         first_added = replace_papers(session, sorted(self.replaced))
         if self.chunks:
@@ -375,14 +369,13 @@ class _Store:
         self.spill.seek(0)
         spilled = (pickle.load(self.spill) for _ in range(self.chunks))
         if self.defer_keyphrases:  # nothing the first search needs: extracted after it returns
-            leave_keyphrases(self.session, self.new)
+            self.enrichment.leave_keyphrases(self.session, self.new)
             for new in spilled:
                 self._insert_chunk(new, first_added)
             return
-        extractor = keyphrase_extractor(self.session, self.new)
-        with keyphrase_helper(extractor) as helper:
-            for new in with_keyphrases(spilled, lambda new: new.rows, extractor, helper):
-                self._insert_chunk(new, first_added)
+        for new in self.enrichment.keyphrased(self.session, self.new, spilled,
+                                              lambda new: new.rows):
+            self._insert_chunk(new, first_added)
 
     def _insert_chunk(self, new: _NewPapers, first_added: dict[str, datetime]) -> None:
         for row in new.rows:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.map.layout import opened_layout
 from app.search.index.opened import OpenIndex
 from app.topics import load_taxonomy
 
@@ -47,16 +48,17 @@ class MapPoints:
 
 def chosen_points(current: OpenIndex, ids: list[str]) -> MapPoints | None:
     """The papers of `ids` that the map places (None: the map is not drawn yet)."""
-    if current.positions is None:
+    layout = opened_layout(current.parts)
+    if layout is None:
         return None
     numbers = (current.ids.number(pid) for pid in ids)
     docs = np.array([doc for doc in numbers if doc is not None], dtype=np.int64)
-    docs = docs[current.live[docs]]  # a paper removed since the layout has no place
+    docs = docs[layout.placed[docs]]  # a paper removed since the layout has no place
     column = current.columns["topic"]
     order = {topic.slug: i for i, topic in enumerate(load_taxonomy().topics)}
     colours = np.array([order.get(str(slug), len(order)) for slug in column.decoded()],
                        dtype=np.int64)
-    return MapPoints(docs, current.positions[docs], colours[column.codes[docs]])
+    return MapPoints(docs, layout.positions[docs], colours[column.codes[docs]])
 
 
 def palette() -> list[str]:

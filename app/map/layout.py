@@ -14,17 +14,22 @@ update moves no paper. At L: 10 nearest on the map among the 50 nearest by vecto
 topic among the 10 nearest 0.62 (the vectors themselves 0.70, a random layout 0.20), 43 s.
 
 `map.npz` of a generation holds `xy` (float32, one row per document number, in [0, 1]², NaN
-where deleted) and `ids`, by which an update keeps each paper's place.
+where deleted) and `ids`, by which an update keeps each paper's place. The layout is the
+map's part of every generation (`MAP_PART`, registered with it by app/feature_parts.py).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from app.search.index.registry import Held
 from app.search.index.vectors import VECTORS_FILE, read_vectors
 from app.search.index.whoosh import open_index
 
@@ -269,7 +274,31 @@ def _read(directory: Path) -> tuple[np.ndarray, list[str]] | None:
         return None
 
 
-def read_layout(directory: Path, documents: int) -> np.ndarray | None:
-    """Each document's place in [0, 1]² (NaN where deleted), or None: not drawn yet."""
+@dataclass(frozen=True)
+class MapLayout:
+    """An opened generation's places."""
+
+    positions: np.ndarray  # each document's place in [0, 1]², NaN where deleted
+
+    @cached_property
+    def placed(self) -> np.ndarray:
+        """The documents that have a place (deleted ones have none)."""
+        return ~np.isnan(self.positions[:, 0])
+
+
+def read_layout(directory: Path, documents: int) -> MapLayout | None:
+    """The generation's places, or None: not drawn yet."""
     found = _read(directory)
-    return found[0] if found is not None and len(found[0]) == documents else None
+    return MapLayout(found[0]) if found is not None and len(found[0]) == documents else None
+
+
+def opened_layout(parts: Mapping[str, object]) -> MapLayout | None:
+    """The places of an opened generation (`OpenIndex.parts`), or None: not drawn yet."""
+    layout = parts[MAP_PART.name]
+    assert layout is None or isinstance(layout, MapLayout)
+    return layout
+
+
+# Laid out from the vectors, so made after them; no search waits for it (`Held.deferred`).
+MAP_PART = Held("positions", (MAP_FILE,), derive=write_layout, open=read_layout,
+                deferred=True, after="vectors")

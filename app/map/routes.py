@@ -18,6 +18,7 @@ from app import catalog
 from app.cache import ComputedOnce
 from app.ids import ID_LIST, MAX_LISTED, parse_paper_ids
 from app.map.drawing import MAX_POINTS, chosen_points, palette, render
+from app.map.layout import opened_layout
 from app.models import Paper
 from app.outputs import ERRORS, PhraseCount
 from app.search.index.opened import OpenIndex
@@ -99,7 +100,7 @@ def map_image(search: SearchDep, current: MappedDep, request: SearchRequestDep,
               ids: IdsParam = "", field: bool = False) -> Response:
     """The map as a PNG: the field alone (`field=1`), or with the papers in question."""
     image = _drawn_once(search, current, "png", None if field else (request, ids),
-                        lambda current, found: render(current.positions[current.live],
+                        lambda current, found: render(_placed(current),
                                                       chosen_points(current, found)))
     return Response(image, media_type="image/png",
                     headers={"cache-control": "public, max-age=300"})
@@ -112,6 +113,13 @@ def map_points(search: SearchDep, current: MappedDep, request: SearchRequestDep,
     at most 20,000 of them, with their topic, year and status."""
     return Response(_drawn_once(search, current, "points", (request, ids), _points_json),
                     media_type="application/json")
+
+
+def _placed(current: OpenIndex) -> np.ndarray:
+    """Every placed paper's place (MappedDep: the map is drawn)."""
+    layout = opened_layout(current.parts)
+    assert layout is not None
+    return layout.positions[layout.placed]
 
 
 def _points_json(current: OpenIndex, found: list[str]) -> bytes:

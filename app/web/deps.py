@@ -15,6 +15,7 @@ from app.db import get_engine
 from app.exports import ListFormat
 from app.facets import FACETS, Facet
 from app.ids import ID_LIST, parse_paper_ids, slugify
+from app.map.layout import opened_layout
 from app.models import Edition, Paper
 from app.paging import within_pages
 from app.people import rankings
@@ -193,7 +194,7 @@ def _whats_new_found(
 def _mapped(search: SearchDep) -> OpenIndex:
     """The live index, with its map; a 404 until the map is drawn."""
     current = search.with_index(lambda current: current, None)
-    if current is None or current.positions is None:
+    if current is None or opened_layout(current.parts) is None:
         raise HTTPException(404, "The map is not drawn yet: it is computed with the index.")
     return current
 

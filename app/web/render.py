@@ -14,6 +14,7 @@ from app.exports import WRITERS, coins, paper_title
 from app.ids import MAX_LISTED, PAPER_ID, name_slug
 from app.ingest.normalize import title_html
 from app.map import drawing
+from app.map.layout import opened_layout
 from app.topics import load_taxonomy
 from app.web.assets import static_url
 from app.web.urls import (
@@ -85,7 +86,7 @@ for path in (paper_path, related_path, venue_path, topic_path, profile_path, sea
 def map_ready(request: Request) -> bool:
     """Whether the live index has its map (app/map/drawing.py): pages show it from then on."""
     return request.app.state.search.with_index(
-        lambda current: current.positions is not None, False)
+        lambda current: opened_layout(current.parts) is not None, False)
 
 
 templates.env.globals["map_ready"] = map_ready

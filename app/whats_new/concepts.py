@@ -31,7 +31,7 @@ from app.search.words.lemma_table import lemmas
 from app.search.words.prefix_table import PrefixTable
 from app.search.words.synonyms import SYNONYM_GROUPS
 from app.search.words.vocabulary import Vocabulary
-from app.whats_new.edition_terms import EditionTerms
+from app.whats_new.edition_terms import EditionTerms, opened_terms
 from app.words import FILLER_WORDS, GENERIC_WORDS, PREFIXES, VENUE_WORDS
 
 ACRONYM_SHARE = 0.5  # of a word's papers that write it in capitals: an acronym
@@ -200,7 +200,7 @@ class ConceptNames:
                          for name in ("headline", "text"))
             return marked / held if held else 0.0
 
-        return cls(current.edition_terms, current.vocabulary, current.completions,
+        return cls(opened_terms(current.parts), current.vocabulary, current.completions,
                    acronym_meanings(current.meanings), capitals)
 
     @cached_property

@@ -13,6 +13,7 @@ slugs), `papers` (papers per edition), and per edition a run of (term, papers) p
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -80,3 +81,10 @@ def read_edition_terms(directory: Path) -> EditionTerms:
                             found["counts"])
     except (OSError, KeyError, ValueError):
         return NO_TERMS
+
+
+def opened_terms(parts: Mapping[str, object]) -> EditionTerms:
+    """The counts of an opened generation (`OpenIndex.parts`)."""
+    terms = parts[TERMS_FILE]
+    assert isinstance(terms, EditionTerms)
+    return terms

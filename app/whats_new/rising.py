@@ -28,7 +28,7 @@ from app.search.pipeline import Search
 from app.search.results import SearchRequest
 from app.search.words.analysis import analyze
 from app.whats_new.concepts import ConceptNames
-from app.whats_new.edition_terms import EditionTerms
+from app.whats_new.edition_terms import EditionTerms, opened_terms
 
 BEFORE = 3  # editions of the series, or years of the catalog, compared with
 MIN_PAPERS = 3  # a rising or new term is in at least this many papers now
@@ -257,7 +257,7 @@ def whats_new(search: LiveIndex, edition: str = "", series: str = "",
     holds no papers."""
     def work(current: OpenIndex) -> WhatsNew | None:
         return _found.get((current.identity, edition, series, year, limit), lambda: _searched(
-            current, _find(current.edition_terms, names_of(current), edition, series, year,
+            current, _find(opened_terms(current.parts), names_of(current), edition, series, year,
                            limit)))
 
     return search.with_index(work, None)

@@ -3,7 +3,8 @@
 or an update), so that a count is exactly what a search for the word, or the quoted phrase,
 finds in that edition: the same analyzer, the same fields (title or abstract), the same
 positions (a phrase is two terms one position apart, stop words renumbered over as the
-analyzer does).
+analyzer does). The counts are what's new's part of every generation (`TERMS_PART`,
+registered with it by app/feature_parts.py).
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from whoosh.searching import Searcher
 
 from app.search.index.arrays import FieldArrays, deleted_docs, field_arrays, windows
 from app.search.index.columns import read_columns
-from app.search.index.held_files import write_array_directory
+from app.search.index.held_files import counts_in, write_array_directory
+from app.search.index.registry import Held
 from app.search.index.whoosh import open_index
 from app.search.words.analysis import STOP_BITS, analyze
-from app.whats_new.edition_terms import TERMS_FILE
+from app.search.words.completions import PHRASES_FILE
+from app.whats_new.edition_terms import TERMS_FILE, read_edition_terms
 from app.words import TERM_EDGE_WORDS, TERM_LEADING_WORDS
 
 MIN_PAPERS = 5  # in the whole catalog: rarer terms are noise to every comparison
@@ -146,6 +149,20 @@ def count_edition_terms(directory: Path, phrases: Iterable[str]) -> None:
     finally:
         ix.close()
     write_array_directory(directory / TERMS_FILE, counted)
+
+
+def _derive(directory: Path, whole: bool) -> None:
+    count_edition_terms(directory, counts_in(directory / PHRASES_FILE))
+
+
+def _open(directory: Path, documents: int) -> object:
+    return read_edition_terms(directory)
+
+
+# Counted from the arrays and the completions' phrases, so made after them; no search waits
+# for it (`Held.deferred`). Module-level functions: a spawned child is handed it pickled.
+TERMS_PART = Held(TERMS_FILE, (TERMS_FILE,), derive=_derive, open=_open, deferred=True,
+                  after="completions")
 
 
 def _count(searcher: Searcher, phrases: Iterable[str]) -> dict[str, np.ndarray]:

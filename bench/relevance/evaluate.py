@@ -21,6 +21,7 @@ from sqlmodel import Session
 
 from app.config import PROJECT_ROOT, Settings
 from app.db import get_engine
+from app.enrich import ON_INGEST
 from app.ingest.load import ingest_paths
 from app.search.index.sync import build_index
 from app.search.results import SearchRequest
@@ -61,7 +62,7 @@ def build_seed_catalog(root: Path) -> Settings:
     settings = Settings(data_dir=root / "data", seeds_dir=PROJECT_ROOT / "seeds")
     settings.data_dir.mkdir(parents=True)
     with Session(get_engine(settings.database_url)) as session:
-        ingest_paths(session, [settings.seeds_dir])
+        ingest_paths(session, [settings.seeds_dir], ON_INGEST)
         build_index(settings, session)
     return settings
 

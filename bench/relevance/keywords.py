@@ -36,6 +36,7 @@ from sqlmodel import Session
 
 from app.config import Settings
 from app.db import get_engine
+from app.enrich import ON_INGEST
 from app.ingest.load import ingest_paths
 from app.search.index.sync import build_index
 from app.search.rank import weights
@@ -111,7 +112,7 @@ def build_catalog(rows: list[dict], root: Path, name: str = "iclr.jsonl") -> Set
     settings = Settings(data_dir=root / "data", seeds_dir=root)
     settings.data_dir.mkdir(parents=True)
     with Session(get_engine(settings.database_url)) as session:
-        ingest_paths(session, [source])
+        ingest_paths(session, [source], ON_INGEST)
         build_index(settings, session)
     return settings
 

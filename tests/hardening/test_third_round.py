@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import select
 from whoosh.searching import Searcher
 
+from app.enrich import ON_INGEST
 from app.ingest.load import ingest_paths
 from app.main import create_app
 from app.models import Paper
@@ -43,7 +44,7 @@ def test_a_file_gone_or_swapped_while_others_load_is_an_error_and_the_rest_loads
             os.mkfifo(pipe)  # reading it would wait for a writer forever
 
     with fresh.session() as session:
-        report = ingest_paths(session, [first, gone, folder, pipe, last],
+        report = ingest_paths(session, [first, gone, folder, pipe, last], ON_INGEST,
                               progress=after_the_first)
     assert [(Path(e.path).name, e.line) for e in report.errors] == [
         ("gone.txt", 0), ("folder.txt", 0), ("pipe.txt", 0)]

@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 from app import cli as cli_module
 from app.catalog import list_venues
 from app.cli import cli
+from app.enrich import ON_INGEST
 from app.ingest import load
 from app.ingest.listfile import InputError, ParsedList, RawAbstract
 from app.models import Paper
@@ -221,7 +222,7 @@ def test_a_file_refused_after_some_of_its_papers_were_stored_fails_the_whole_ing
     path = tmp_path / "half.txt"
     path.write_text("HALF 2026 Papers\n\nx\n")
     with fresh.session() as session, pytest.raises(RuntimeError, match="refused late"):
-        load.ingest_paths(session, [path])
+        load.ingest_paths(session, [path], ON_INGEST)
     assert snapshot(fresh) == before
 
 
@@ -243,5 +244,5 @@ def test_an_ingest_writes_through_a_page_cache_that_holds_the_tables_indexes(
     with fresh.session() as session:
         assert session.execute(text("PRAGMA cache_size")).scalar() != -INGEST_CACHE_KIB
         load.ingest_paths(session, [write_list(tmp_path / "a.txt", "CACHE 2026 Papers",
-                                               "One paper.")])
+                                               "One paper.")], ON_INGEST)
     assert seen == [-INGEST_CACHE_KIB]

@@ -13,6 +13,7 @@ from sqlmodel import Session, func, select
 
 from app.config import Settings
 from app.db import get_engine
+from app.enrich import ON_INGEST
 from app.ingest import load
 from app.ingest.load import ingest_paths
 from app.models import Paper
@@ -47,7 +48,7 @@ def peak_beyond_input(tmp_path: Path, papers: int) -> tuple[int, int]:
     with Session(get_engine(url)) as session:
         tracemalloc.start()
         try:
-            report = ingest_paths(session, [tmp_path / f"papers-{papers}.jsonl"])
+            report = ingest_paths(session, [tmp_path / f"papers-{papers}.jsonl"], ON_INGEST)
             _, peak = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()

@@ -67,7 +67,7 @@ def test_failed_ingest_discards_the_index_being_built(catalog_env: Path, paralle
     def fail(*args: object) -> None:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr("app.ingest.load.update_word_stats", fail)  # once every file is read
+    monkeypatch.setattr("app.enrich.update_word_stats", fail)  # once every file is read
     result = CliRunner().invoke(cli, ["ingest", str(SEEDS)])
     assert result.exit_code != 0 and isinstance(result.exception, RuntimeError)
     assert _live_directories(catalog_env) == []  # nothing half-built left behind

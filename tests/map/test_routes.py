@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from app.enrich import ON_INGEST
 from app.ingest.load import ingest_paths
 from app.main import create_app
 from app.map.layout import MAP_FILE
@@ -90,7 +91,7 @@ def test_an_update_keeps_every_place_and_places_the_new(tmp_path: Path):
     with TestClient(create_app(catalog.settings)) as client:
         before = places(client, venue="delta-2023")
     with catalog.session() as session:
-        ingest_paths(session, [more(tmp_path / "more.jsonl", 3)])
+        ingest_paths(session, [more(tmp_path / "more.jsonl", 3)], ON_INGEST)
         assert sync_index(catalog.settings, session).kind is SyncKind.UPDATED
     with TestClient(create_app(catalog.settings)) as client:
         after = places(client, venue="delta-2023")
@@ -139,7 +140,7 @@ def test_a_paper_removed_since_the_layout_has_no_place(tmp_path: Path):
         removed = places(client, q='"quantum widgets again 2"')
     assert len(removed) == 1
     with catalog.session() as session:
-        ingest_paths(session, [more(tmp_path / "more.jsonl", 2)])
+        ingest_paths(session, [more(tmp_path / "more.jsonl", 2)], ON_INGEST)
         assert sync_index(catalog.settings, session).kind is SyncKind.UPDATED
     with TestClient(create_app(catalog.settings)) as client:
         assert places(client, ids=",".join(removed)) == {}

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from app.cli import cli
 from app.config import Settings
 from app.db import connect
+from app.enrich import ON_INGEST
 from app.ingest.identity import source_digest
 from app.ingest.listfile import RawAbstract
 from app.ingest.load import ingest_paths
@@ -209,7 +210,7 @@ def test_a_catalog_of_the_previous_release_keeps_its_papers_under_edition_names(
         "authors": ["Ada Lovelace"], "institutions": ["ETH Zurich"],
         "countries": ["Switzerland"]}) + "\n")
     with Session(engine) as session:
-        ingest_paths(session, [SEEDS, people])
+        ingest_paths(session, [SEEDS, people], ON_INGEST)
     with engine.begin() as connection:  # back to revision 0008, which named them "venue"
         command.downgrade(_config(connection), "0008")
     before = _rows(url, tables=(*TABLES, "paperorigin"))

@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from app.cli import cli
+from app.enrich import ON_INGEST
 from app.main import create_app
 from app.search.words.definitions import definitions
 from tests.conftest import Catalog, served_list, write_list
@@ -107,7 +108,8 @@ def test_definitions_of_an_index_update_are_learned(fresh: Catalog, tmp_path: Pa
 
     with fresh.session() as session:
         ingest_paths(session, [write_list(tmp_path / "two.txt", "TWO 2025 Papers",
-                                          "Quantum walk kernels (QWKs) scale to molecules.")])
+                                          "Quantum walk kernels (QWKs) scale to molecules.")],
+                     ON_INGEST)
         assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
     with TestClient(create_app(fresh.settings)) as client:
         assert "<td>QWK</td><td>quantum walk kernels</td><td class=\"num\">2</td>" in meanings(

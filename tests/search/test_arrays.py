@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 from whoosh import index as whoosh_index
 
+from app.enrich import ON_INGEST
 from app.ingest.load import ingest_paths
 from app.search.index import arrays
 from app.search.index.arrays import ARRAYS_DIR, FIELDS, field_arrays
@@ -52,7 +53,7 @@ def test_an_update_adds_its_segment_arrays_and_a_rebuild_drops_old_ones(fresh: C
     added = write_list(tmp_path / "n.txt", "ICLR 2027 Papers", "Quokka graph diffusion.",
                        "Wombat learning in graphs.")
     with fresh.session() as session:
-        ingest_paths(session, [added])
+        ingest_paths(session, [added], ON_INGEST)
         assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
     directory = fresh.settings.index_path.resolve()
     assert len(list((directory / ARRAYS_DIR).iterdir())) == 2 * len(FIELDS)

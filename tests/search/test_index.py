@@ -7,13 +7,13 @@ import pytest
 from sqlmodel import select
 
 from app import enrich
-from app.enrich import retopic_all
+from app.enrich import ON_INGEST, retopic_all
 from app.facets import BY_NAME, FACETS, HAS, SEVERAL
 from app.ingest.load import ingest_paths
 from app.models import Paper
-from app.search.index import index_schema, publish
+from app.search.index import index_schema, publish, registry
 from app.search.index import sync as search_index
-from app.search.index.generation import HELD, VERSION_FILE
+from app.search.index.generation import VERSION_FILE, PartsNotRegistered, held
 from app.search.index.manifest import MANIFEST_FILE
 from app.search.index.sync import (
     SyncKind,
@@ -69,9 +69,9 @@ def test_sync_applies_the_change_log_since_the_index_version(fresh: Catalog, tmp
     added = write_list(tmp_path / "n.txt", "ICLR 2027 Papers", "Quokka behaviour.",
                        "Wombat burrows.")
     with fresh.session() as session:
-        ingest_paths(session, [added])  # version 2: two papers added
+        ingest_paths(session, [added], ON_INGEST)  # version 2: two papers added
         write_list(added, "ICLR 2027 Papers", "Quokka behaviour.")
-        ingest_paths(session, [added])  # version 3: the wombat removed
+        ingest_paths(session, [added], ON_INGEST)  # version 3: the wombat removed
         assert sync_index(fresh.settings, session) == SyncOutcome(SyncKind.UPDATED, 2)
         assert sync_index(fresh.settings, session) == SyncOutcome(SyncKind.UP_TO_DATE)
     # Updated (the outcome says so, not rebuilt) in a successor: the published one is kept.
@@ -87,7 +87,7 @@ def test_papers_an_update_scores_alike_rank_in_their_editions_order(fresh: Catal
     added = write_list(tmp_path / "alike.txt", "ICLR 2027 Papers",
                        *(f"Sparse wombat kernels, study {n}." for n in range(30)))
     with fresh.session() as session:
-        ingest_paths(session, [added])
+        ingest_paths(session, [added], ON_INGEST)
         assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
         listed = list(session.exec(select(Paper.id).where(Paper.edition_slug == "iclr-2027")
                                    .order_by(Paper.ordinal)))
@@ -167,7 +167,25 @@ def test_a_generation_holds_whooshs_files_its_stamp_and_what_the_generation_list
     names = {path.name for path in directory.iterdir()}
     whoosh = {name for name in names if name.startswith(("MAIN", "_MAIN"))}
     assert names - whoosh - {VERSION_FILE, MANIFEST_FILE} == {
-        name for held in HELD for name in held.files}
+        name for entry in held() for name in entry.files}
+
+
+def test_the_features_parts_are_made_after_what_they_are_derived_from():
+    """What's new's counts read the arrays and the completions' phrases, the map's layout
+    the vectors: registered, each follows its own (and the order of the deferred file, the
+    CLI's and /healthz's lists stays as it was)."""
+    assert [entry.name for entry in held()] == [
+        "arrays", "ids", "columns", "vocabulary", "meanings", "completions", "edition_terms",
+        "vectors", "positions", "meaning"]
+
+
+def test_no_generation_is_written_or_opened_without_the_features_parts(
+        fresh: Catalog, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(registry, "_registered", {})
+    with pytest.raises(PartsNotRegistered), fresh.session() as session:
+        search_index.build_index(fresh.settings, session)
+    with pytest.raises(PartsNotRegistered):
+        PaperSearch(fresh.settings.index_path).with_index(lambda current: current, None)
 
 
 def test_the_schemas_classes_stay_where_existing_indexes_pickled_them():

@@ -10,6 +10,7 @@ import pytest
 from sqlmodel import Session
 
 from app.db import get_engine
+from app.enrich import ON_INGEST
 from app.ingest.load import ingest_paths
 from app.search.index import keeper as keeper_module
 from app.search.index.keeper import IndexKeeper
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.database  # the keeper reads the database's catalog ver
 
 def ingest_without_indexing(catalog: Catalog, path: Path) -> None:
     with Session(get_engine(catalog.settings.database_url)) as session:
-        ingest_paths(session, [path])
+        ingest_paths(session, [path], ON_INGEST)
 
 
 def test_the_keeper_opens_the_index_it_updated_before_any_search(fresh: Catalog,

@@ -9,6 +9,7 @@ import pytest
 from whoosh import index as whoosh_index
 from whoosh.query import And, AndNot, Every, Not, NullQuery, NumericRange, Or, Phrase, Term
 
+from app.enrich import ON_INGEST
 from app.ingest.load import ingest_paths
 from app.search.index import arrays
 from app.search.index.arrays import ARRAYS_DIR
@@ -110,12 +111,12 @@ def test_same_matches_over_several_segments_with_deletions(fresh: Catalog, tmp_p
     added = write_list(tmp_path / "n.txt", "ICLR 2027 Papers",
                        "In-context learning of quokka graphs.", "Neural network diffusion.")
     with fresh.session() as session:
-        ingest_paths(session, [added])
+        ingest_paths(session, [added], ON_INGEST)
         if remove:  # deletes a seed paper's document: a segment with deletions
             seed = next(fresh.seeds.glob("*.txt"))
             lines = seed.read_text().split("\n\n")
             seed.write_text("\n\n".join(lines[:-1]) + "\n")
-            report = ingest_paths(session, [seed])
+            report = ingest_paths(session, [seed], ON_INGEST)
             assert report.removed >= 1
         assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
     directory = fresh.settings.index_path.resolve()
@@ -143,7 +144,7 @@ def test_top_by_terms_scores_as_whoosh_scores_the_or_query(fresh: Catalog, tmp_p
         added = write_list(tmp_path / "n.txt", "ICLR 2027 Papers", "Graph diffusion learning.",
                            "Diffusion of learning in graphs and networks.")
         with fresh.session() as session:
-            ingest_paths(session, [added])
+            ingest_paths(session, [added], ON_INGEST)
             assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
     ix = whoosh_index.open_dir(str(fresh.settings.index_path.resolve()))
     assert len(ix._segments()) == (2 if several_segments else 1)
@@ -161,7 +162,7 @@ def test_top_matches_rank_as_whoosh_ranks_plain_word_queries(fresh: Catalog, tmp
     added = write_list(tmp_path / "n.txt", "ICLR 2027 Papers", "Graph diffusion learning.",
                        "Learning networks of neural graphs.")
     with fresh.session() as session:
-        ingest_paths(session, [added])
+        ingest_paths(session, [added], ON_INGEST)
         assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
     scored = 0
     directory = fresh.settings.index_path.resolve()

@@ -6,6 +6,7 @@ import pytest
 from whoosh import index as whoosh_index
 from whoosh.scoring import BM25F
 
+from app.enrich import ON_INGEST
 from app.ingest.load import ingest_paths
 from app.search.index.sync import SyncKind, sync_index
 from app.search.index.whoosh import SegmentLengthBM25F
@@ -36,7 +37,7 @@ def test_same_scores_as_whoosh_on_several_segments(fresh: Catalog, tmp_path: Pat
     added = write_list(tmp_path / "n.txt", "ICLR 2027 Papers",
                        "Quokka learning with neural networks.", "A quokka of learning.")
     with fresh.session() as session:
-        ingest_paths(session, [added])
+        ingest_paths(session, [added], ON_INGEST)
         assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
     directory = fresh.settings.index_path.resolve()
     assert len(whoosh_index.open_dir(str(directory))._segments()) == 2

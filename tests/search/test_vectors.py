@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from app.catalog import papers_by_id
+from app.enrich import ON_INGEST
 from app.ingest.load import ingest_paths
 from app.search.index import vector_fit
 from app.search.index.manifest import MANIFEST_FILE
@@ -122,7 +123,7 @@ def test_an_update_projects_the_new_papers(tmp_path: Path):
     catalog = make_catalog(tmp_path)
     catalog.ingest(write(tmp_path / "themes.jsonl", 30, seed=1), rebuild=True)
     with catalog.session() as session:
-        ingest_paths(session, [write(tmp_path / "more.jsonl", 5, seed=2)])
+        ingest_paths(session, [write(tmp_path / "more.jsonl", 5, seed=2)], ON_INGEST)
         assert sync_index(catalog.settings, session).kind is SyncKind.UPDATED
     search = PaperSearch(catalog.settings.index_path)
     vectors, ids = search.with_index(lambda current: (current.vectors, current.ids), None)

@@ -7,6 +7,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
+from app.enrich import ON_INGEST
 from app.ingest.load import ingest_paths
 from app.search.index.generation import VERSION_FILE
 from app.search.index.manifest import write_manifest
@@ -66,7 +67,7 @@ def test_incremental_updates_add_new_words_once(fresh: Catalog, tmp_path: Path):
     stamp_before = (directory / VERSION_FILE).read_text()
     added = write_list(tmp_path / "n.txt", "ICLR 2027 Papers", "Quokkas hop.", "Quokkas nap.")
     with fresh.session() as session:
-        ingest_paths(session, [added])
+        ingest_paths(session, [added], ON_INGEST)
         assert sync_index(fresh.settings, session) == SyncOutcome(SyncKind.UPDATED, 2)
         directory = fresh.settings.index_path.resolve()  # the update's own generation
         assert read_counts(directory)["quokkas"] == 2

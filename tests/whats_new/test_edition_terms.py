@@ -11,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from whoosh import index as whoosh_index
 
+from app.enrich import ON_INGEST
 from app.ingest.load import ingest_paths
 from app.main import create_app
 from app.search.index import arrays
@@ -64,7 +65,8 @@ def opened(catalog: Catalog) -> tuple[edition_terms.EditionTerms, ConceptNames]:
     """The catalog's edition terms and how what's new names them, from its open index."""
     search = _searches.setdefault(catalog.settings.index_path,
                                   PaperSearch(catalog.settings.index_path))
-    return search.with_index(lambda current: (current.edition_terms, names_of(current)), None)
+    return search.with_index(lambda current: (edition_terms.opened_terms(current.parts),
+                                              names_of(current)), None)
 
 
 def test_what_rose_at_an_edition_and_what_is_new_there(delta: Catalog):
@@ -124,7 +126,7 @@ def test_an_update_of_the_index_counts_again(tmp_path: Path):
     catalog = make_catalog(tmp_path)
     catalog.ingest(corpus(tmp_path / "delta.jsonl"))
     with catalog.session() as session:
-        ingest_paths(session, [more(tmp_path / "more.jsonl", 5)])
+        ingest_paths(session, [more(tmp_path / "more.jsonl", 5)], ON_INGEST)
         assert sync_index(catalog.settings, session).kind is SyncKind.UPDATED
     assert counts(catalog, "delta-2023")["quantum widget"] == 17
 
@@ -168,11 +170,11 @@ def test_chunks_of_several_segments_leave_out_deleted_papers(fresh: Catalog, tmp
     added = write_list(tmp_path / "n.txt", "ICLR 2027 Papers",
                        *(f"Quantum widgets of sparse attention, case {n}." for n in range(8)))
     with fresh.session() as session:
-        ingest_paths(session, [added])
+        ingest_paths(session, [added], ON_INGEST)
         assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
         write_list(added, "ICLR 2027 Papers",
                    *(f"Quantum widgets of sparse attention, case {n}." for n in range(6)))
-        ingest_paths(session, [added])  # two of them removed: deleted in the new segment
+        ingest_paths(session, [added], ON_INGEST)  # two of them removed: deleted in the new segment
         assert sync_index(fresh.settings, session).kind is SyncKind.UPDATED
     with whoosh_index.open_dir(str(fresh.settings.index_path.resolve())).searcher() as searcher:
         leaves = [leaf.reader() for leaf, _ in searcher.leaf_searchers()]
@@ -191,5 +193,5 @@ def test_an_index_opened_again_names_its_terms_from_the_new_opening(delta: Catal
     gc.collect()
     again = PaperSearch(delta.settings.index_path)
     year = again.with_index(lambda current: year_whats_new(
-        current.edition_terms, names_of(current), 2023), None)
+        edition_terms.opened_terms(current.parts), names_of(current), 2023), None)
     assert "frobnication" in {t.shown for t in year.first_seen}

@@ -1,4 +1,4 @@
-"""The files an index generation holds beside Whoosh's (generation.HELD): lines written
+"""The files an index generation holds beside Whoosh's (generation.held()): lines written
 atomically, counts as "key<TAB>papers" lines, read back, and directories of arrays that a
 server maps rather than reads, so that every worker shares their pages."""
 

@@ -31,6 +31,7 @@ from app.config import Settings
 from app.db import catalog_id, check_database, get_engine
 from app.faults import describe
 from app.search.index.meaning_updates import BackgroundEncoding
+from app.search.index.registry import WithParts
 from app.search.index.sync import (
     SyncKind,
     SyncOutcome,
@@ -151,7 +152,7 @@ class IndexKeeper:
         """The update run by `_sync_in_child` in a process of its own; its outcome."""
         context = multiprocessing.get_context("spawn")  # no inherited connection or lock
         outcome, sender = context.Pipe(duplex=False)
-        child = context.Process(target=_sync_in_child,
+        child = context.Process(target=WithParts(_sync_in_child),
                                 args=(self.settings, sender, self.derive_catalog),
                                 name="index-update", daemon=True)
         child.start()

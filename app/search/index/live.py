@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from app.search.index.generation import VERSION_FILE, open_held
+from app.search.index.generation import VERSION_FILE, PartsNotRegistered, open_held
 from app.search.index.manifest import mark_damaged, verify
 from app.search.index.opened import OpenIndex
 from app.search.index.whoosh import open_index
@@ -82,6 +82,8 @@ class LiveIndex:
         try:
             index = open_index(directory)
             held = open_held(directory, index.doc_count_all())
+        except PartsNotRegistered:  # this process's fault, not the generation's
+            raise
         except Exception as error:  # noqa: BLE001 - what no manifest lists (or none exists)
             self.problem = mark_damaged(directory, f"the index generation {directory.name} "
                                                    f"could not be opened: {error}")

@@ -21,6 +21,7 @@ from app.db import get_engine
 from app.meaning.encoder import Encoder, ModelMissing, ModelRefused
 from app.meaning.job import EncodingElsewhere, encode_missing
 from app.meaning.store import counts
+from app.search.index.registry import WithParts
 from app.search.index.sync import sync_index
 from app.search.rank.by_meaning import MODEL_DIR
 
@@ -110,7 +111,8 @@ class BackgroundEncoding:
                 and with_vectors < total and time.monotonic() >= self._start_after):
             self._start_after = time.monotonic() + CHECK_SECONDS
             context = multiprocessing.get_context("spawn")  # no inherited connection or lock
-            self._child = context.Process(target=_encode_in_child, args=(self.settings,),
+            self._child = context.Process(target=WithParts(_encode_in_child),
+                                          args=(self.settings,),
                                           name="encode-vectors", daemon=True)
             self._child.start()
 

@@ -1,6 +1,6 @@
 """One index generation as opened (by live.py): a Whoosh searcher per request thread, the facet
-columns, paper IDs, vocabulary, completions, acronyms, edition terms, paper vectors and map
-read beside it."""
+columns, paper IDs, vocabulary, completions, acronyms and paper vectors read beside it, and the
+features' parts (what's new's edition terms, the map)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,6 @@ from app.search.words.acronyms import Meaning
 from app.search.words.completions import Completions
 from app.search.words.compounds import other_spelling
 from app.search.words.vocabulary import Vocabulary
-from app.whats_new.edition_terms import EditionTerms
 
 _openings = itertools.count()
 TELLING_SHARE = 0.5
@@ -42,16 +41,17 @@ class OpenIndex:
 
     index: whoosh_index.Index
     identity: tuple[str, float]
-    # What the generation holds beside Whoosh's files (generation.HELD), as opened.
+    # What the generation holds beside Whoosh's files (generation.held()), as opened.
     ids: PaperIds  # paper ID per document number (Whoosh's stored fields unpickle a dict)
     columns: dict[str, FacetColumn]  # facet name → value per document number
     vocabulary: Vocabulary
     completions: Completions
     meanings: list[Meaning]  # acronyms learned from the catalog
-    edition_terms: EditionTerms
     vectors: np.ndarray | None  # unit paper vectors by document number (vectors.py)
-    positions: np.ndarray | None  # places on the map, by document number (layout.py)
     meaning: np.ndarray | None  # sentence vectors by document number (by_meaning.py)
+    # What the features registered (registry.register), by name: each feature reads its own
+    # (whats_new/edition_terms.opened_terms, map/layout.opened_layout).
+    parts: dict[str, object]
     local: threading.local = field(default_factory=threading.local)
     # Which opening this is, never reused in the process: two openings of one generation (two
     # apps on one catalog, an app started again) share the identity, not what they hold open.
@@ -94,11 +94,6 @@ class OpenIndex:
     def vector_model(self) -> Model | None:
         """What projects a text beside the papers' vectors (pasted texts), where they exist."""
         return read_model(Path(self.identity[0])) if self.vectors is not None else None
-
-    @cached_property
-    def live(self) -> np.ndarray:
-        """The documents that have a place on the map (deleted ones have none)."""
-        return ~np.isnan(self.positions[:, 0]) if self.positions is not None else np.zeros(0, bool)
 
     @property
     def searcher(self) -> Searcher:

@@ -1,5 +1,5 @@
 """Each document's paper ID, written once per index generation and mapped by every worker
-(generation.HELD): held as a Python list and a dict by ID, they were ~14 MB of each worker's
+(generation.held()): held as a Python list and a dict by ID, they were ~14 MB of each worker's
 own memory at L."""
 
 from __future__ import annotations

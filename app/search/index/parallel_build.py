@@ -8,7 +8,7 @@ what the generation holds beside the index while the parent goes on, writes the 
 files once the last paper is sent (while the parent inserts the papers), and swaps its index
 in only after the parent's transaction has committed and the paper counts agree. On any
 failure the child's index is discarded and the usual build from the database runs. What no
-search needs (generation.Held.deferred: the vectors, the map) it leaves to derive after the
+search needs (registry.Held.deferred: the vectors, the map) it leaves to derive after the
 ingest returns.
 """
 
@@ -21,6 +21,7 @@ from multiprocessing.connection import Connection
 
 from app.config import Settings
 from app.models import Edition, Paper
+from app.search.index.registry import WithParts
 from app.search.index.sync import IndexBuild, IndexStamp, index_lock, paper_document
 from app.search.words.analysis import forget_words_met, learn_words, words_met
 
@@ -39,8 +40,9 @@ class ParallelIndexBuild:
         # spawn, not fork: the child inherits no database connection or lock of the parent.
         context = multiprocessing.get_context("spawn")
         self._pipe, child_end = context.Pipe()
-        self._process = context.Process(target=_build_from_pipe, args=(settings, child_end),
-                                        name="index-build", daemon=True)
+        self._process = context.Process(target=WithParts(_build_from_pipe),
+                                        args=(settings, child_end), name="index-build",
+                                        daemon=True)
         self._process.start()
         child_end.close()
         self._batch: list[dict[str, object]] = []
