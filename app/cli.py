@@ -50,12 +50,17 @@ class Refused(Exception):
     kept (`main` prints it; the traceback only with --debug)."""
 
 
+# Typer keeps one callback: a second `@cli.callback()` replaced this one, and with it the
+# --debug option (a fault's traceback was never printed).
 @cli.callback()
 def _options(debug: Annotated[bool, typer.Option(
         "--debug", envvar="CATALOG_DEBUG",
         help="On a fault (a full disk, a locked or damaged database), print the traceback "
         "too, not only the line that names it.")] = False) -> None:
+    """A browsable catalog of ML conference paper abstracts."""
     _debug.append(debug)
+    use_taxonomy(get_settings().topics_file)
+    register_parts()
 
 
 _debug: list[bool] = []
@@ -316,13 +321,6 @@ def serve(
     # Supervised even alone: a worker killed by a signal (a mapped index file truncated
     # under it raises SIGBUS) is replaced, and the new one refuses the damaged generation.
     serve_workers(uvicorn.Config(app, workers=workers, **options), workers)
-
-
-@cli.callback()
-def configure() -> None:
-    """A browsable catalog of ML conference paper abstracts."""
-    use_taxonomy(get_settings().topics_file)
-    register_parts()
 
 
 def main() -> None:

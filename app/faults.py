@@ -51,6 +51,9 @@ def describe(error: BaseException, where: Path) -> str | None:
         return f"the catalog database in {where} is locked by another process"
     if "readonly database" in text or "read-only" in text:
         return f"the catalog database in {where} is read-only"
+    if "unable to open database file" in text:  # SQLite's words for a new one it cannot make
+        return (f"{where} is not writable" if not os.access(where, os.W_OK)
+                else f"the catalog database in {where} cannot be opened")
     if "disk is full" in text or "No space left" in text:
         return f"no space left on the device of {where}"
     return None

@@ -106,3 +106,26 @@ def test_a_full_disk_is_named_in_one_line_and_the_server_backs_off_then_catches_
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_a_read_only_data_dir_is_named_in_one_line_and_debug_adds_the_traceback(
+        small_disk: Path, tmp_path: Path):
+    """A new catalog on a read-only disk: SQLite's "unable to open database file" is named as
+    the data dir not writable, in one line; `--debug` (or CATALOG_DEBUG) prints the traceback
+    too (a second `@cli.callback()` had dropped the option)."""
+    papers = synthetic_list(tmp_path / "few.txt", "READONLY 2026", 3, "okapi")
+    data = small_disk / "data"
+    data.mkdir()
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    env = {**os.environ, "CATALOG_DATA_DIR": str(data), "CATALOG_DATABASE_URL": ""}
+    for command in (["ingest", str(papers)], ["migrate"]):
+        done = subprocess.run([CATALOG, *command], env=env, capture_output=True, text=True)
+        assert done.returncode == 1
+        assert done.stderr == (f"error: {data} is not writable: the catalog and its search "
+                               "index are as they were before this command (run it again "
+                               "with --debug for the traceback)\n")
+    for debug, extra in ((["--debug"], {}), ([], {"CATALOG_DEBUG": "1"})):
+        done = subprocess.run([CATALOG, *debug, "ingest", str(papers)], env={**env, **extra},
+                              capture_output=True, text=True)
+        assert done.returncode == 1
+        assert "Traceback" in done.stderr and "unable to open database file" in done.stderr
