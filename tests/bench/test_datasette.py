@@ -4,12 +4,14 @@ assertions; the full run is by hand: python -m bench.datasette)."""
 import gzip
 import json
 import shutil
+import sqlite3
 from itertools import product
 
 import pytest
 
 from bench.datasette import CATALOG, DATASETTE, print_report, run
 from bench.harness import BIN
+from bench.meaning_mix import fts5_answer, with_descriptions
 from tests.postgres import sqlite_run
 
 TOPICS = ["graph neural networks", "diffusion models", "policy gradients", "sparse attention",
@@ -53,3 +55,17 @@ def test_datasette_comparison_prints_its_ratios(tmp_path, capsys):
                   "one worker's RSS",
                   "first-time search in-process"):
         assert ratio in out
+
+
+def test_with_meaning_one_query_in_ten_is_a_description_and_fts5_ors_its_words(tmp_path):
+    phrases = [f"phrase {number}" for number in range(25)]
+    mixed = with_descriptions(phrases, ["first tldr", "second tldr", "third tldr"])
+    assert [at for at, (a, b) in enumerate(zip(phrases, mixed, strict=True)) if a != b] == [9, 19]
+    assert mixed[9] == "first tldr" and mixed[19] == "second tldr"
+    fts = sqlite3.connect(tmp_path / "fts.db")
+    fts.execute("CREATE VIRTUAL TABLE papers USING fts5(id, venue, year, title, headline, plain)")
+    fts.execute("INSERT INTO papers VALUES ('a', 'ICML', 2020, 't', 'h', 'sparse attention')")
+    asked: list[str] = []
+    fts.set_trace_callback(asked.append)
+    fts5_answer(fts, "we make attention sparse at scale", {"we make attention sparse at scale"})
+    assert any('"attention" OR "sparse"' in line for line in asked)  # ANDed: nothing found
