@@ -1,5 +1,5 @@
 """Papers out of the catalog: BibTeX, RIS, CSV, JSON and Atom, streamed a batch at a time.
-JSON records are the API's paper shape (`outputs.PaperOut`); CSV has its columns.
+JSON records are the API's paper shape (`paper_json.PaperOut`); CSV has its columns.
 
 Every exporter takes an iterable of (paper, venue) pairs and yields text chunks, so a
 50,000-paper venue streams from the database to the client without being held in memory.
@@ -19,14 +19,14 @@ from xml.sax.saxutils import escape as xml_escape
 
 from app.ids import slugify
 from app.models import Edition, Paper
-from app.outputs import PaperOut
+from app.paper_json import PaperOut
 from app.tex import title_text
 from app.words import CITATION_KEY_SKIPPED
 
 PaperRows = Iterable[tuple[Paper, Edition]]
 CSV_FIELDS = ["id", "venue", "venue_slug", "year", "status", "title", "headline", "authors",
-              "topic", "keyphrases", "code_urls", "source_file", "source_line", "url",
-              "abstract"]
+              "topic", "keyphrases", "code_urls", "source_file", "source_line", "page_url",
+              "source_url", "url", "abstract"]
 _BIBTEX_SPECIAL = re.compile(r"([&%$#_{}])")
 
 

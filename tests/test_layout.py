@@ -128,7 +128,7 @@ MODULE_LAYERS = {
     # The facet table and keyphrase extraction are read by the engine (columns, reasons).
     **dict.fromkeys(["app.facets", "app.keyphrases"], "search"),
     **dict.fromkeys(["app.catalog", "app.enrich", "app.exports", "app.feature_parts",
-                     "app.outputs", "app.series"], "features"),
+                     "app.outputs", "app.paper_json", "app.series"], "features"),
     **dict.fromkeys(["app.cli", "app.main", "app.serving"], "cli"),
 }
 

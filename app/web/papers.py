@@ -12,7 +12,8 @@ from sqlmodel import Session
 from app import catalog
 from app.exports import CitationFormat, bibtex_entry
 from app.models import Edition, Paper
-from app.outputs import ERRORS, PaperDetailOut, PaperOut, RelatedOut
+from app.outputs import ERRORS
+from app.paper_json import PaperDetailOut, PaperOut, RelatedOut
 from app.search.rank.similar import Choice
 from app.search.searcher import PaperSearch
 from app.web.deps import ChoiceDep, PaperDep, SearchDep, SessionDep

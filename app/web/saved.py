@@ -17,7 +17,8 @@ from app import catalog
 from app.exports import bibtex_entry
 from app.ids import ID_LIST, MAX_LISTED, parse_paper_ids
 from app.models import Edition, Paper
-from app.outputs import ERRORS, RecommendationOut, RecommendationsOut
+from app.outputs import ERRORS
+from app.paper_json import RecommendationOut, RecommendationsOut
 from app.search.rank.similar import Choice, Recommendation
 from app.search.searcher import PaperSearch
 from app.web.deps import ChoiceDep, SearchDep, SessionDep
@@ -119,5 +120,5 @@ def recommendations(
             id=paper.id, title=paper.title or None, headline=paper.headline,
             venue=venues[paper.edition_slug].label, venue_slug=paper.edition_slug,
             year=venues[paper.edition_slug].year, score=found.score, shares=found.shares,
-            url=url_for(paper))
+            page_url=url_for(paper), url=url_for(paper))
         for paper, found in recommend(search, session, listed.ids, choice, limit)])

@@ -8,7 +8,8 @@ from sqlmodel import Session
 
 from app import catalog, people, series
 from app.models import Edition, Paper
-from app.outputs import EditionOut, NamedOut, NewTermOut, PaperOut, SeriesOut, VenueOut, WhatsNewOut
+from app.outputs import EditionOut, NamedOut, NewTermOut, SeriesOut, VenueOut, WhatsNewOut
+from app.paper_json import PaperOut
 from app.people import rankings
 from app.web.urls import paper_url_for, profile_path, search_path, trends_path
 from app.whats_new.rising import NewTerm, WhatsNew

@@ -105,11 +105,14 @@ def test_coins_is_an_openurl_of_the_paper():
 def test_csv_row_and_header():
     assert "".join(exports.stream_csv([(paper(), VENUE)], url_for)) == (
         "id,venue,venue_slug,year,status,title,headline,authors,topic,keyphrases,code_urls,"
-        "source_file,source_line,url,abstract\r\n"
+        "source_file,source_line,page_url,source_url,url,abstract\r\n"
         "0123456789abcdef,NeurIPS 2024,neurips-2024,2024,Oral,"
         "On the $\\alpha$-Divergence of #Things,The headline…,Ada Lovelace; Alan_Turing,"
         "other,kp one; kp two,https://github.com/a/b https://a.io/c,f.jsonl,3,"
-        "http://cat/p/0123456789abcdef,x\r\n")
+        # page_url is the catalog's page, source_url the source's; url (= page_url) is kept
+        # for one release.
+        "http://cat/p/0123456789abcdef,https://example.org/p,http://cat/p/0123456789abcdef,"
+        "x\r\n")
 
 
 @pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])

@@ -1,12 +1,18 @@
+import csv
+import io
+import json
 import threading
+from pathlib import Path
 
 from fastapi.testclient import TestClient
 from sqlalchemy import event
 
 from app.db import get_engine
+from app.main import create_app
 from tests.conftest import Catalog
 
-PAPER_FIELDS = {"id", "venue", "venue_slug", "year", "headline", "abstract", "url"}
+PAPER_FIELDS = {"id", "venue", "venue_slug", "year", "headline", "abstract", "page_url",
+                "source_url", "url"}
 
 
 def test_api_venues(client: TestClient):
@@ -109,3 +115,23 @@ def test_whats_new_of_a_series_the_catalog_lacks_is_a_404_naming_it(client: Test
     response = client.get("/api/whats-new", params={"series": "no-such-series"})
     assert response.status_code == 404
     assert response.json()["error"] == "There is no series called “no-such-series”."
+
+
+def test_a_papers_json_says_which_url_is_which(fresh: Catalog, tmp_path: Path):
+    """`source_url` is the input's url (the paper's page at its source), `page_url` its page
+    here; `url` (= page_url) is kept for one release. The CSV has all three."""
+    record = {"venue": "ICLR", "year": 2026, "title": "Okapi Stripes", "url":
+              "https://openreview.net/forum?id=okapi", "abstract": "Okapis hide their stripes."}
+    source = tmp_path / "one.jsonl"
+    source.write_text(json.dumps(record) + "\n")
+    fresh.ingest(source)
+    with TestClient(create_app(fresh.settings)) as client:
+        hit = client.get("/api/search", params={"q": "okapi stripes"}).json()["hits"][0]
+        paper = client.get(f"/api/papers/{hit['id']}").json()
+        csv_row = next(csv.DictReader(io.StringIO(client.get(
+            "/search.csv", params={"q": "okapi stripes"}).text)))
+        assert client.get(paper["page_url"]).status_code == 200
+    for shape in (hit, paper, csv_row):
+        assert shape["source_url"] == record["url"]
+        assert shape["page_url"] == shape["url"]
+        assert shape["page_url"].endswith(f"/papers/{hit['id']}")
