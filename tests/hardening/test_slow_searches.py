@@ -17,6 +17,7 @@ from sqlmodel import select
 
 from app.main import create_app
 from app.models import Paper
+from app.serving import GRACEFUL_SHUTDOWN_SECONDS
 from tests.conftest import Catalog
 from tests.postgres import sqlite_run
 from tests.servers import CATALOG, free_port, wait_until_ready
@@ -36,12 +37,31 @@ def paused_server(catalog: Catalog, marker: Path, threads: int = 4) -> Iterator[
     server = subprocess.Popen([CATALOG, "serve", "--port", str(port)], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
+    workers: list[int] = []
     try:
         wait_until_ready(base, 60)
+        workers = _children(server.pid)
         yield base
     finally:
         server.send_signal(signal.SIGKILL)
         server.wait()
+    # Its workers, told by Linux that their supervisor died, stop within the grace period
+    # though searches are stuck in them (they answered nothing for an hour, orphaned).
+    deadline = time.monotonic() + GRACEFUL_SHUTDOWN_SECONDS + 20
+    while (alive := [pid for pid in workers if Path(f"/proc/{pid}").exists()]) \
+            and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert workers and not alive, f"workers {alive} outlived their supervisor"
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid`."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with suppress(OSError):
+            if int(stat.read_text().rpartition(")")[2].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+    return found
 
 
 def asked(url: str) -> threading.Thread:
