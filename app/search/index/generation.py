@@ -35,7 +35,12 @@ from app.search.index.paper_ids import IDS_DIR, PaperIds, write_paper_ids
 from app.search.index.registry import Counts, Held, registered
 from app.search.index.vector_fit import write_vectors
 from app.search.index.vectors import MODEL_FILE, VECTORS_FILE, read_vectors
-from app.search.rank.by_meaning import MEANING_COUNT_FILE, MEANING_FILE, read_meaning
+from app.search.rank.by_meaning import (
+    MEANING_COUNT_FILE,
+    MEANING_FILE,
+    MEANING_SCALES_FILE,
+    read_meaning,
+)
 from app.search.rank.filters import COLUMNS_DIR, mapped_facet_columns, write_facet_columns
 from app.search.words.acronyms import ACRONYMS_FILE, AcronymCounts
 from app.search.words.completions import (
@@ -79,7 +84,7 @@ SEARCH_HELD: tuple[Held, ...] = (
          open=read_vectors, deferred=True),
     # The sentence vectors come from the database, not the index: laid out by
     # `by_meaning.write_meaning`, which sync.py calls with a session.
-    Held("meaning", (MEANING_FILE, MEANING_COUNT_FILE), open=read_meaning),
+    Held("meaning", (MEANING_FILE, MEANING_SCALES_FILE, MEANING_COUNT_FILE), open=read_meaning),
 )
 
 

@@ -24,7 +24,8 @@ from app.search.words.analysis import (
 # the documents hold) is revised by hand; a change of the schema itself (a facet, its kind, a
 # field's options, where its classes live) changes the format by itself (`index_format_now`).
 # 27: no piece of a link among the words (vocabulary.py)
-FORMAT_REVISION = 27
+# 28: the sentence vectors in int8 with a scale per row (by_meaning.SentenceVectors)
+FORMAT_REVISION = 28
 
 
 def _positional(analyzer: CachedAnalyzer, field_boost: float = 1.0) -> TEXT:

@@ -20,6 +20,7 @@ from app.search.index.paper_ids import PaperIds
 from app.search.index.vectors import Model, read_model
 from app.search.query.expand import Synonyms
 from app.search.rank import bm25
+from app.search.rank.by_meaning import SentenceVectors
 from app.search.rank.matches import matching_docs
 from app.search.words.acronyms import Meaning
 from app.search.words.completions import Completions
@@ -48,7 +49,7 @@ class OpenIndex:
     completions: Completions
     meanings: list[Meaning]  # acronyms learned from the catalog
     vectors: np.ndarray | None  # unit paper vectors by document number (vectors.py)
-    meaning: np.ndarray | None  # sentence vectors by document number (by_meaning.py)
+    meaning: SentenceVectors | None  # sentence vectors by document number (by_meaning.py)
     # What the features registered (registry.register), by name: each feature reads its own
     # (whats_new/edition_terms.opened_terms, map/layout.opened_layout).
     parts: dict[str, object]

@@ -23,6 +23,7 @@ from app.search.index.vectors import Model
 from app.search.query.clauses import GappedPhrase
 from app.search.rank import reasons, weights
 from app.search.rank.bm25 import Leaf, best_scores, bm25_sums
+from app.search.rank.by_meaning import SentenceVectors
 from app.search.rank.filters import FacetFilter
 from app.search.rank.matches import matching_docs
 from app.search.rank.reasons import Concept, Frequencies
@@ -61,11 +62,11 @@ class Vectors:
 
     rows: np.ndarray
     documents: np.ndarray
-    meaning: np.ndarray | None = None
+    meaning: SentenceVectors | None = None
 
     @classmethod
     def of(cls, rows: np.ndarray | None, documents: np.ndarray | None,
-           meaning: np.ndarray | None = None) -> Vectors | None:
+           meaning: SentenceVectors | None = None) -> Vectors | None:
         return None if rows is None or documents is None else cls(rows, documents, meaning)
 
     def meaning_of(self, docs: list[int]) -> np.ndarray | None:

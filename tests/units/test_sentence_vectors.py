@@ -1,0 +1,44 @@
+"""A generation's sentence vectors in int8 with a scale per row (by_meaning.SentenceVectors):
+written and mapped back, they multiply and index as the float32 matrix they stand for, to
+within the rounding of one step in 127 of a row's largest coordinate."""
+
+import numpy as np
+
+from app.meaning.encoder import DIMENSIONS
+from app.search.rank.by_meaning import BLOCK_ROWS, read_meaning, write_meaning
+
+
+def _unit_rows(count: int, seed: int = 0) -> np.ndarray:
+    rows = np.random.default_rng(seed).normal(size=(count, DIMENSIONS)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_the_int8_rows_stand_for_the_vectors(tmp_path):
+    # More rows than a block, so that the product runs over blocks and a short last one.
+    count = BLOCK_ROWS + 1000
+    vectors = _unit_rows(count - 2)
+    ids = [f"p{n}" for n in range(count - 2)]
+    # Document numbers: the papers in reverse order, one deleted document, one paper lacking
+    # a vector (zeros in both cases).
+    documents = np.array([f"p{n}".encode() for n in reversed(range(count - 1))] + [b"gone"])
+    live = np.arange(count - 1)
+    write_meaning(tmp_path, documents, live, ids[1:], vectors[1:])  # p0 has none yet
+    matrix = read_meaning(tmp_path, count)
+    assert matrix is not None and matrix.codes.dtype == np.int8 and len(matrix) == count
+    # Document k is paper p{count - 2 - k}: document 0 (p{count - 2}, never given a vector),
+    # count - 2 (p0, lacking one) and count - 1 (deleted) have none.
+    exact = np.zeros((count, DIMENSIONS), np.float32)
+    for doc in range(1, count - 2):
+        exact[doc] = vectors[count - 2 - doc]
+    query = _unit_rows(1, seed=1)[0]
+    assert np.abs(matrix @ query - exact @ query).max() < 0.003
+    assert not (matrix @ query)[[0, count - 2, count - 1]].any()
+    some = [0, 5, count - 3]
+    assert np.abs(matrix[some] - exact[some]).max() <= np.abs(exact[some]).max() / 254 + 1e-6
+    columns = exact[some].T
+    assert np.abs(matrix @ columns - exact @ columns).max() < 0.003
+
+
+def test_a_generation_of_another_layout_has_no_sentence_vectors(tmp_path):
+    np.save(tmp_path / "meaning.npy", _unit_rows(4))  # float32, as format 27 wrote it
+    assert read_meaning(tmp_path, 4) is None
