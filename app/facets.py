@@ -44,6 +44,11 @@ class FacetKind:
         """The API parameter's type and default."""
         return self.request_type, self.none
 
+    def indexed(self) -> str:
+        """What decides the values an index holds beyond its field (a table of flags), for
+        the index format: a change makes every node rebuild."""
+        return ""
+
     def parse(self, value: object) -> object:
         """A request parameter's value as the index holds it ("NeurIPS" → neurips)."""
         return slugify(str(value))
@@ -126,6 +131,11 @@ class Flags(FacetKind):
 
     def parse(self, value: object) -> object:
         return value
+
+    def indexed(self) -> str:
+        # A new flag (`has:pdf`) is indexed for every paper only by a rebuild: without it in
+        # the format, older indexes never held it and `has:pdf` found nothing.
+        return ",".join(self.tests)
 
     def of(self, paper: Paper) -> str:
         """A paper's flags, as indexed."""

@@ -47,6 +47,11 @@ def test_the_index_format_follows_the_schema(monkeypatch):
     assert index_schema.index_format_now.__wrapped__() != now
     monkeypatch.setattr(index_schema, "FACETS", FACETS)
     assert index_schema.index_format_now.__wrapped__() == now
+    # A second flag (`has:tldr`): an older index holds no paper with it, so it is rebuilt
+    monkeypatch.setitem(HAS.tests, "tldr", lambda paper: bool(paper.tldr))
+    assert index_schema.index_format_now.__wrapped__() != now
+    monkeypatch.delitem(HAS.tests, "tldr")
+    assert index_schema.index_format_now.__wrapped__() == now
     # A class of the schema moved (Whoosh pickles it by its module): older indexes rebuilt
     monkeypatch.setattr(AnalyzedPositions, "__module__", "app.search.analysis")
     assert index_schema.index_format_now.__wrapped__() != now

@@ -51,13 +51,15 @@ def build_schema() -> Schema:
 
 @cache
 def index_format_now() -> str:
-    """This code's index format: `FORMAT_REVISION` and a digest of the schema's fields."""
+    """This code's index format: `FORMAT_REVISION` and a digest of the schema's fields and of
+    what the facets' kinds index (`FacetKind.indexed`: the flags of `has:`)."""
     # Classes by module and name: Whoosh pickles the schema with them, so a class moved
     # elsewhere leaves older indexes unreadable, and must make another format.
     fields = [(name, _where(field), _where(field.format), _where(getattr(field, "analyzer", None)),
                getattr(field.format, "field_boost", 1.0), field.stored, field.unique,
                field.scorable, _where(field.column_type))
               for name, field in build_schema().items()]
+    fields += [(facet.name, facet.kind.indexed()) for facet in FACETS]
     digest = hashlib.blake2b(repr(fields).encode(), digest_size=4).hexdigest()
     return f"{FORMAT_REVISION}.{digest}"
 
