@@ -149,7 +149,8 @@ def test_a_killed_encoding_resumes_where_it_stopped(fresh: Catalog, tmp_path: Pa
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{total - stored:,} papers encoded; {total:,} of {total:,}" in done.stdout
     search = PaperSearch(fresh.settings.index_path)
-    assert search.with_index(lambda current: int(current.meaning.codes.any(axis=1).sum()), 0) == total
+    vectors = search.with_index(lambda current: int(current.meaning.codes.any(axis=1).sum()), 0)
+    assert vectors == total
 
 
 def test_a_model_with_the_wrong_checksum_is_refused_and_search_by_words_goes_on(
