@@ -3,6 +3,7 @@ at once (issue 29, item 9); downloads are written in the same few searching slot
 a server holds for good is left out of the cyclic collector's passes (issue 43)."""
 
 import gc
+import os
 import signal
 import subprocess
 import threading
@@ -28,30 +29,46 @@ pytestmark = sqlite_run
 
 
 @contextmanager
-def paused_server(catalog: Catalog, marker: Path, threads: int = 4) -> Iterator[str]:
+def paused_server(catalog: Catalog, marker: Path, threads: int = 4,
+                  workers: list[int] | None = None) -> Iterator[str]:
     """A server whose searching slots pause forever once entered (the marker says when);
-    killed at the end."""
+    killed at the end with its workers, or, given a `workers` list to fill with their
+    process IDs, the supervisor alone (what becomes of them is the test's)."""
     env = {**catalog.env(), "CATALOG_THREADS": str(threads), "CATALOG_PAUSE_AT": "search",
            "CATALOG_PAUSE_FILE": str(marker)}
     port = free_port()
     server = subprocess.Popen([CATALOG, "serve", "--port", str(port)], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
     base = f"http://127.0.0.1:{port}"
-    workers: list[int] = []
     try:
         wait_until_ready(base, 60)
-        workers = _children(server.pid)
+        if workers is not None:
+            workers.extend(_children(server.pid))
         yield base
     finally:
-        server.send_signal(signal.SIGKILL)
+        if workers is None:
+            os.killpg(server.pid, signal.SIGKILL)
+        else:
+            server.send_signal(signal.SIGKILL)
         server.wait()
-    # Its workers, told by Linux that their supervisor died, stop within the grace period
-    # though searches are stuck in them (they answered nothing for an hour, orphaned).
+
+
+def test_a_killed_supervisors_workers_end_though_searches_are_stuck(fresh: Catalog,
+                                                                   tmp_path: Path):
+    """Told by Linux that their supervisor died, its workers stop within the graceful
+    shutdown's bound (serving.GRACEFUL_SHUTDOWN_SECONDS) though searches are stuck in them:
+    unbounded, they lived on for an hour, orphaned, answering nothing."""
+    marker, workers = tmp_path / "search.reached", []
+    with paused_server(fresh, marker, workers=workers) as base:
+        stuck = asked(f"{base}/search?q=stuck")
+        wait_for(marker)
+    assert workers and stuck.is_alive()
     deadline = time.monotonic() + GRACEFUL_SHUTDOWN_SECONDS + 20
     while (alive := [pid for pid in workers if Path(f"/proc/{pid}").exists()]) \
             and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert workers and not alive, f"workers {alive} outlived their supervisor"
+    assert not alive, f"workers {alive} outlived their supervisor"
 
 
 def _children(pid: int) -> list[int]:
