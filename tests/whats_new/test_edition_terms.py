@@ -20,13 +20,13 @@ from app.search.index.held_files import counts_in, mapped_arrays
 from app.search.index.sync import SyncKind, sync_index
 from app.search.searcher import PaperSearch
 from app.search.words.completions import PHRASES_FILE
-from app.whats_new import edition_terms, term_counts
+from app.whats_new import edition_terms, rising, term_counts
 from app.whats_new.concepts import ConceptNames
 from app.whats_new.edition_terms import TERMS_FILE, read_edition_terms
 from app.whats_new.rising import edition_whats_new, names_of, year_whats_new
 from app.whats_new.term_counts import count_edition_terms
 from tests.conftest import Catalog, make_catalog, write_list
-from tests.rising import corpus, more
+from tests.rising import corpus, more, record
 
 
 def counts(catalog: Catalog, edition: str, directory: Path | None = None) -> dict[str, int]:
@@ -195,3 +195,31 @@ def test_an_index_opened_again_names_its_terms_from_the_new_opening(delta: Catal
     year = again.with_index(lambda current: year_whats_new(
         edition_terms.opened_terms(current.parts), names_of(current), 2023), None)
     assert "frobnication" in {t.shown for t in year.first_seen}
+
+
+def test_a_term_that_rose_at_one_conference_alone_does_not_rise_in_the_year(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Of three conferences held in 2022 and 2023, one brings "quantum widgets" (18 of its 20
+    papers in 2023): that is its own news, not the year's (rising.ONE_SERIES of the papers a
+    term gained are one conference's). "sparsifiers" rose at all three: the year's."""
+    rows = []
+    for venue in ("Alpha", "Beta", "Gamma"):
+        for n in range(20):
+            rows.append(record(venue, 2022, f"Kernel machines {venue} {n}",
+                               f"We study kernel machines on benchmarks. Case {n}."))
+            topic = ("Quantum widgets beat kernel machines" if venue == "Alpha" and n < 18
+                     else "Kernel machines on benchmarks")
+            broad = " Graph sparsifiers help." if n < 8 else ""
+            rows.append(record(venue, 2023, f"{topic} {venue} {n}",
+                               f"{topic}.{broad} Case {n}."))
+    source = tmp_path / "three.jsonl"
+    source.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    catalog = make_catalog(tmp_path / "catalog")
+    catalog.ingest(source)
+    terms, names = opened(catalog)
+    shown = {term.shown for term in year_whats_new(terms, names, 2023).rising}
+    assert "sparsifiers" in shown
+    assert not shown & {"quantum widgets", "quantum", "widgets"}
+    # Without the rule it would have risen in the year: the rule, not the counts, left it out
+    monkeypatch.setattr(rising, "ONE_SERIES", 1.01)
+    assert "quantum widgets" in {term.shown for term in year_whats_new(terms, names, 2023).rising}
