@@ -40,6 +40,14 @@ def _past_the_last_is_a_404(client: TestClient, lists: list[str]) -> None:
         assert "Page 10,000 is past the end" in past.text, url
 
 
+def test_the_404_past_the_last_page_says_how_many_pages_there_are(client: TestClient):
+    pages = client.get("/api/search", params={"q": "learning"}).json()["pages"]
+    assert pages > 1  # the plural is what is checked
+    past = client.get("/api/search", params={"q": "learning", "page": 10000})
+    assert past.json()["error"] == (f"Page 10,000 is past the end: this list has {pages} "
+                                    "pages.")
+
+
 def test_a_page_past_the_last_is_a_404_for_every_list_that_pages(client: TestClient,
                                                                   multi_client: TestClient):
     topic = client.get("/api/venues/icml-2026/papers").json()["papers"][0]["topic"]
