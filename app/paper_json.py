@@ -4,9 +4,21 @@ in this catalog; `url`, the same as `page_url`, is kept for one release (README)
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, computed_field
 
 from app.models import Edition, Paper
+
+
+class PageLinked(BaseModel):
+    """A paper as the answers list it: its page in this catalog (`page_url`), and `url`, the
+    same, made from it (kept for one release)."""
+
+    page_url: str  # the paper's page in this catalog
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def url(self) -> str:
+        return self.page_url
 
 
 class TopicScore(BaseModel):
@@ -14,7 +26,7 @@ class TopicScore(BaseModel):
     score: float
 
 
-class PaperOut(BaseModel):
+class PaperOut(PageLinked):
     id: str
     venue: str  # the edition's label, e.g. "NeurIPS 2018"
     venue_slug: str
@@ -37,8 +49,6 @@ class PaperOut(BaseModel):
     code_urls: list[str]
     source_file: str
     source_line: int
-    page_url: str  # the paper's page in this catalog
-    url: str  # the same as page_url, kept for one release (README: "url in the JSON")
 
     @classmethod
     def of(cls, paper: Paper, venue: Edition, url: str) -> PaperOut:
@@ -51,24 +61,21 @@ class PaperOut(BaseModel):
             keywords=paper.keyword_list, topic=paper.topic,
             topics=[TopicScore(slug=slug, score=score) for slug, score in paper.topic_list],
             keyphrases=paper.keyphrase_list, code_urls=paper.code_links,
-            source_file=paper.source_file, source_line=paper.source_line, page_url=url, url=url)
+            source_file=paper.source_file, source_line=paper.source_line, page_url=url)
 
 
-class RelatedOut(BaseModel):
+class RelatedOut(PageLinked):
     id: str
     headline: str
     venue: str
     venue_slug: str
     year: int
-    page_url: str  # the paper's page in this catalog
-    url: str  # the same as page_url, kept for one release
     shares: list[str]  # the key terms of the paper it shares
 
     @classmethod
     def of(cls, paper: Paper, venue: Edition, url: str, shares: list[str]) -> RelatedOut:
         return cls(id=paper.id, headline=paper.headline, venue=venue.label,
-                   venue_slug=venue.slug, year=venue.year, page_url=url, url=url,
-                   shares=shares)
+                   venue_slug=venue.slug, year=venue.year, page_url=url, shares=shares)
 
 
 class PaperDetailOut(PaperOut):
@@ -76,7 +83,7 @@ class PaperDetailOut(PaperOut):
     bibtex: str
 
 
-class RecommendationOut(BaseModel):
+class RecommendationOut(PageLinked):
     id: str
     title: str | None
     headline: str
@@ -85,8 +92,6 @@ class RecommendationOut(BaseModel):
     year: int
     score: float
     shares: list[str]  # the list's words this paper uses
-    page_url: str  # the paper's page in this catalog
-    url: str  # the same as page_url, kept for one release
 
 
 class RecommendationsOut(BaseModel):

@@ -120,5 +120,5 @@ def recommendations(
             id=paper.id, title=paper.title or None, headline=paper.headline,
             venue=venues[paper.edition_slug].label, venue_slug=paper.edition_slug,
             year=venues[paper.edition_slug].year, score=found.score, shares=found.shares,
-            page_url=url_for(paper), url=url_for(paper))
+            page_url=url_for(paper))
         for paper, found in recommend(search, session, listed.ids, choice, limit)])

@@ -57,7 +57,7 @@ def write_meaning(directory: Path, documents: np.ndarray, live: np.ndarray, ids:
         matrix[live[held]] = vectors[rows[held]]
     else:
         matrix = np.zeros((0, DIMENSIONS), np.float32)
-    scales = np.abs(matrix).max(axis=1) / 127 if len(matrix) else np.zeros(0, np.float32)
+    scales = np.abs(matrix).max(axis=1) / 127
     codes = np.round(matrix / np.where(scales > 0, scales, 1)[:, None]).astype(np.int8)
     for name, array in ((MEANING_FILE, codes), (MEANING_SCALES_FILE, scales.astype(np.float32))):
         tmp = directory / f"{name}.tmp.npy"
