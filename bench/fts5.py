@@ -49,7 +49,12 @@ def fts5_query(query: str) -> tuple[str, str, list[object]]:
 def fts5_page(fts: sqlite3.Connection, query: str, facets: Sequence[str] = ("venue",)) -> None:
     """What a search page asks of FTS5: the first 20 papers by bm25 with a snippet each, and
     the counts of each facet's values (`venue`, `year`) over every match."""
-    match, where, params = fts5_query(query)
+    fts5_match_page(fts, *fts5_query(query), facets)
+
+
+def fts5_match_page(fts: sqlite3.Connection, match: str, where: str = "",
+                    params: Sequence[object] = (), facets: Sequence[str] = ("venue",)) -> None:
+    """`fts5_page` for an FTS5 MATCH expression made already (and its SQL conditions)."""
     if not match:
         return
     fts.execute("SELECT id, snippet(papers, 5, '<mark>', '</mark>', '…', 24) "

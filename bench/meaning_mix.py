@@ -8,7 +8,7 @@ import random
 import sqlite3
 
 from bench.descriptions import tldr_rows
-from bench.fts5 import fts5_page
+from bench.fts5 import fts5_match_page, fts5_page
 from bench.questions import fts5_match
 
 DESCRIPTION_EVERY = 10  # with meaning on, one query in this many is a TL;DR
@@ -35,13 +35,6 @@ def fts5_answer(fts: sqlite3.Connection, query: str, described: set[str]) -> Non
     """FTS5's page for a query: a description's words OR'ed (AND finds nothing), else the
     phrase's (bench.fts5)."""
     if query in described:
-        match = fts5_match(query)
-        if match:
-            fts.execute("SELECT id, snippet(papers, 5, '<mark>', '</mark>', '…', 24) FROM "
-                        "papers WHERE papers MATCH ? ORDER BY bm25(papers) LIMIT 20",
-                        [match]).fetchall()
-            for facet in ("venue", "year"):
-                fts.execute(f"SELECT {facet}, count(*) FROM papers WHERE papers MATCH ? "
-                            f"GROUP BY {facet}", [match]).fetchall()
-        return
-    fts5_page(fts, query, ("venue", "year"))
+        fts5_match_page(fts, fts5_match(query), facets=("venue", "year"))
+    else:
+        fts5_page(fts, query, ("venue", "year"))
