@@ -1,17 +1,44 @@
 """A paper's JSON shapes: in the API's answers, the JSON and CSV exports and the reading
 list. `source_url` is the paper's page at its source (the input's `url`), `page_url` its page
-in this catalog; `url`, the same as `page_url`, is kept for one release (README)."""
+in this catalog; `url`, the same as `page_url`, is kept for one release (README).
+
+Each shape reads its fields from the paper by name (`from_attributes`), so a new column of
+`models.Paper` reaches the JSON with one declaration here; a field shown under another name
+or shape than the column's says which attribute it is read from (`validation_alias`)."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, computed_field
+from typing import Annotated, Any, Self
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, computed_field
 
 from app.models import Edition, Paper
+
+# What the source gave, or None where it gave nothing (the catalog stores "").
+Given = Annotated[str | None, BeforeValidator(lambda value: value or None)]
+
+
+class Shown:
+    """A paper as an answer shows it: the paper's attributes, its edition's (`venue`,
+    `venue_slug`, `series`, `year`), its page in this catalog (`page_url`) and whatever the
+    answer adds (a score, the words it shares)."""
+
+    def __init__(self, paper: Paper, venue: Edition, page_url: str, **added: Any) -> None:
+        self._paper = paper
+        self._added = {"venue": venue.label, "venue_slug": venue.slug,
+                       "series": venue.series_slug, "year": venue.year,
+                       "page_url": page_url, **added}
+
+    def __getattr__(self, name: str) -> Any:
+        added = self.__dict__["_added"]
+        return added[name] if name in added else getattr(self.__dict__["_paper"], name)
 
 
 class PageLinked(BaseModel):
     """A paper as the answers list it: its page in this catalog (`page_url`), and `url`, the
     same, made from it (kept for one release)."""
+
+    model_config = ConfigDict(from_attributes=True)
 
     page_url: str  # the paper's page in this catalog
 
@@ -20,10 +47,18 @@ class PageLinked(BaseModel):
     def url(self) -> str:
         return self.page_url
 
+    @classmethod
+    def of(cls, paper: Paper, venue: Edition, page_url: str, **added: Any) -> Self:
+        return cls.model_validate(Shown(paper, venue, page_url, **added))
+
 
 class TopicScore(BaseModel):
     slug: str
     score: float
+
+
+def _topic_scores(pairs: list[tuple[str, float]]) -> list[dict[str, object]]:
+    return [{"slug": slug, "score": score} for slug, score in pairs]
 
 
 class PaperOut(PageLinked):
@@ -32,36 +67,27 @@ class PaperOut(PageLinked):
     venue_slug: str
     series: str
     year: int
-    status: str | None  # oral, spotlight, poster… when the source says
+    status: Given  # oral, spotlight, poster… when the source says
     headline: str  # the title when there is one, else the abstract's first sentence
-    title: str | None  # the title as the source gives it (list files have none)
+    title: Given  # the title as the source gives it (list files have none)
     abstract: str  # as written in the source, with its TeX and markdown
-    authors: list[str]
-    affiliations: list[str]  # one per author as written ("" where unknown), or none
-    institutions: list[str]  # the paper's distinct institutions
-    countries: list[str]
-    tldr: str | None  # the source's one-sentence summary
-    source_url: str | None  # the paper's page at its source
-    keywords: list[str]  # the authors' keywords, when the source has them
+    authors: list[str] = Field(validation_alias="author_list")
+    # One per author as written ("" where unknown), or none.
+    affiliations: list[str] = Field(validation_alias="affiliation_list")
+    # The paper's distinct institutions.
+    institutions: list[str] = Field(validation_alias="institution_list")
+    countries: list[str] = Field(validation_alias="country_list")
+    tldr: Given  # the source's one-sentence summary
+    source_url: Given = Field(validation_alias="url")  # the paper's page at its source
+    # The authors' keywords, when the source has them.
+    keywords: list[str] = Field(validation_alias="keyword_list")
     topic: str
-    topics: list[TopicScore]
-    keyphrases: list[str]
-    code_urls: list[str]
+    topics: Annotated[list[TopicScore], BeforeValidator(_topic_scores)] = Field(
+        validation_alias="topic_list")
+    keyphrases: list[str] = Field(validation_alias="keyphrase_list")
+    code_urls: list[str] = Field(validation_alias="code_links")
     source_file: str
     source_line: int
-
-    @classmethod
-    def of(cls, paper: Paper, venue: Edition, url: str) -> PaperOut:
-        return cls(
-            id=paper.id, venue=venue.label, venue_slug=venue.slug, series=venue.series_slug,
-            year=venue.year, status=paper.status or None, headline=paper.headline,
-            title=paper.title or None, abstract=paper.abstract, authors=paper.author_list,
-            affiliations=paper.affiliation_list, institutions=paper.institution_list,
-            countries=paper.country_list, tldr=paper.tldr or None, source_url=paper.url or None,
-            keywords=paper.keyword_list, topic=paper.topic,
-            topics=[TopicScore(slug=slug, score=score) for slug, score in paper.topic_list],
-            keyphrases=paper.keyphrase_list, code_urls=paper.code_links,
-            source_file=paper.source_file, source_line=paper.source_line, page_url=url)
 
 
 class RelatedOut(PageLinked):
@@ -72,11 +98,6 @@ class RelatedOut(PageLinked):
     year: int
     shares: list[str]  # the key terms of the paper it shares
 
-    @classmethod
-    def of(cls, paper: Paper, venue: Edition, url: str, shares: list[str]) -> RelatedOut:
-        return cls(id=paper.id, headline=paper.headline, venue=venue.label,
-                   venue_slug=venue.slug, year=venue.year, page_url=url, shares=shares)
-
 
 class PaperDetailOut(PaperOut):
     related: list[RelatedOut]
@@ -85,7 +106,7 @@ class PaperDetailOut(PaperOut):
 
 class RecommendationOut(PageLinked):
     id: str
-    title: str | None
+    title: Given
     headline: str
     venue: str
     venue_slug: str

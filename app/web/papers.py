@@ -13,7 +13,7 @@ from app import catalog
 from app.exports import CitationFormat, bibtex_entry
 from app.models import Edition, Paper
 from app.outputs import ERRORS
-from app.paper_json import PaperDetailOut, PaperOut, RelatedOut
+from app.paper_json import PaperDetailOut, RelatedOut
 from app.search.rank.similar import Choice
 from app.search.searcher import PaperSearch
 from app.web.deps import ChoiceDep, PaperDep, SearchDep, SessionDep
@@ -101,10 +101,9 @@ def paper_api(request: Request, found: PaperDep, session: SessionDep,
     """A paper, its related papers (with the key terms they share) and its BibTeX entry."""
     view = paper_view(request, session, search, found)
     url_for = paper_url_for(request)
-    related = [RelatedOut.of(other, view.venues[other.edition_slug], url_for(other), shared)
+    related = [RelatedOut.of(other, view.venues[other.edition_slug], url_for(other), shares=shared)
                for other, shared in view.related]
-    return PaperDetailOut(**PaperOut.of(found, view.venue, view.url).model_dump(),
-                          related=related, bibtex=view.bibtex)
+    return PaperDetailOut.of(found, view.venue, view.url, related=related, bibtex=view.bibtex)
 
 
 @api.get("/papers/{paper_id}/related", name="api_related")
@@ -115,5 +114,5 @@ def related_api(request: Request, found: PaperDep, session: SessionDep, search: 
     with the key terms of this paper it shares."""
     view = related_view(request, session, search, found, choice, limit)
     url_for = paper_url_for(request)
-    return [RelatedOut.of(other, view.venues[other.edition_slug], url_for(other), shared)
+    return [RelatedOut.of(other, view.venues[other.edition_slug], url_for(other), shares=shared)
             for other, shared in view.related]

@@ -116,9 +116,6 @@ def recommendations(
     venues = catalog.venues_by_slug(session)
     url_for = paper_url_for(request)
     return RecommendationsOut(ids=listed.ids, unknown=listed.unknown, papers=[
-        RecommendationOut(
-            id=paper.id, title=paper.title or None, headline=paper.headline,
-            venue=venues[paper.edition_slug].label, venue_slug=paper.edition_slug,
-            year=venues[paper.edition_slug].year, score=found.score, shares=found.shares,
-            page_url=url_for(paper))
+        RecommendationOut.of(paper, venues[paper.edition_slug], url_for(paper),
+                             score=found.score, shares=found.shares)
         for paper, found in recommend(search, session, listed.ids, choice, limit)])

@@ -18,7 +18,6 @@ from app.outputs import (
     ERRORS,
     Expansion,
     FacetValue,
-    PaperOut,
     ReadingOut,
     SearchHitOut,
     SearchOut,
@@ -132,10 +131,10 @@ def search_api(
     hits = []
     for hit in [*result.hits, *result.partial]:
         found = view.found[hit.id]
-        hits.append(SearchHitOut(
-            **PaperOut.of(found, view.venues[found.edition_slug], url_for(found)).model_dump(),
-            score=round(hit.score, 4), snippet=hit.snippet, partial=hit.partial,
-            missing=hit.missing, by_meaning=hit.by_meaning))
+        hits.append(SearchHitOut.of(
+            found, view.venues[found.edition_slug], url_for(found), score=round(hit.score, 4),
+            snippet=hit.snippet, partial=hit.partial, missing=hit.missing,
+            by_meaning=hit.by_meaning))
     return SearchOut(
         query=result.query, filters=query.filters(), sort=query.sort, page=result.page,
         pages=result.pages, per_page=PER_PAGE, total=result.total, message=result.message,
