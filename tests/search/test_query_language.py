@@ -250,3 +250,20 @@ def test_parentheses_inside_a_word_are_part_of_it(fresh: Catalog, tmp_path: Path
         assert found("O(n) attention") == {linear}
         assert found("wombat model(s)") == found("wombat model") == {linear}
         assert found("quokka -(SE OR networks)") == set()  # a group still groups
+
+
+def test_a_possessive_is_the_word_itself(fresh: Catalog, tmp_path: Path):
+    """"the agent's reward" asks for papers on agents and rewards, not for the phrase "agent
+    s", which a paper writing "agents" or "an agent" does not hold."""
+    plural = "Agents learn a shaped reward from sparse feedback in gridworlds."
+    possessive = "The agent's reward is shaped from sparse feedback in gridworlds."
+    other = "Robots learn grasping from sparse feedback in kitchens."
+    fresh.ingest(write_list(tmp_path / "agents.txt", "AGENTS 2025 Papers", plural, possessive,
+                            other))
+    with TestClient(create_app(fresh.settings)) as client:
+        def found(q: str) -> set[str]:
+            return {hit["abstract"] for hit in search(client, q)["hits"] if not hit["partial"]}
+        assert found("agent's reward") == found("agent reward") == {plural, possessive}
+        assert found("agent’s reward") == {plural, possessive}  # a typographic apostrophe
+        assert found("how is an agent's reward shaped from sparse feedback") == {
+            plural, possessive}

@@ -56,6 +56,9 @@ MAX_DEPTH = 8
 MIN_PREFIX_CHARS = 2
 # "model(s)": the plural a writer allows for, not a word "s".
 _PLURAL_MARK = re.compile(r"\((?:e?s)\)(?=-|$)", re.IGNORECASE)
+# "the agent's reward", "CNN's": the word itself, not a phrase "agent s" that a paper writing
+# "agents" or "CNNs" does not hold.
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s$", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _TOKEN = re.compile(
     r'(?P<neg>-)?(?:(?P<field>[A-Za-z]+):(?:"(?P<fphrase>[^"]*)"?|(?P<fvalue>[^\s()"]*))'
@@ -257,7 +260,7 @@ class QueryParser:
     def _word(self, word: str, negated: bool) -> _Item | None:
         if word.endswith("*"):
             return self._prefix(word.rstrip("*"), negated)
-        word = _PLURAL_MARK.sub("", word)
+        word = _POSSESSIVE.sub("", _PLURAL_MARK.sub("", word))
         tokens = analyze_phrase(word)  # "in-context": a phrase, as written
         if not tokens:
             return None  # punctuation, a stop word or a lone operator
