@@ -63,6 +63,46 @@ def test_an_update_adds_its_segment_arrays_and_a_rebuild_drops_old_ones(fresh: C
         assert matching_docs(searcher, parser.parse("quokka").query).sum() == 1
 
 
+def _dtypes(directory: Path, name: str) -> set[str]:
+    return {str(np.load(folder / f"{name}.npy", mmap_mode="r").dtype)
+            for folder in (directory / ARRAYS_DIR).iterdir()}
+
+
+def test_weights_and_positions_are_narrowed_only_where_every_value_stays_the_same(
+        tmp_path: Path, seeded: Catalog):
+    """float16 and uint16 where each value is the same in them (the seeds' arrays), the
+    wider type where one is not."""
+    directory = seeded.settings.index_path.resolve()
+    assert _dtypes(directory, "weights") == {"float16"}
+    assert _dtypes(directory, "positions") == {"uint16"}
+    cases = [(np.array([1.0, 1.5, 73.0, 1023.5], np.float32), np.float16, True),
+             (np.array([1024.5], np.float32), np.float16, False),
+             (np.array([1.0, 0.1], np.float32), np.float16, False),
+             (np.array([0, 65_535], np.int32), np.uint16, True),
+             (np.array([0, 65_536], np.int32), np.uint16, False),
+             (np.array([-1, 3], np.int32), np.uint16, False)]
+    for number, (values, dtype, fits) in enumerate(cases):
+        path = tmp_path / f"{number}.npy"
+        np.save(path, values)
+        assert arrays.narrowed(path, dtype) is fits, values
+        kept = np.load(path)
+        assert kept.dtype == (dtype if fits else values.dtype) and kept.tolist() == values.tolist()
+        assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_a_phrase_past_the_16383rd_word_of_a_paper_is_found(fresh: Catalog, tmp_path: Path):
+    """A paper long enough that its positions do not fit uint16 keeps them in int32, and
+    its last words are found as a phrase."""
+    long_text = "Quokka " + "word " * 17_000 + "wombat tunnels at night."
+    fresh.ingest(write_list(tmp_path / "long.txt", "LONG 2025 Papers", long_text,
+                            "Wombat burrows are dug by day."), rebuild=True)
+    directory = fresh.settings.index_path.resolve()
+    assert "int32" in _dtypes(directory, "positions")
+    parser = QueryParser(lambda prefix: [], lambda name: True)
+    with whoosh_index.open_dir(str(directory)).searcher() as searcher:
+        assert matching_docs(searcher, parser.parse('"wombat tunnels"').query).sum() == 1
+
+
 def test_searches_without_arrays_find_the_same(fresh: Catalog):
     directory = fresh.settings.index_path.resolve()
     parser = QueryParser(lambda prefix: [], lambda name: True)

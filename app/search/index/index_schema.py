@@ -25,7 +25,8 @@ from app.search.words.analysis import (
 # field's options, where its classes live) changes the format by itself (`index_format_now`).
 # 27: no piece of a link among the words (vocabulary.py)
 # 28: the sentence vectors in int8 with a scale per row (by_meaning.SentenceVectors)
-FORMAT_REVISION = 28
+# 29: posting weights in float16 and positions in uint16 (arrays.py)
+FORMAT_REVISION = 29
 
 
 def _positional(analyzer: CachedAnalyzer, field_boost: float = 1.0) -> TEXT:

@@ -29,9 +29,9 @@ class TermPostings:
     not start at 0: a slice of a field's arrays keeps the field's offsets."""
 
     ids: np.ndarray  # uint32
-    weights: np.ndarray  # float32
+    weights: np.ndarray  # float32 (float16 from the arrays: a frequency times a boost)
     bounds: np.ndarray | None = None  # one more entry than ids
-    positions: np.ndarray | None = None  # int32
+    positions: np.ndarray | None = None  # int32 (uint16 from the arrays)
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -77,7 +77,7 @@ def _blocks(fields: list[tuple[object, int]], live: np.ndarray, terms: list[str]
             cols = np.repeat(columns[first:last], np.diff(starts[first:last + 1]))
             docs = arrays.ids[begin:end].astype(np.int64) + offset
             kept = (cols >= 0) & live[docs]
-            tf = arrays.weights[begin:end][kept]
+            tf = arrays.weights[begin:end][kept].astype(np.float32)  # float16 on disk
             yield docs[kept], cols[kept], (1 + np.log(np.maximum(tf, 1))) * idf[cols[kept]]
             for read in (arrays.ids, arrays.weights):  # read twice: held a block at a time
                 drop_pages(read, begin, end)
