@@ -310,6 +310,7 @@ def serve(
             raise
         # Damaged: served all the same, so that /healthz says so (503) while it is replaced.
         typer.echo(f"warning: {damage}", err=True)
+    from app.search.rank.by_meaning import MODEL_DIR
     from app.serving import GRACEFUL_SHUTDOWN_SECONDS, BoundedHeads, serve_workers
     from app.web.middleware import MAX_REQUEST_HEAD_BYTES
 
@@ -321,7 +322,8 @@ def serve(
         "timeout_graceful_shutdown": GRACEFUL_SHUTDOWN_SECONDS}
     # Supervised even alone: a worker killed by a signal (a mapped index file truncated
     # under it raises SIGBUS) is replaced, and the new one refuses the damaged generation.
-    serve_workers(uvicorn.Config(app, workers=workers, **options), workers)
+    serve_workers(uvicorn.Config(app, workers=workers, **options), workers,
+                  settings.data_dir / MODEL_DIR)
 
 
 def main() -> None:

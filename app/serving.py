@@ -24,6 +24,7 @@ import threading
 from contextlib import suppress
 from http import HTTPStatus
 from multiprocessing.context import SpawnProcess
+from pathlib import Path
 from typing import Any
 
 import h11
@@ -32,6 +33,7 @@ from uvicorn.config import STARTUP_FAILURE
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.server import ServerState
 
+from app.meaning.queries import EncoderService
 from app.web.middleware import MAX_REQUEST_HEAD_BYTES
 
 logger = logging.getLogger("uvicorn.error")
@@ -57,15 +59,20 @@ _REFUSALS = {
 }
 
 
-def serve_workers(config: uvicorn.Config, workers: int) -> None:
-    """Run `workers` worker processes until SIGINT or SIGTERM, replacing any that dies."""
+def serve_workers(config: uvicorn.Config, workers: int, model_dir: Path) -> None:
+    """Run `workers` worker processes until SIGINT or SIGTERM, replacing any that dies; this
+    process encodes their queries' sentence vectors (its `EncoderService`, the model in
+    `model_dir`), so that they do not each load the model."""
     sockets = _listening_sockets(config.host, config.port, workers)
     context = multiprocessing.get_context("spawn")
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    processes = [_start(context, config, sock) for sock in sockets]
+    encoder = EncoderService(model_dir)
+    encoder.start()
+    processes: list[SpawnProcess] = []
     try:
+        processes.extend(_start(context, config, sock) for sock in sockets)
         while not stop.wait(0.5):
             for i, process in enumerate(processes):
                 if process.is_alive():
@@ -86,6 +93,7 @@ def serve_workers(config: uvicorn.Config, workers: int) -> None:
             if process.is_alive():
                 process.kill()
                 process.join()
+        encoder.stop()
 
 
 def _listening_sockets(host: str, port: int, count: int) -> list[socket.socket]:

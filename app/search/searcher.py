@@ -16,11 +16,12 @@ from typing import TypeVar
 
 from app.cache import ComputedOnce
 from app.faults import pause_point
+from app.meaning.queries import QueryEncoder
 from app.search.index.live import LiveIndex
 from app.search.index.opened import OpenIndex
 from app.search.pipeline import Search
 from app.search.rank import similar
-from app.search.rank.by_meaning import MODEL_DIR, QueryEncoder
+from app.search.rank.by_meaning import MODEL_DIR
 from app.search.rank.similar import Recommendation, RelatedPaper
 from app.search.results import SearchRequest, SearchResult
 from app.search.words.acronyms import Meaning
@@ -41,7 +42,7 @@ class PaperSearch(LiveIndex):
     def __init__(self, index_path: Path, check_interval: float = 0.0,
                  result_cache: int = RESULT_CACHE, related_cache: int = RELATED_CACHE) -> None:
         super().__init__(index_path, check_interval)
-        # One per process; its weights mapped from the data dir's model cache.
+        # One per process: the supervisor's (app/meaning/queries.py), else its own.
         self.encoder = QueryEncoder(index_path.parent / MODEL_DIR)
         self._working = threading.BoundedSemaphore(SEARCHES_AT_ONCE)
         self._related: ComputedOnce[tuple[object, ...], list[RelatedPaper]] = (

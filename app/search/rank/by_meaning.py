@@ -19,15 +19,13 @@ it (float16 270 ms over L's rows; int8 in blocks 23 ms, float32 6–18 ms).
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from app.meaning.encoder import DIMENSIONS, Encoder, ModelMissing, ModelRefused
+from app.meaning.encoder import DIMENSIONS
 from app.search.index.held_files import mapped_array, write_lines
 from app.search.rank import weights
 
@@ -37,7 +35,6 @@ MEANING_FILE = "meaning.npy"
 MEANING_SCALES_FILE = "meaning-scales.npy"
 MEANING_COUNT_FILE = "meaning-count"
 BLOCK_ROWS = 8192  # rows turned into float32 at a time for a product: 12 MB
-QUERY_TOKENS = 128  # as the papers' own (app/meaning/store.py)
 MEANING_OFF = "meaning:off"  # in a query: the words alone
 # The papers closest in meaning that follow a question's, a description's or a pasted text's
 # own.
@@ -111,35 +108,6 @@ def read_meaning(directory: Path, documents: int) -> SentenceVectors | None:
     shaped = (vectors.codes.shape == (documents, DIMENSIONS) and vectors.codes.dtype == np.int8
               and vectors.scales.shape == (documents,))
     return vectors if shaped and documents else None
-
-
-class QueryEncoder:
-    """The sentence encoder of one process, loaded at its first query (its weights are
-    mapped: workers share them); a model refused (a wrong checksum) or missing leaves search
-    by words as it is, and says why once."""
-
-    def __init__(self, cache: Path) -> None:
-        self.cache = cache
-        self._lock = threading.Lock()
-        self._encoder: Encoder | None = None
-        self.problem: str | None = None
-
-    @lru_cache(maxsize=256)  # noqa: B019 - one per process, for its life
-    def vector(self, text: str) -> np.ndarray | None:
-        """The text's vector (a page's count, its hits and its download encode it once)."""
-        encoder = self._loaded()
-        if encoder is None:
-            return None
-        return encoder.encode([text], max_tokens=QUERY_TOKENS)[0]
-
-    def _loaded(self) -> Encoder | None:
-        with self._lock:
-            if self._encoder is None and self.problem is None:
-                try:
-                    self._encoder = Encoder.load(self.cache)
-                except (ModelRefused, ModelMissing, OSError) as error:
-                    self.problem = str(error)
-            return self._encoder
 
 
 def closeness_to(matrix: SentenceVectors | None, encode: Callable[[str], np.ndarray | None],
