@@ -311,7 +311,7 @@ def serve(
         # Damaged: served all the same, so that /healthz says so (503) while it is replaced.
         typer.echo(f"warning: {damage}", err=True)
     from app.search.rank.by_meaning import MODEL_DIR
-    from app.serving import GRACEFUL_SHUTDOWN_SECONDS, BoundedHeads, serve_workers
+    from app.serving import BoundedHeads, serve_workers
     from app.web.middleware import MAX_REQUEST_HEAD_BYTES
 
     # Each worker process builds its own app from the same environment; every one reads
@@ -319,7 +319,7 @@ def serve(
     app, options = "app.main:create_app", {
         "factory": True, "host": host, "port": port, "log_level": "info",
         "http": BoundedHeads, "h11_max_incomplete_event_size": MAX_REQUEST_HEAD_BYTES,
-        "timeout_graceful_shutdown": GRACEFUL_SHUTDOWN_SECONDS}
+        "timeout_graceful_shutdown": settings.graceful_shutdown_seconds}
     # Supervised even alone: a worker killed by a signal (a mapped index file truncated
     # under it raises SIGBUS) is replaced, and the new one refuses the damaged generation.
     serve_workers(uvicorn.Config(app, workers=workers, **options), workers,

@@ -49,6 +49,9 @@ class Settings:
     # update-index`) and in servers (search by meaning: app/search/index/meaning_updates.py). On
     # by the environment's default; a catalog made in code (tests, benches) asks for it.
     encode_vectors: bool = False
+    # How long a stopping worker waits for the requests in flight: a request stuck for good (a
+    # hung search) kept a worker whose supervisor had been killed alive, answering nothing.
+    graceful_shutdown_seconds: float = 10.0
 
     def __post_init__(self) -> None:
         if self.public_url:
@@ -98,6 +101,7 @@ class _Environment(BaseSettings):
     public_url: str = ""
     allowed_hosts: str = ""  # comma-separated
     encode_vectors: bool = True
+    graceful_shutdown_seconds: float = Field(Settings.graceful_shutdown_seconds, gt=0)
 
 
 def plain_host(name: str) -> str:
@@ -120,4 +124,5 @@ def get_settings() -> Settings:
                     threads=env.threads, public_url=env.public_url,
                     allowed_hosts=tuple(name.strip() for name in env.allowed_hosts.split(",")
                                         if name.strip()),
-                    encode_vectors=env.encode_vectors)
+                    encode_vectors=env.encode_vectors,
+                    graceful_shutdown_seconds=env.graceful_shutdown_seconds)

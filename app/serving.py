@@ -47,9 +47,6 @@ MAX_HEADER_BYTES = 64 * 1024
 # connection closes: closed with bytes unread, it is reset, and the client may lose the answer.
 LINGER = 1.0  # seconds
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
-# How long a stopping worker waits for the requests in flight: a request stuck for good (a
-# hung search) kept a worker whose supervisor had been killed alive, answering nothing.
-GRACEFUL_SHUTDOWN_SECONDS = 10
 _HEAD_END = re.compile(rb"\n\r?\n")
 _BODY_HEADERS = re.compile(rb"(?:^|\n)(?:content-length|transfer-encoding)[ \t]*:", re.IGNORECASE)
 _REFUSALS = {

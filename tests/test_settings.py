@@ -16,11 +16,12 @@ def test_defaults_and_values_are_read(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.setenv("CATALOG_THREADS", "7")
     monkeypatch.setenv("CATALOG_BENCH_ENDPOINT", "1")
     for name in ("CATALOG_POLL_SECONDS", "CATALOG_PUBLIC_URL", "CATALOG_DATABASE_URL",
-                 "CATALOG_ALLOWED_HOSTS"):
+                 "CATALOG_ALLOWED_HOSTS", "CATALOG_GRACEFUL_SHUTDOWN_SECONDS"):
         monkeypatch.delenv(name, raising=False)
     settings = get_settings()
     assert settings.data_dir == (tmp_path / "data").resolve()
     assert (settings.threads, settings.bench_endpoint, settings.poll_seconds) == (7, True, 2.0)
+    assert settings.graceful_shutdown_seconds == 10.0
     assert settings.database_url == f"sqlite:///{tmp_path / 'data' / 'catalog.db'}"
     assert settings.hosts == {"localhost", "127.0.0.1", "::1"}
 
@@ -35,7 +36,8 @@ def test_the_allowed_hosts_are_the_public_urls_the_listed_and_the_loopback_ones(
 
 @pytest.mark.parametrize(("name", "value"), [
     ("CATALOG_THREADS", "x"), ("CATALOG_THREADS", "0"), ("CATALOG_POLL_SECONDS", "-1"),
-    ("CATALOG_POLL_SECONDS", "soon"), ("CATALOG_PUBLIC_URL", "ftp://papers.example.org"),
+    ("CATALOG_POLL_SECONDS", "soon"), ("CATALOG_GRACEFUL_SHUTDOWN_SECONDS", "0"),
+    ("CATALOG_PUBLIC_URL", "ftp://papers.example.org"),
     ("CATALOG_ALLOWED_HOSTS", "papers.example.org,https://papers.example.org"),
     ("CATALOG_ALLOWED_HOSTS", "papers.example.org:8000"),
 ])

@@ -18,7 +18,6 @@ from sqlmodel import select
 
 from app.main import create_app
 from app.models import Paper
-from app.serving import GRACEFUL_SHUTDOWN_SECONDS
 from tests.conftest import Catalog
 from tests.postgres import sqlite_run
 from tests.servers import CATALOG, free_port, wait_until_ready
@@ -26,6 +25,9 @@ from tests.servers import CATALOG, free_port, wait_until_ready
 # Slow searches hold the server's threads and slots whatever the database is: these run
 # once, in the SQLite run of `make test`.
 pytestmark = sqlite_run
+# The bound of a stopping worker's wait for its requests (CATALOG_GRACEFUL_SHUTDOWN_SECONDS):
+# shorter than the default 10 s, which a stuck search makes the test wait in full.
+GRACEFUL_SHUTDOWN_SECONDS = 2
 
 
 @contextmanager
@@ -35,7 +37,8 @@ def paused_server(catalog: Catalog, marker: Path, threads: int = 4,
     killed at the end with its workers, or, given a `workers` list to fill with their
     process IDs, the supervisor alone (what becomes of them is the test's)."""
     env = {**catalog.env(), "CATALOG_THREADS": str(threads), "CATALOG_PAUSE_AT": "search",
-           "CATALOG_PAUSE_FILE": str(marker)}
+           "CATALOG_PAUSE_FILE": str(marker),
+           "CATALOG_GRACEFUL_SHUTDOWN_SECONDS": str(GRACEFUL_SHUTDOWN_SECONDS)}
     port = free_port()
     server = subprocess.Popen([CATALOG, "serve", "--port", str(port)], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -57,7 +60,7 @@ def paused_server(catalog: Catalog, marker: Path, threads: int = 4,
 def test_a_killed_supervisors_workers_end_though_searches_are_stuck(fresh: Catalog,
                                                                    tmp_path: Path):
     """Told by Linux that their supervisor died, its workers stop within the graceful
-    shutdown's bound (serving.GRACEFUL_SHUTDOWN_SECONDS) though searches are stuck in them:
+    shutdown's bound (CATALOG_GRACEFUL_SHUTDOWN_SECONDS) though searches are stuck in them:
     unbounded, they lived on for an hour, orphaned, answering nothing."""
     marker, workers = tmp_path / "search.reached", []
     with paused_server(fresh, marker, workers=workers) as base:
