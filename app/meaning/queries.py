@@ -116,12 +116,34 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         super().__init__(str(path), _Answer)
 
 
+_PREFIX = "catalog-encoder-"  # then the supervisor's process ID
+
+
+def _sweep_orphans() -> None:
+    """Remove the socket directories of supervisors that died without stopping (kill -9)."""
+    for directory in Path(tempfile.gettempdir()).glob(f"{_PREFIX}*"):
+        pid = directory.name.removeprefix(_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        return True
+    return True
+
+
 class EncoderService:
     """Answers the workers' texts with their vectors, in threads of the supervisor, on a
     socket in a private temporary directory (mode 0700) that `stop` removes."""
 
     def __init__(self, cache: Path) -> None:
-        self.directory = Path(tempfile.mkdtemp(prefix="catalog-encoder-"))
+        _sweep_orphans()
+        self.directory = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
         self.path = self.directory / "socket"
         self._server = _Server(self.path, LocalEncoder(cache))
         self._thread = threading.Thread(target=self._server.serve_forever,

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -54,6 +56,22 @@ def test_a_process_encodes_for_itself_once_the_service_is_gone(model_cache: Path
     vector = asked.vector(TEXTS[1])  # the socket refuses: encoded here instead
     assert vector is not None and asked.remote is None
     np.testing.assert_allclose(vector, LocalEncoder(model_cache).vector(TEXTS[1]), atol=1e-6)
+
+
+def test_a_killed_supervisors_socket_directory_is_removed_by_the_next(model_cache: Path):
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    orphan = Path(tempfile.gettempdir()) / f"catalog-encoder-{dead.pid}-x1"
+    orphan.mkdir()
+    (orphan / "socket").write_text("")
+    live = Path(tempfile.mkdtemp(prefix=f"catalog-encoder-{os.getpid()}-"))
+    service = EncoderService(model_cache)
+    try:
+        assert not orphan.exists() and live.exists() and service.directory.exists()
+    finally:
+        service.stop()
+        live.rmdir()
+    assert not service.directory.exists()
 
 
 def test_a_refused_model_reaches_the_workers_as_its_reason(
