@@ -2,15 +2,16 @@
 list. `source_url` is the paper's page at its source (the input's `url`), `page_url` its page
 in this catalog; `url`, the same as `page_url`, is kept for one release (README).
 
-Each shape reads its fields from the paper by name (`from_attributes`), so a new column of
+Each shape reads its fields from the paper by name (`PageLinked.of`), so a new column of
 `models.Paper` reaches the JSON with one declaration here; a field shown under another name
 or shape than the column's says which attribute it is read from (`validation_alias`)."""
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, computed_field
+from pydantic import BaseModel, BeforeValidator, Field, computed_field
 
 from app.models import Edition, Paper
 
@@ -18,27 +19,9 @@ from app.models import Edition, Paper
 Given = Annotated[str | None, BeforeValidator(lambda value: value or None)]
 
 
-class Shown:
-    """A paper as an answer shows it: the paper's attributes, its edition's (`venue`,
-    `venue_slug`, `series`, `year`), its page in this catalog (`page_url`) and whatever the
-    answer adds (a score, the words it shares)."""
-
-    def __init__(self, paper: Paper, venue: Edition, page_url: str, **added: Any) -> None:
-        self._paper = paper
-        self._added = {"venue": venue.label, "venue_slug": venue.slug,
-                       "series": venue.series_slug, "year": venue.year,
-                       "page_url": page_url, **added}
-
-    def __getattr__(self, name: str) -> Any:
-        added = self.__dict__["_added"]
-        return added[name] if name in added else getattr(self.__dict__["_paper"], name)
-
-
 class PageLinked(BaseModel):
     """A paper as the answers list it: its page in this catalog (`page_url`), and `url`, the
     same, made from it (kept for one release)."""
-
-    model_config = ConfigDict(from_attributes=True)
 
     page_url: str  # the paper's page in this catalog
 
@@ -49,7 +32,20 @@ class PageLinked(BaseModel):
 
     @classmethod
     def of(cls, paper: Paper, venue: Edition, page_url: str, **added: Any) -> Self:
-        return cls.model_validate(Shown(paper, venue, page_url, **added))
+        """The shape of `paper`: each field read from the paper by its name (or its alias),
+        except its edition's (`venue`, `venue_slug`, `series`, `year`), `page_url` and
+        whatever the answer adds (a score, the words it shares)."""
+        given = {"venue": venue.label, "venue_slug": venue.slug, "series": venue.series_slug,
+                 "year": venue.year, "page_url": page_url, **added}
+        return cls.model_validate({key: given[key] if key in given else getattr(paper, key)
+                                   for key in _keys(cls)})
+
+
+@cache
+def _keys(shape: type[BaseModel]) -> tuple[str, ...]:
+    """The names a shape's fields are read by: their alias, else their own."""
+    return tuple(str(field.validation_alias or name)
+                 for name, field in shape.model_fields.items())
 
 
 class TopicScore(BaseModel):
