@@ -95,7 +95,7 @@ class _Answer(socketserver.BaseRequestHandler):
                 if size > MAX_TEXT_BYTES:
                     return
                 text = _read(connection, size).decode("utf-8", errors="replace")
-            except (ConnectionError, OSError):
+            except OSError:  # a ConnectionError too: the worker went
                 return
             local = self.server.local
             vector = local.vector(text)
