@@ -18,7 +18,7 @@ from sqlmodel import col, select
 from app.main import create_app
 from app.meaning import encoder
 from app.meaning.store import counts
-from app.models import Paper
+from app.models import Paper, PaperVector
 from app.search.index.meaning_updates import encode_and_publish
 from app.search.rank import similar
 from app.search.results import SearchRequest
@@ -155,6 +155,25 @@ def test_a_killed_encoding_resumes_where_it_stopped(fresh: Catalog, tmp_path: Pa
     search = PaperSearch(fresh.settings.index_path)
     vectors = search.with_index(lambda current: int(current.meaning.codes.any(axis=1).sum()), 0)
     assert vectors == total
+
+
+def test_the_progress_counts_papers_encoded_again_as_not_yet_done(fresh: Catalog):
+    """Papers whose vector is not of their text now (their text, or the model's settings,
+    changed) have a vector, but the bar counts them as to do until they are encoded again: it
+    had stood at 100 % and 0/s through the whole run."""
+    _encoded(fresh)
+    with fresh.session() as session:
+        stale = session.exec(select(PaperVector).limit(3)).all()
+        for vector in stale:
+            vector.digest = "0" * 16
+            session.add(vector)
+        session.commit()
+        shown: list[tuple[int, int]] = []
+        encoded = encode_and_publish(replace(fresh.settings, encode_vectors=True), session,
+                                     lambda done, total: shown.append((done, total)))
+        total = counts(session)[1]
+    assert encoded == 3
+    assert shown[0] == (total - 3, total) and shown[-1] == (total, total)
 
 
 def test_a_model_with_the_wrong_checksum_is_refused_and_search_by_words_goes_on(

@@ -34,7 +34,7 @@ COUNT_SECONDS = 10.0
 CHECK_SECONDS = 30.0
 MODEL_REFUSED = 3  # the encoding process's exit code when the model is missing or refused
 log = logging.getLogger("uvicorn.error.meaning")
-Progress = Callable[[int, int], None]  # (papers with a vector, papers)
+Progress = Callable[[int, int], None]  # (papers with a vector of their text now, papers)
 
 
 def encode_and_publish(settings: Settings, session: Session,
@@ -54,12 +54,14 @@ def encode_and_publish(settings: Settings, session: Session,
 
 def _encode_some(session: Session, encoder: Encoder, progress: Progress, wait: bool) -> int:
     """Encode up to about `PUBLISH_EVERY` papers lacking a vector; how many."""
-    start, total = counts(session)
+    _, total = counts(session)
     done = [0]
 
-    def seen(encoded: int, _missing: int) -> None:
+    def seen(encoded: int, missing: int) -> None:
+        # Out of the papers whose vector is current: a paper whose text (or the model's
+        # settings) changed has a vector, but not of its text, and is encoded again.
         done[0] = encoded
-        progress(min(start + encoded, total), total)
+        progress(max(total - missing + encoded, 0), total)
 
     return encode_missing(session, encoder, progress=seen, wait=wait,
                           should_stop=lambda: done[0] >= PUBLISH_EVERY)
