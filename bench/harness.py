@@ -5,7 +5,6 @@ their tools from here."""
 
 from __future__ import annotations
 
-import asyncio
 import gzip
 import json
 import os
@@ -22,7 +21,7 @@ from pathlib import Path
 import httpx
 
 from app.config import PROJECT_ROOT
-from bench.load import run_load
+from bench.load import run_apart, run_load
 
 CORPUS = (PROJECT_ROOT / ".." / "shared" / "corpus").resolve()
 SIZES = {
@@ -183,5 +182,5 @@ def load(base: str, paths: list[str], seconds: float, once: bool = False) -> dic
         report["rps"] = round(report["requests"] / report["seconds"], 1)
         report["tool"] = "wrk"
         return report
-    result = asyncio.run(run_load(base, paths, 16, seconds, once=once))
+    result = run_apart(run_load(base, paths, 16, seconds, once=once))
     return {**result.summary(), "tool": "python"}

@@ -15,11 +15,23 @@ import json
 import random
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Coroutine, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 import httpx
+
+T = TypeVar("T")
+
+
+def run_apart(coroutine: Coroutine[Any, Any, T]) -> T:
+    """The coroutine's result, from a fresh event loop in a thread of its own, whatever the
+    calling thread runs: in the test suite, the browser tests' Playwright keeps a loop running
+    in the main thread, where `asyncio.run` refuses to start another."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()
 
 
 @dataclass

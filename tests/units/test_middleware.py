@@ -19,7 +19,7 @@ from app.web.middleware import (
     SecurityHeaders,
     accepted_encodings,
 )
-from tests.units.asgi import run_apart
+from bench.load import run_apart
 
 
 class Inner:

@@ -14,7 +14,7 @@ from app.config import Settings
 from app.db import bump_catalog_version, get_engine
 from app.web import pagecache
 from app.web.pagecache import PageCache, cacheable
-from tests.units.asgi import run_apart
+from bench.load import run_apart
 
 
 class Counting:
