@@ -26,8 +26,9 @@ from pathlib import Path
 
 from app.config import Settings
 from app.search.words.analysis import analyze
-from app.topics.families import family_model, features
+from app.topics.families import family_model
 from app.topics.lean import topic_lean
+from app.topics.softmax import features
 
 OTHER = "other"
 MAX_PHRASE_TOKENS = 6

@@ -29,8 +29,9 @@ from app.ingest.normalize import normalize_abstract
 from app.search.words.analysis import analyze
 from app.tex import title_text
 from app.topics import OTHER, TopicScorer
-from app.topics.families import FAMILIES_FILE, Family, family_model, features
+from app.topics.families import FAMILIES_FILE, Family, family_model
 from app.topics.lean import LEAN_FILE, topic_lean
+from app.topics.softmax import features
 
 CORPUS = PROJECT_ROOT.parent / "shared" / "corpus"
 # Their areas are the yardstick of bench/topics.py: a model that read them would be fitted

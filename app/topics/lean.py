@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.topics.families import SoftmaxRegression, read_terms
+from app.topics.softmax import SoftmaxRegression, read_terms
 
 LEAN_FILE = Path(__file__).with_name("lean.json")
 

@@ -5,7 +5,8 @@ from app.enrich import retopic_all
 from app.models import Paper
 from app.search.words.analysis import analyze
 from app.topics import TopicScorer
-from app.topics.families import family_model, features
+from app.topics.families import family_model
+from app.topics.softmax import features
 from tests.conftest import Catalog, write_list
 
 OBVIOUS = {

@@ -6,9 +6,9 @@ import pytest
 
 from app.search.words.analysis import analyze
 from app.topics import OTHER, TopicScorer, load_taxonomy
-from app.topics.families import features
 from app.topics.fit import confident_papers
 from app.topics.lean import topic_lean
+from app.topics.softmax import features
 
 OBVIOUS = {
     "probabilistic-methods": ("Scalable variational inference for Gaussian process regression",
