@@ -16,10 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.map.layout import opened_layout
-from app.search.index.opened import OpenIndex
-from app.topics import load_taxonomy
-
 SIZE = 640  # pixels a side
 MARGIN = 8
 FIELD = (128, 134, 146, 70)  # every paper: grey, mostly transparent
@@ -44,21 +40,6 @@ class MapPoints:
     docs: np.ndarray
     xy: np.ndarray
     topics: np.ndarray
-
-
-def chosen_points(current: OpenIndex, ids: list[str]) -> MapPoints | None:
-    """The papers of `ids` that the map places (None: the map is not drawn yet)."""
-    layout = opened_layout(current.parts)
-    if layout is None:
-        return None
-    numbers = (current.ids.number(pid) for pid in ids)
-    docs = np.array([doc for doc in numbers if doc is not None], dtype=np.int64)
-    docs = docs[layout.placed[docs]]  # a paper removed since the layout has no place
-    column = current.columns["topic"]
-    order = {topic.slug: i for i, topic in enumerate(load_taxonomy().topics)}
-    colours = np.array([order.get(str(slug), len(order)) for slug in column.decoded()],
-                       dtype=np.int64)
-    return MapPoints(docs, layout.positions[docs], colours[column.codes[docs]])
 
 
 def palette() -> list[str]:

@@ -17,17 +17,33 @@ from sqlmodel import Session, col
 from app import catalog
 from app.cache import ComputedOnce
 from app.ids import ID_LIST, MAX_LISTED, parse_paper_ids
-from app.map.drawing import MAX_POINTS, chosen_points, palette, render
+from app.map.drawing import MAX_POINTS, MapPoints, palette, render
 from app.map.layout import opened_layout
 from app.models import Paper
 from app.outputs import ERRORS, PhraseCount
 from app.search.index.opened import OpenIndex
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
+from app.topics import load_taxonomy
 from app.web.deps import MappedDep, SearchDep, SearchRequestDep, SessionDep
 from app.web.urls import paper_url_for
 
 router = APIRouter()
+
+
+def chosen_points(current: OpenIndex, ids: list[str]) -> MapPoints | None:
+    """The papers of `ids` that the map places (None: the map is not drawn yet)."""
+    layout = opened_layout(current.parts)
+    if layout is None:
+        return None
+    numbers = (current.ids.number(pid) for pid in ids)
+    docs = np.array([doc for doc in numbers if doc is not None], dtype=np.int64)
+    docs = docs[layout.placed[docs]]  # a paper removed since the layout has no place
+    column = current.columns["topic"]
+    order = {topic.slug: i for i, topic in enumerate(load_taxonomy().topics)}
+    colours = np.array([order.get(str(slug), len(order)) for slug in column.decoded()],
+                       dtype=np.int64)
+    return MapPoints(docs, layout.positions[docs], colours[column.codes[docs]])
 
 
 class MapPointOut(BaseModel):

@@ -95,7 +95,7 @@ templates.env.globals["map_margin"] = drawing.MARGIN
 
 
 def map_legend() -> list[tuple[str, str]]:
-    """The map's topic colours, as drawing.chosen_points and the palette give them (the
+    """The map's topic colours, as map/routes.chosen_points and the palette give them (the
     taxonomy's order, the palette cycled): each topic's name and its "#rrggbb"."""
     colours = drawing.palette()
     return [(topic.name, colours[i % len(colours)])
