@@ -44,6 +44,7 @@ from app.web.middleware import (
 )
 from app.web.pagecache import MIN_GZIP_BYTES, PageCache
 from app.web.render import error_response
+from app.whats_new.rising import whats_new
 
 logger = logging.getLogger("uvicorn.error")
 SWITCH_INTERVAL = 0.0002  # seconds
@@ -86,6 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   lifespan=lifespan, docs_url=None, redoc_url=None)  # /docs: discovery.py
     app.state.settings = settings
     app.state.search = search
+    app.state.whats_new = whats_new  # web/deps.py's lookup asks it (whats_new/found.py)
     app.state.keeper = keeper
     app.state.trimmer = trimmer
     app.state.quick = QuickLane()

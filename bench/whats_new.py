@@ -29,11 +29,10 @@ from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from app.whats_new.concepts import ConceptNames
 from app.whats_new.edition_terms import EditionTerms, opened_terms
+from app.whats_new.found import LIMIT, NewTerm
 from app.whats_new.rising import (
     BEFORE,
-    LIMIT,
     MIN_PAPERS,
-    NewTerm,
     edition_whats_new,
     names_of,
     year_whats_new,

@@ -23,12 +23,12 @@ from app.search.index.opened import OpenIndex
 from app.search.query.language import MAX_TEXT_CHARS
 from app.search.rank.similar import Choice
 from app.search.results import SearchRequest
-from app.search.searcher import PaperSearch
+from app.search.service import SearchService
 from app.series import Series, get_series
 from app.topics import Topic, load_taxonomy
 from app.web.urls import venue_path
-from app.whats_new.rising import LIMIT as WHATS_NEW
-from app.whats_new.rising import WhatsNew, whats_new
+from app.whats_new.found import LIMIT as WHATS_NEW
+from app.whats_new.found import Finder, WhatsNew
 
 MAX_WHATS_NEW = 50
 MAX_LESS = 100  # papers marked "less like this" in one request
@@ -40,7 +40,7 @@ def get_session(request: Request) -> Iterator[Session]:
         yield session
 
 
-def get_search(request: Request) -> PaperSearch:
+def get_search(request: Request) -> SearchService:
     return request.app.state.search
 
 
@@ -180,12 +180,13 @@ def _edition_topic(found: EditionOrSeriesDep, topic: str = "") -> str:
 
 
 def _whats_new_found(
-    search: SearchDep, chosen: ChosenSeriesDep,
+    request: Request, search: SearchDep, chosen: ChosenSeriesDep,
     year: Annotated[int | None, Query(ge=1000, le=9999, description="e.g. 2018")] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_WHATS_NEW)] = WHATS_NEW,
 ) -> WhatsNew:
     """What is new where a request asks; a 404 where there are no papers."""
-    found = whats_new(search, series=chosen.slug if chosen else "", year=year, limit=limit)
+    find: Finder = request.app.state.whats_new
+    found = find(search, series=chosen.slug if chosen else "", year=year, limit=limit)
     if found is None:
         raise HTTPException(404, "No papers there, or the search index is not built yet.")
     return found
@@ -251,7 +252,7 @@ ListFilterDep = Annotated[ListFilter, Depends(list_filter)]
 AuthorDep = Annotated[people.Profile, Depends(_profile_of("author"))]
 InstitutionDep = Annotated[people.Profile, Depends(_profile_of("institution"))]
 CountryDep = Annotated[people.Profile, Depends(_profile_of("country"))]
-SearchDep = Annotated[PaperSearch, Depends(get_search)]
+SearchDep = Annotated[SearchService, Depends(get_search)]
 SearchRequestDep = Annotated[SearchRequest, Depends(search_request)]
 YearRangeDep = Annotated[tuple[int | None, int | None], Depends(year_range)]
 PageDep = Annotated[int, Query(ge=1, le=100_000, description="1-based page number")]

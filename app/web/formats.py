@@ -24,7 +24,7 @@ from app.catalog import PaperRows
 from app.db import get_engine
 from app.exports import WRITERS, Feed, bibtex_entry, ris_record
 from app.models import Paper
-from app.search.searcher import PaperSearch
+from app.search.service import SearchService
 from app.web.render import render
 from app.web.urls import paper_url_for
 from app.web.views import Answers, Citation, Listed, PageView, PaperList, Queried, Searched
@@ -56,7 +56,7 @@ def download_part(request: Request) -> int:
     return int(asked)
 
 
-def _in_turns(body: Iterator[str], search: PaperSearch) -> Iterator[str]:
+def _in_turns(body: Iterator[str], search: SearchService) -> Iterator[str]:
     """The download written a few hundred rows at a time, each turn in a searching slot: as
     CPU-bound as a search, six downloads at once held the interpreter lock from /healthz
     (p95 136 ms at L, bench/hostile.py)."""
@@ -77,7 +77,7 @@ def _queried(request: Request, found: Queried, fmt: str) -> tuple[PaperRows, boo
 
 
 def _ranked(request: Request, found: Searched, fmt: str) -> tuple[PaperRows, bool]:
-    search: PaperSearch = request.app.state.search
+    search: SearchService = request.app.state.search
     if fmt == "atom":
         ids = search.ranked_ids(found.query, limit=FEED_ENTRIES, newest_first=True)
         return _by_id(request, ids), False

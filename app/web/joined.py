@@ -15,7 +15,7 @@ from app.models import Paper
 from app.people import rankings
 from app.search.rank.similar import ANY, RELATED_PAPERS, Choice, Recommendation
 from app.search.results import SearchRequest, SearchResult
-from app.search.searcher import PaperSearch
+from app.search.service import SearchService
 from app.topics import load_taxonomy
 
 RECOMMENDED = 20
@@ -39,7 +39,7 @@ class PaperLoader:
         return {pid: paper.plain for pid, paper in self.papers(ids).items()}
 
 
-def run_search(search: PaperSearch, session: Session,
+def run_search(search: SearchService, session: Session,
                request: SearchRequest) -> tuple[SearchResult, dict[str, Paper]]:
     """The search result and its papers. A hit whose paper the database no longer holds (an
     ingest committed, the index not yet updated) is left out rather than shown broken."""
@@ -79,7 +79,7 @@ def facet_names(session: Session, result: SearchResult,
             for facet in FACETS if facet.names is not None}
 
 
-def related_papers(search: PaperSearch, session: Session, paper: Paper,
+def related_papers(search: SearchService, session: Session, paper: Paper,
                    choice: Choice = ANY,
                    limit: int = RELATED_PAPERS) -> list[tuple[Paper, list[str]]]:
     """The paper's most similar papers (as `choice` asks) with the key terms they share."""
@@ -89,7 +89,7 @@ def related_papers(search: PaperSearch, session: Session, paper: Paper,
     return [(papers[r.id], r.shared_terms) for r in related if r.id in papers]
 
 
-def recommend(search: PaperSearch, session: Session, listed: list[str], choice: Choice = ANY,
+def recommend(search: SearchService, session: Session, listed: list[str], choice: Choice = ANY,
               limit: int = RECOMMENDED) -> list[tuple[Paper, Recommendation]]:
     """The papers most like the listed ones as a whole, with what the search found of each."""
     loader = PaperLoader(session)

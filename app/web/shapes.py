@@ -12,7 +12,7 @@ from app.outputs import EditionOut, NamedOut, NewTermOut, SeriesOut, VenueOut, W
 from app.paper_json import PaperOut
 from app.people import rankings
 from app.web.urls import paper_url_for, profile_path, search_path, trends_path
-from app.whats_new.rising import NewTerm, WhatsNew
+from app.whats_new.found import NewTerm, WhatsNew
 
 
 def named_out(request: Request, kind: str, named: people.Named) -> NamedOut:

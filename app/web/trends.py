@@ -18,7 +18,8 @@ from app.web import charts
 from app.web.deps import SearchDep, SessionDep, WhatsNewDep
 from app.web.formats import render_view
 from app.web.shapes import whats_new_out
-from app.whats_new.rising import WhatsNew, whats_new
+from app.whats_new.found import WhatsNew
+from app.whats_new.rising import whats_new
 from app.whats_new.trend_lines import MAX_TERMS, Trends, compute_trends
 
 router = APIRouter(default_response_class=HTMLResponse)

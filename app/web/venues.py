@@ -50,7 +50,8 @@ from app.web.shapes import (
 )
 from app.web.urls import topic_path, venue_path
 from app.web.views import Answers, PaperList, Queried
-from app.whats_new.rising import WhatsNew, whats_new
+from app.whats_new.found import WhatsNew
+from app.whats_new.rising import whats_new
 
 router = APIRouter(default_response_class=HTMLResponse)
 api = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)

@@ -17,7 +17,7 @@ only terms whose rise is not one conference's alone (IJCAI's area keywords, "ML"
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from app.search.results import SearchRequest
 from app.search.words.analysis import analyze
 from app.whats_new.concepts import ConceptNames
 from app.whats_new.edition_terms import EditionTerms, opened_terms
+from app.whats_new.found import LIMIT, NewTerm, WhatsNew
 
 BEFORE = 3  # editions of the series, or years of the catalog, compared with
 MIN_PAPERS = 3  # a rising or new term is in at least this many papers now
@@ -38,7 +39,6 @@ MIN_Z = 2.0  # and rose by at least this many standard deviations
 # within two years (a third of those below 3; bench/whats_new.py). Smaller years at L list
 # fewer terms (2013: 5); a handful of papers (a test's) never reaches 4.
 YEAR_PAPERS, MIN_Z_YEAR = 1000, 4.0
-LIMIT = 15
 # The prior's weight, in papers' worth of term counts: the groups' own size, so that the
 # smoothing matters most for terms rare in both.
 PRIOR_WEIGHT = 0.1
@@ -46,37 +46,6 @@ EXPLAINED = 0.7  # a word most of whose papers a listed phrase holds adds nothin
 # A year's term whose rise is this share of one conference's, or more, is that conference's
 # news (its edition lists it), where the year compares this many conferences at least.
 ONE_SERIES, SERIES_COMPARED = 0.9, 3
-
-
-@dataclass(frozen=True)
-class NewTerm:
-    term: str  # as the index holds it ("diffusion model")
-    shown: str  # as most papers write it ("diffusion models", "LLM agents", "DM")
-    meaning: str | None  # an acronym's, learned from the abstracts ("diffusion models")
-    query: str  # the search that finds exactly the counted papers (with the group's filters)
-    papers: int  # now
-    share: float
-    before: int  # papers holding it in the editions or years compared with
-    before_share: float
-    score: float  # z-score of the log-odds difference (first-seen terms: 0)
-
-    @property
-    def label(self) -> str:
-        """As listed: "diffusion models", "DM (diffusion models)"."""
-        return f"{self.shown} ({self.meaning})" if self.meaning else self.shown
-
-
-@dataclass(frozen=True)
-class WhatsNew:
-    editions: list[str]  # the editions counted as now
-    before_editions: list[str]  # and before
-    years: list[int]  # now (one year)
-    before_years: list[int]
-    papers: int
-    before_papers: int
-    rising: list[NewTerm]
-    first_seen: list[NewTerm]
-    filters: dict[str, object]  # the search filters of the papers counted now
 
 
 def log_odds_z(now: np.ndarray, before: np.ndarray, background: np.ndarray,

@@ -10,7 +10,7 @@ from sqlmodel import Session
 from app.catalog import year_totals
 from app.search.query.language import MAX_QUERY_CHARS
 from app.search.results import SearchRequest
-from app.search.searcher import PaperSearch
+from app.search.service import SearchService
 
 MAX_TERMS = 6
 
@@ -46,7 +46,7 @@ def clean_queries(queries: list[str]) -> tuple[list[str], list[str]]:
     return cleaned[:MAX_TERMS], notes
 
 
-def compute_trends(search: PaperSearch, session: Session, queries: list[str]) -> Trends:
+def compute_trends(search: SearchService, session: Session, queries: list[str]) -> Trends:
     totals = year_totals(session)
     years = list(totals)
     cleaned, notes = clean_queries(queries)
