@@ -36,7 +36,14 @@ from app.schema import INGEST_LOCK, CatalogSchemaError, catalog_lock, upgrade
 from app.search.index.generation import left_to_derive
 from app.search.index.meaning_updates import encode_and_publish, progress_bar
 from app.search.index.parallel_build import ParallelIndexBuild
-from app.search.index.sync import IndexStamp, SyncKind, build_index, index_lock, sync_index
+from app.search.index.sync import (
+    IndexStamp,
+    SyncKind,
+    build_index,
+    index_lock,
+    publish_vectors,
+    sync_index,
+)
 from app.search.words.acronyms import AcronymCounts
 from app.topics import use_taxonomy
 
@@ -232,7 +239,7 @@ def update_index() -> None:
 def _encode_vectors(settings: Settings, session: Session) -> str:
     """The papers lacking a sentence vector encoded, a progress bar on stderr; what was done."""
     try:
-        made = encode_and_publish(settings, session, progress_bar(
+        made = encode_and_publish(settings, session, publish_vectors, progress_bar(
             partial(typer.echo, nl=False, err=True)), wait=False)
     except EncodingElsewhere:
         return "sentence vectors: another process is encoding this catalog's papers"

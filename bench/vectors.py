@@ -20,7 +20,7 @@ from app.config import Settings
 from app.db import get_engine
 from app.meaning.store import paper_text, text_digest
 from app.search.index.meaning_updates import encode_and_publish
-from app.search.index.sync import sync_index
+from app.search.index.sync import publish_vectors, sync_index
 
 
 def borrow_vectors(settings: Settings, source: Path) -> int:
@@ -49,7 +49,7 @@ def with_vectors(settings: Settings, source: Path | None) -> Settings:
         print(f"vectors: {borrow_vectors(settings, source / 'catalog.db'):,} borrowed from "
               f"{source}", file=sys.stderr)
     with Session(get_engine(settings.database_url)) as session:
-        encoded = encode_and_publish(settings, session)
+        encoded = encode_and_publish(settings, session, publish_vectors)
         sync_index(settings, session, complete=False)  # the borrowed ones, if none was encoded
     print(f"vectors: {encoded:,} encoded here", file=sys.stderr)
     return settings

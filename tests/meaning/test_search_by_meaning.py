@@ -20,6 +20,7 @@ from app.meaning import encoder
 from app.meaning.store import counts
 from app.models import Paper, PaperVector
 from app.search.index.meaning_updates import encode_and_publish
+from app.search.index.sync import publish_vectors
 from app.search.rank import similar
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
@@ -37,7 +38,8 @@ KEYWORD_QUERIES = ("learning", "diffusion models", "graph neural", "reinforcemen
 
 def _encoded(catalog: Catalog) -> Catalog:
     with catalog.session() as session:
-        encode_and_publish(replace(catalog.settings, encode_vectors=True), session)
+        encode_and_publish(replace(catalog.settings, encode_vectors=True), session,
+                           publish_vectors)
     return catalog
 
 
@@ -170,7 +172,7 @@ def test_the_progress_counts_papers_encoded_again_as_not_yet_done(fresh: Catalog
         session.commit()
         shown: list[tuple[int, int]] = []
         encoded = encode_and_publish(replace(fresh.settings, encode_vectors=True), session,
-                                     lambda done, total: shown.append((done, total)))
+                                     publish_vectors, lambda *done: shown.append(done))
         total = counts(session)[1]
     assert encoded == 3
     assert shown[0] == (total - 3, total) and shown[-1] == (total, total)

@@ -37,6 +37,7 @@ from app.search.index.sync import (
     SyncOutcome,
     index_busy,
     pending_changes,
+    publish_vectors,
     read_index_stamp,
     sync_index,
 )
@@ -68,7 +69,7 @@ class IndexKeeper:
         self._failures = 0  # updates failed in a row
         self._retry_at = 0.0  # no update before this (time.monotonic())
         self._free_at_failure = 0  # bytes free on the data dir's device when the last failed
-        self.encoding = BackgroundEncoding(settings)  # the papers' sentence vectors
+        self.encoding = BackgroundEncoding(settings, publish_vectors)  # the papers' vectors
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="index-keeper", daemon=True)

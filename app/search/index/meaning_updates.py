@@ -22,7 +22,6 @@ from app.meaning.encoder import Encoder, ModelMissing, ModelRefused
 from app.meaning.job import EncodingElsewhere, encode_missing
 from app.meaning.store import counts
 from app.search.index.registry import WithParts
-from app.search.index.sync import sync_index
 from app.search.rank.by_meaning import MODEL_DIR
 
 # Papers encoded between two generations: reading which papers lack a vector takes seconds at
@@ -35,9 +34,12 @@ CHECK_SECONDS = 30.0
 MODEL_REFUSED = 3  # the encoding process's exit code when the model is missing or refused
 log = logging.getLogger("uvicorn.error.meaning")
 Progress = Callable[[int, int], None]  # (papers with a vector of their text now, papers)
+# What publishes a generation holding the vectors stored so far (sync.publish_vectors): the
+# caller's, so that encoding imports nothing of how an index is built.
+Publish = Callable[[Settings, Session], object]
 
 
-def encode_and_publish(settings: Settings, session: Session,
+def encode_and_publish(settings: Settings, session: Session, publish: Publish,
                        progress: Progress = lambda done, total: None,
                        wait: bool = True) -> int:
     """Encode every paper lacking a vector and publish the generations holding them; how
@@ -46,7 +48,7 @@ def encode_and_publish(settings: Settings, session: Session,
     encoded = 0
     while made := _encode_some(session, encoder, progress, wait):
         encoded += made
-        sync_index(settings, session, complete=False, vectors_stored=True)
+        publish(settings, session)
         if made < PUBLISH_EVERY:
             break
     return encoded
@@ -89,8 +91,8 @@ class BackgroundEncoding:
     most every `CHECK_SECONDS`; the keeper polls it after each of its checks. Several workers
     (or nodes) start one each: all but one find another encoding and end."""
 
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
+    def __init__(self, settings: Settings, publish: Publish) -> None:
+        self.settings, self.publish = settings, publish
         self.problem: str | None = None  # why it gave up (the model refused)
         self.counts: tuple[int, int] | None = None  # (papers with a vector, papers), for /healthz
         self._child: BaseProcess | None = None
@@ -114,7 +116,7 @@ class BackgroundEncoding:
             self._start_after = time.monotonic() + CHECK_SECONDS
             context = multiprocessing.get_context("spawn")  # no inherited connection or lock
             self._child = context.Process(target=WithParts(_encode_in_child),
-                                          args=(self.settings,),
+                                          args=(self.settings, self.publish),
                                           name="encode-vectors", daemon=True)
             self._child.start()
 
@@ -125,10 +127,10 @@ class BackgroundEncoding:
             child.join(timeout=10)
 
 
-def _encode_in_child(settings: Settings) -> None:
+def _encode_in_child(settings: Settings, publish: Publish) -> None:
     try:
         with Session(get_engine(settings.database_url)) as session:
-            encode_and_publish(settings, session, wait=False)
+            encode_and_publish(settings, session, publish, wait=False)
     except EncodingElsewhere:
         return
     except (ModelRefused, ModelMissing) as error:

@@ -356,3 +356,9 @@ def index_busy(settings: Settings) -> bool:
     """Whether another process holds the index lock now (building, updating or deriving)."""
     with index_lock(settings, wait=False) as locked:
         return not locked
+
+
+def publish_vectors(settings: Settings, session: Session) -> None:
+    """A generation with the papers' sentence vectors stored so far (their encoding's
+    `publish`, meaning_updates.py): the change log applied as well, nothing derived."""
+    sync_index(settings, session, complete=False, vectors_stored=True)
