@@ -100,10 +100,8 @@ def paper_api(request: Request, found: PaperDep, session: SessionDep,
               search: SearchDep) -> PaperDetailOut:
     """A paper, its related papers (with the key terms they share) and its BibTeX entry."""
     view = paper_view(request, session, search, found)
-    url_for = paper_url_for(request)
-    related = [RelatedOut.of(other, view.venues[other.edition_slug], url_for(other), shares=shared)
-               for other, shared in view.related]
-    return PaperDetailOut.of(found, view.venue, view.url, related=related, bibtex=view.bibtex)
+    return PaperDetailOut.of(found, view.venue, view.url, related=_related_out(request, view),
+                             bibtex=view.bibtex)
 
 
 @api.get("/papers/{paper_id}/related", name="api_related")
@@ -112,7 +110,11 @@ def related_api(request: Request, found: PaperDep, session: SessionDep, search: 
                 limit: Annotated[int, Query(ge=1, le=100)] = RELATED_MORE) -> list[RelatedOut]:
     """The papers most like this one (of a series and year; newest first when asked), each
     with the key terms of this paper it shares."""
-    view = related_view(request, session, search, found, choice, limit)
+    return _related_out(request, related_view(request, session, search, found, choice, limit))
+
+
+def _related_out(request: Request, view: PaperView | RelatedView) -> list[RelatedOut]:
+    """A view's related papers as the JSON lists them, each with the key terms it shares."""
     url_for = paper_url_for(request)
     return [RelatedOut.of(other, view.venues[other.edition_slug], url_for(other), shares=shared)
             for other, shared in view.related]
