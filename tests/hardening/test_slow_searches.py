@@ -19,12 +19,12 @@ from sqlmodel import select
 from app.main import create_app
 from app.models import Paper
 from tests.conftest import Catalog
-from tests.postgres import sqlite_run
+from tests.postgres import postgresql_run
 from tests.servers import CATALOG, free_port, wait_until_ready
 
 # Slow searches hold the server's threads and slots whatever the database is: these run
-# once, in the SQLite run of `make test`.
-pytestmark = sqlite_run
+# once, in the PostgreSQL run of `make test`, which ends a minute before the SQLite run.
+pytestmark = postgresql_run
 # The bound of a stopping worker's wait for its requests (CATALOG_GRACEFUL_SHUTDOWN_SECONDS):
 # shorter than the default 10 s, which a stuck search makes the test wait in full.
 GRACEFUL_SHUTDOWN_SECONDS = 2

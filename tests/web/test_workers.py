@@ -24,12 +24,12 @@ from app.search.words.vocabulary import WORD_TABLES_DIR
 from app.serving import _listening_sockets
 from bench.harness import free_port
 from tests.conftest import Catalog
-from tests.postgres import sqlite_run
+from tests.postgres import postgresql_run
 from tests.servers import CATALOG, running_server, wait_until_ready
 
 # Workers, sockets and mapped files: what the database is changes none of it, so these run
-# once, in the SQLite run of `make test`.
-pytestmark = sqlite_run
+# once, in the PostgreSQL run of `make test`, which ends a minute before the SQLite run.
+pytestmark = postgresql_run
 
 
 def _worker_answering(base: str) -> int | None:
