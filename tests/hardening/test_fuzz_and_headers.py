@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.web.middleware import MAX_ADDRESS_CHARS
-from tests.postgres import sqlite_run
+from tests.postgres import postgresql_run
 from tests.servers import running_server
 
 SECURITY = {"x-content-type-options": "nosniff",
@@ -90,7 +90,7 @@ def test_a_pasted_abstract_is_not_too_long(client: TestClient, sentence: str):
     assert client.get("/search", params={"q": pasted}).status_code == 200
 
 
-@sqlite_run  # the server's bound on an address, whatever the database: once is enough
+@postgresql_run  # the server's bound on an address, whatever the database: once, in the shorter run
 def test_a_served_overlong_address_gets_414_not_a_reset(fresh):
     with running_server(fresh.env()) as base:
         host, port = base.removeprefix("http://").split(":")
