@@ -17,7 +17,7 @@ from app.enrich import ON_INGEST
 from app.ingest import load
 from app.ingest.load import ingest_paths
 from app.models import Paper
-from tests.postgres import new_database_url, sqlite_run
+from tests.postgres import new_database_url, postgresql_run
 
 WORDS = ("graph neural network attention transformer diffusion policy gradient kernel "
          "bound regret sparse robust causal inference latent variational training data "
@@ -58,7 +58,7 @@ def peak_beyond_input(tmp_path: Path, papers: int) -> tuple[int, int]:
     return peak - size, stored
 
 
-@sqlite_run  # the chunks are the ingest's own, whatever the database: once per `make test`
+@postgresql_run  # the chunks are the ingest's own, whatever the database: once, in the shorter run
 def test_an_ingest_holds_a_chunk_of_papers_whatever_the_size_of_its_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(load, "STORE_CHUNK", 100)
