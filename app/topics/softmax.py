@@ -21,9 +21,9 @@ def features(headline: Sequence[str], text: Sequence[str]) -> set[str]:
 
 
 class SoftmaxRegression:
-    """Softmax regression over IDF-weighted term presence (unit length): the families here,
-    the topic lean of lean.py. A class may name a topic (`topics`), which `boosts` lifts by up
-    to `boost` when its probability passes `threshold`."""
+    """Softmax regression over IDF-weighted term presence (unit length): the families of
+    families.py, the topic lean of lean.py. A class may name a topic (`topics`), which
+    `boosts` lifts by up to `boost` when its probability passes `threshold`."""
 
     def __init__(self, terms: dict[str, int], idf: np.ndarray, weights: np.ndarray,
                  bias: np.ndarray, topics: Sequence[str | None], boost: float,
