@@ -32,16 +32,17 @@ test:
 	echo "=== PostgreSQL, the database tests (exit $$postgresql) ==="; cat $(PG_LOG); \
 	test $$rest -eq 0 && test $$database -eq 0 && test $$postgresql -eq 0
 
-# What the tests need beside Python: Debian's Chromium for the real-browser tests (Playwright's
-# own browser downloads are not available here), Debian's PostgreSQL for the PostgreSQL run,
-# axe-core from npm. `make test` installs them while pip installs the Python packages (-j2):
-# on a fresh machine Chromium alone took 71 s, pip 30 to 60 s. Without Chromium or axe-core
-# those tests skip and say why.
+# What the tests need beside Python: Debian's Chromium headless shell for the real-browser tests
+# (Playwright's own browser downloads are not available here; why the shell and not the full
+# browser: tests/browser/conftest.py), Debian's PostgreSQL for the PostgreSQL run, axe-core
+# from npm. `make test` installs them while pip installs the Python packages (-j2): on a fresh
+# machine Chromium alone took 71 s, pip 30 to 60 s. Without Chromium or axe-core those tests
+# skip and say why.
 system: $(VENV)/.system
 
 $(VENV)/.system:
 	mkdir -p $(VENV)
-	missing=; command -v chromium >/dev/null || missing=chromium; \
+	missing=; command -v chromium-headless-shell >/dev/null || missing=chromium-headless-shell; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	test -z "$$missing" || (apt-get update -qq && apt-get install -y -qq $$missing) \
 		|| echo "$$missing could not be installed: the tests that need it will fail or skip"
