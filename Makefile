@@ -36,8 +36,8 @@ test:
 # (Playwright's own browser downloads are not available here; why the shell and not the full
 # browser: tests/browser/conftest.py), Debian's PostgreSQL for the PostgreSQL run, axe-core
 # from npm. `make test` installs them while pip installs the Python packages (-j2): on a fresh
-# machine Chromium alone took 71 s, pip 30 to 60 s. Without Chromium or axe-core those tests
-# skip and say why.
+# machine the full Chromium package alone took 71 s, pip 30 to 60 s. Without Chromium or
+# axe-core those tests skip and say why.
 system: $(VENV)/.system
 
 $(VENV)/.system:
