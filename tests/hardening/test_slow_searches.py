@@ -23,7 +23,7 @@ from tests.postgres import postgresql_run
 from tests.servers import CATALOG, free_port, wait_until_ready
 
 # Slow searches hold the server's threads and slots whatever the database is: these run
-# once, in the PostgreSQL run of `make test`, which ends a minute before the SQLite run.
+# once, in the PostgreSQL run of `make test`, the shorter of the two database runs.
 pytestmark = postgresql_run
 # The bound of a stopping worker's wait for its requests (CATALOG_GRACEFUL_SHUTDOWN_SECONDS):
 # shorter than the default 10 s, which a stuck search makes the test wait in full.

@@ -28,7 +28,7 @@ from tests.postgres import postgresql_run
 from tests.servers import CATALOG, running_server, wait_until_ready
 
 # Workers, sockets and mapped files: what the database is changes none of it, so these run
-# once, in the PostgreSQL run of `make test`, which ends a minute before the SQLite run.
+# once, in the PostgreSQL run of `make test`, the shorter of the two database runs.
 pytestmark = postgresql_run
 
 
