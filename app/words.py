@@ -111,6 +111,8 @@ QUESTION_FUNCTION_WORDS = INTERROGATIVES | AUXILIARIES | STOP_WORDS | frozenset(
     paper papers work works research studies literature articles article recent recently
     latest current currently new today nowadays typically usually generally actually
     something anything thing things kind kinds people researchers
+    both but either neither those ones yet thus hence therefore itself themselves thereby
+    whereby upon
     against despite without within across through during among toward towards before after
     above below beyond like unlike versus vs per whereas while because since although though
     few little lot lots several enough various much etc e.g i.e eg ie viz

@@ -211,6 +211,19 @@ def test_parentheses_in_a_description_are_prose(weighed_client: TestClient):
     assert _search(weighed_client, "(pangolin OR bridges) stress")["reading"] is None
 
 
+def test_conjunctions_and_pronouns_of_a_description_are_no_concepts(
+        weighed_client: TestClient):
+    """"both", "but", "those", "thus": a TL;DR's joining words name nothing a paper must
+    hold. As concepts they were required of "every concept" and struck out as missing."""
+    joining = ["both", "but", "those", "thus"]
+    body = _search(weighed_client, "Pangolin armour resists stress in both scales and genomes, "
+                                   "but those of mammals differ, thus armour matters.")
+    assert body["reading"]["kind"] == "description"
+    assert set(joining) <= set(body["reading"]["not_required"])
+    assert not set(joining) & set(body["reading"]["concepts"])
+    assert body["hits"] and not any(set(hit["missing"]) & set(joining) for hit in body["hits"])
+
+
 @pytest.mark.parametrize(("text", "kind"), [
     ("We propose a method that lets language models use external tools by learning when to "
      "call APIs", Reading.DESCRIPTION),
