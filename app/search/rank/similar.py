@@ -95,13 +95,13 @@ def text_key_terms(searcher: Searcher, text: str) -> list[tuple[str, float]]:
 
 def _scores(searcher: Searcher, leaves: list[Leaf], boost: np.ndarray | None,
             vectors: Vectors | None, like: np.ndarray | None, weight: float,
-            close: np.ndarray | None = None,
-            meaning_weight: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+            close: np.ndarray | None = None, meaning_weight: float = 0.0,
+            feedback: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """The documents found and every document's score: BM25F of the leaves (times `boost`
     by document), blended with the cosine of the documents' vectors with `like` where given,
     `(1 - weight) × score / best + weight × cosine`, over every document with a vector; plus
     `meaning_weight` × the cosine of their sentence vectors with `close` where given, and
-    `feedback_meaning` × their cosine with the mean of the best `FEEDBACK_PAPERS` so far."""
+    `feedback` × their cosine with the mean of the best `FEEDBACK_PAPERS` so far."""
     docs, scores = bm25_sums(searcher, leaves, None)
     if boost is not None:
         scores = scores * boost
@@ -111,13 +111,13 @@ def _scores(searcher: Searcher, leaves: list[Leaf], boost: np.ndarray | None,
     if vectors.meaning is not None and close is not None and meaning_weight > 0:
         scores += meaning_weight * (vectors.meaning @ close)
         # A round of feedback: the papers found closest say more of what is alike than the
-        # given ones alone (measured: docs/search.md).
+        # given one alone (measured: docs/search.md).
         docs = vectors.documents
         found = docs[np.argpartition(-scores[docs], FEEDBACK_PAPERS)[:FEEDBACK_PAPERS]
                      if len(docs) > FEEDBACK_PAPERS else slice(None)]
-        feedback = _unit_mean(vectors.meaning[found])
-        if feedback is not None:
-            scores += weights.WEIGHTS.feedback_meaning * (vectors.meaning @ feedback)
+        alike = _unit_mean(vectors.meaning[found]) if feedback > 0 else None
+        if alike is not None:
+            scores += feedback * (vectors.meaning @ alike)
     return vectors.documents, scores
 
 
@@ -216,7 +216,7 @@ def related_papers(searcher: Searcher, ids: PaperIds, columns: dict[str, FacetCo
     close = vectors.meaning_of([docnum]) if vectors is not None else None
     docs, scores = _scores(searcher, [("text", term, w, None) for term, w in key_terms],
                            boost, vectors, like, weights.WEIGHTS.related_vectors, close,
-                           weights.WEIGHTS.related_meaning)
+                           weights.WEIGHTS.related_meaning, weights.WEIGHTS.feedback_meaning)
     found = [ids[doc] for doc, _ in _chosen(searcher, columns, vectors, choice, [docnum],
                                              (docs, scores), limit)]
     other_texts = texts(found)
@@ -285,9 +285,12 @@ def recommendations(searcher: Searcher, ids: PaperIds, columns: dict[str, FacetC
     like = close = None
     if vectors is not None:
         like, close = _unit_mean(vectors.rows[listed_docs]), vectors.meaning_of(listed_docs)
+    # A list of one paper is its related papers' question; of several, the profile of the
+    # terms they share already says most of what they have in common.
+    meaning, feedback = ((weights.WEIGHTS.list_meaning, 0.0) if len(listed_docs) > 1 else
+                         (weights.WEIGHTS.related_meaning, weights.WEIGHTS.feedback_meaning))
     docs, scores = _scores(searcher, _list_leaves(searcher, profile, ordered), None, vectors,
-                           like, weights.WEIGHTS.list_vectors, close,
-                           weights.WEIGHTS.list_meaning)
+                           like, weights.WEIGHTS.list_vectors, close, meaning, feedback)
     best = _chosen(searcher, columns, vectors, choice, listed_docs, (docs, scores), limit)
     found = [ids[doc] for doc, _ in best]
     other_texts = texts(found)

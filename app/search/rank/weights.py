@@ -40,12 +40,14 @@ class Weights:
     # best; for a reading list, the cosine with the mean of its papers' vectors.
     related_vectors: float = 0.5
     list_vectors: float = 0.4
-    # Plus this times the cosine of their sentence vectors (by_meaning.py), the paper's or
-    # the unit mean of the list's (measured: docs/search.md).
+    # Plus this times the cosine of their sentence vectors (by_meaning.py) with the paper's
+    # (its related papers, a reading list of it alone), or with the unit mean of a list of
+    # several papers': there the terms they share say most of what they have in common
+    # (measured: docs/search.md).
     related_meaning: float = 1.0
-    list_meaning: float = 1.0
-    # And this times the cosine with the mean of the first papers found that way
-    # (similar.FEEDBACK_PAPERS).
+    list_meaning: float = 0.5
+    # And, from one paper, this times the cosine with the mean of the first papers found
+    # that way (similar.FEEDBACK_PAPERS); a list of several has no such round.
     feedback_meaning: float = 1.0
     # A recommendation loses this times its closeness to the closest paper marked "less like
     # this" (similar._likeness).
