@@ -167,14 +167,14 @@ def _likeness(vectors: Vectors, docs: list[int]) -> np.ndarray:
 
 def _chosen(searcher: Searcher, columns: dict[str, FacetColumn], vectors: Vectors | None,
             choice: Choice, given: list[int], scored: tuple[np.ndarray, np.ndarray],
-            limit: int) -> list[tuple[int, float]]:
+            limit: int, lowering: float) -> list[tuple[int, float]]:
     """The `limit` best of the scored documents as `choice` asks, never one of the `given`
     ones (those the papers are like) nor one marked "less like this", and those like the
-    marked ones lowered."""
+    marked ones lowered by `lowering` × their closeness to the closest marked one."""
     docs, scores = scored
     less = _documents(searcher, choice.less)
     if vectors is not None and less:
-        scores = scores - weights.WEIGHTS.less_like * _likeness(vectors, less)
+        scores = scores - lowering * _likeness(vectors, less)
     docs = choice.allowed(searcher, columns, _without(docs, given + less))
     return choice.ordered(columns, best_scores((docs, scores), limit))
 
@@ -218,7 +218,7 @@ def related_papers(searcher: Searcher, ids: PaperIds, columns: dict[str, FacetCo
                            boost, vectors, like, weights.WEIGHTS.related_vectors, close,
                            weights.WEIGHTS.related_meaning, weights.WEIGHTS.feedback_meaning)
     found = [ids[doc] for doc, _ in _chosen(searcher, columns, vectors, choice, [docnum],
-                                             (docs, scores), limit)]
+                                             (docs, scores), limit, weights.WEIGHTS.less_like)]
     other_texts = texts(found)
     ordered = reasons.concepts(searcher, [plain], {term for term, _ in key_terms})
     return [RelatedPaper(other, reasons.shared(ordered, other_texts.get(other, "")))
@@ -291,7 +291,12 @@ def recommendations(searcher: Searcher, ids: PaperIds, columns: dict[str, FacetC
                          (weights.WEIGHTS.related_meaning, weights.WEIGHTS.feedback_meaning))
     docs, scores = _scores(searcher, _list_leaves(searcher, profile, ordered), None, vectors,
                            like, weights.WEIGHTS.list_vectors, close, meaning, feedback)
-    best = _chosen(searcher, columns, vectors, choice, listed_docs, (docs, scores), limit)
+    # A marked paper lowers the others as much as closeness counts in their score: `less_like`
+    # is set for one paper's (measured: docs/search.md).
+    one_paper = weights.WEIGHTS.related_meaning + weights.WEIGHTS.feedback_meaning
+    lowering = weights.WEIGHTS.less_like * ((meaning + feedback) / one_paper if one_paper else 1.0)
+    best = _chosen(searcher, columns, vectors, choice, listed_docs, (docs, scores), limit,
+                   lowering)
     found = [ids[doc] for doc, _ in best]
     other_texts = texts(found)
     return [Recommendation(paper, round(score, 4),
