@@ -108,14 +108,16 @@ def _scores(searcher: Searcher, leaves: list[Leaf], boost: np.ndarray | None,
     if vectors is None or like is None or weight <= 0 or not like.any():
         return docs, scores
     scores = (1 - weight) * scores / (scores.max() or 1) + weight * (vectors.rows @ like)
-    if vectors.meaning is not None and close is not None and meaning_weight > 0:
-        scores += meaning_weight * (vectors.meaning @ close)
+    if vectors.meaning is None or close is None or meaning_weight <= 0:
+        return vectors.documents, scores
+    scores += meaning_weight * (vectors.meaning @ close)
+    if feedback > 0:
         # A round of feedback: the papers found closest say more of what is alike than the
         # given one alone (measured: docs/search.md).
         docs = vectors.documents
         found = docs[np.argpartition(-scores[docs], FEEDBACK_PAPERS)[:FEEDBACK_PAPERS]
                      if len(docs) > FEEDBACK_PAPERS else slice(None)]
-        alike = _unit_mean(vectors.meaning[found]) if feedback > 0 else None
+        alike = _unit_mean(vectors.meaning[found])
         if alike is not None:
             scores += feedback * (vectors.meaning @ alike)
     return vectors.documents, scores
@@ -163,6 +165,14 @@ def _likeness(vectors: Vectors, docs: list[int]) -> np.ndarray:
     vectors where the index has them, else of their vectors (vectors.py)."""
     rows = vectors.meaning if vectors.meaning is not None else vectors.rows
     return (rows @ rows[docs].T).max(axis=1)
+
+
+def _lowering(meaning: float, feedback: float) -> float:
+    """How much a paper marked "less like this" lowers the others, times their closeness to
+    it: as much as closeness counts in their score (`meaning` + `feedback`), `less_like`
+    being set for one paper's (measured: docs/search.md)."""
+    one_paper = weights.WEIGHTS.related_meaning + weights.WEIGHTS.feedback_meaning
+    return weights.WEIGHTS.less_like * ((meaning + feedback) / one_paper if one_paper else 1.0)
 
 
 def _chosen(searcher: Searcher, columns: dict[str, FacetColumn], vectors: Vectors | None,
@@ -218,7 +228,9 @@ def related_papers(searcher: Searcher, ids: PaperIds, columns: dict[str, FacetCo
                            boost, vectors, like, weights.WEIGHTS.related_vectors, close,
                            weights.WEIGHTS.related_meaning, weights.WEIGHTS.feedback_meaning)
     found = [ids[doc] for doc, _ in _chosen(searcher, columns, vectors, choice, [docnum],
-                                             (docs, scores), limit, weights.WEIGHTS.less_like)]
+                                             (docs, scores), limit,
+                                             _lowering(weights.WEIGHTS.related_meaning,
+                                                       weights.WEIGHTS.feedback_meaning))]
     other_texts = texts(found)
     ordered = reasons.concepts(searcher, [plain], {term for term, _ in key_terms})
     return [RelatedPaper(other, reasons.shared(ordered, other_texts.get(other, "")))
@@ -291,12 +303,8 @@ def recommendations(searcher: Searcher, ids: PaperIds, columns: dict[str, FacetC
                          (weights.WEIGHTS.related_meaning, weights.WEIGHTS.feedback_meaning))
     docs, scores = _scores(searcher, _list_leaves(searcher, profile, ordered), None, vectors,
                            like, weights.WEIGHTS.list_vectors, close, meaning, feedback)
-    # A marked paper lowers the others as much as closeness counts in their score: `less_like`
-    # is set for one paper's (measured: docs/search.md).
-    one_paper = weights.WEIGHTS.related_meaning + weights.WEIGHTS.feedback_meaning
-    lowering = weights.WEIGHTS.less_like * ((meaning + feedback) / one_paper if one_paper else 1.0)
     best = _chosen(searcher, columns, vectors, choice, listed_docs, (docs, scores), limit,
-                   lowering)
+                   _lowering(meaning, feedback))
     found = [ids[doc] for doc, _ in best]
     other_texts = texts(found)
     return [Recommendation(paper, round(score, 4),
