@@ -213,7 +213,8 @@ class Search:
         return question_ranking.ordered(
             resolved.bag, resolved.closeness, np.flatnonzero(resolved.allowed),
             match_scores(self.searcher, resolved.query, resolved.allowed, self.phrases),
-            partial(proximity.rerank, self.searcher, words), proximity.RERANKED, limit)
+            partial(proximity.rerank, self.searcher, words), proximity.RERANKED, limit,
+            complete_first=resolved.parsed.reading is not Reading.DESCRIPTION)
 
     def _like_text(self) -> Resolved:
         """A pasted text: the papers most like it as a whole, by its key terms, as related

@@ -224,6 +224,43 @@ def test_conjunctions_and_pronouns_of_a_description_are_no_concepts(
     assert body["hits"] and not any(set(hit["missing"]) & set(joining) for hit in body["hits"])
 
 
+@pytest.fixture(scope="module")
+def described(tmp_path_factory: pytest.TempPathFactory):
+    """A paper about tapir gait, okapi stripes and sloth fur that never writes "introduce",
+    and one that holds every concept of the description below in passing."""
+    catalog = make_catalog(tmp_path_factory.mktemp("described"))
+    common = [f"We introduce a model of optimizer number {i} for scaling laws." for i in range(12)]
+    write_list(catalog.seeds / "described.txt", "DESCRIBE 2026 Papers", *common,
+               "Tapir gait, okapi stripes and sloth fur: a model of tapir gait that explains "
+               "okapi stripes and sloth fur from one principle of tapir gait.",
+               "A model we introduce for birds of prey mentions tapir gait, okapi stripes and "
+               "sloth fur in passing, among eagles, owls, kites, hawks, falcons and condors.")
+    catalog.ingest(catalog.seeds)
+    from app.main import create_app
+
+    with TestClient(create_app(catalog.settings), raise_server_exceptions=False) as client:
+        yield client
+
+
+def test_a_description_ranks_the_paper_it_describes_above_one_with_every_word_in_passing(
+        described: TestClient):
+    """A sentence's incidental word ("introduce") held by one paper in passing does not put
+    it above the paper about the sentence's rare concepts, which is still counted apart: a
+    question's papers with every concept come first, a description's are ranked with the
+    rest (measured on TL;DRs: docs/search.md)."""
+    q = "We introduce a model of tapir gait, okapi stripes and sloth fur."
+    body = _search(described, q)
+    assert body["reading"]["kind"] == "description" and body["reading"]["complete"] == 1
+    first, second = body["hits"][:2]
+    assert first["abstract"].startswith("Tapir gait") and first["missing"] == ["introduce"]
+    assert second["abstract"].startswith("A model we introduce") and second["missing"] == []
+    assert "ranked with them" in described.get("/search", params={"q": q}).text
+    asked = _search(described, "what do we introduce for a model of tapir gait, okapi stripes "
+                               "and sloth fur")
+    assert asked["reading"]["kind"] == "question"
+    assert asked["hits"][0]["abstract"].startswith("A model we introduce")
+
+
 @pytest.mark.parametrize(("text", "kind"), [
     ("We propose a method that lets language models use external tools by learning when to "
      "call APIs", Reading.DESCRIPTION),

@@ -9,10 +9,12 @@ the query asks (which words are function words, which parts are concepts) was re
 2. **Listed** (`listing`): the papers (passing the inline filters, not excluded) holding at
    least `weights.bag_share` of the weight the best paper holds; with the sentence vectors,
    the `by_meaning.NEAR_PAPERS` closest in meaning follow, labelled.
-3. **Ordered** (`ordered`): the papers holding every part first; within each group by
-   `BM25F over the parts (ranking.match_scores) × share of the weight ** weights.coverage`,
+3. **Ordered** (`ordered`): a question's papers holding every part first; within each group
+   by `BM25F over the parts (ranking.match_scores) × share of the weight ** weights.coverage`,
    fused with the closeness in meaning (`by_meaning.fused`); each group's head re-ranked by
-   how close the typed words stand (proximity.rerank).
+   how close the typed words stand (proximity.rerank). A description's papers are one group:
+   of a sentence's many concepts, a paper holding every one often holds an incidental word
+   ("introduce", "novel") where the paper described says it otherwise (docs/search.md).
 """
 
 from __future__ import annotations
@@ -146,19 +148,19 @@ def listing(bag: PartMatches, passing: np.ndarray, filtered: Mask,
 
 
 def ordered(bag: PartMatches, closeness: np.ndarray | None, docs: np.ndarray,
-            scores: np.ndarray | None, rerank: Rerank, head: int,
-            limit: int) -> list[tuple[int, float]]:
+            scores: np.ndarray | None, rerank: Rerank, head: int, limit: int,
+            complete_first: bool = True) -> list[tuple[int, float]]:
     """The best `limit` of the listed papers that the filters allow (`docs`): those with
-    every part first, then by BM25F over the parts they share (`scores`, by document number:
-    ranking.match_scores) times the share of the weight they hold, fused with their
-    closeness in meaning; each group's best `head` re-ranked by `rerank` (proximity.rerank:
-    how close the typed words stand)."""
+    every part first where `complete_first` (a question's), then by BM25F over the parts
+    they share (`scores`, by document number: ranking.match_scores) times the share of the
+    weight they hold, fused with their closeness in meaning; each group's best `head`
+    re-ranked by `rerank` (proximity.rerank: how close the typed words stand)."""
     score = (scores[docs] if scores is not None else np.zeros(len(docs))) * (
         bag.share[docs] ** weights.WEIGHTS.coverage)
     if closeness is not None:
         score = by_meaning.fused(score, closeness[docs], float(closeness.max()))
-    complete = bag.complete[docs]
-    order = np.lexsort((docs, -score, ~complete))[:max(limit, head)]
+    first = bag.complete if complete_first else np.zeros(len(bag.complete), bool)
+    order = np.lexsort((docs, -score, ~first[docs]))[:max(limit, head)]
     best = [(int(docs[i]), float(score[i])) for i in order]
-    first = [hit for hit in best if bag.complete[hit[0]]]
-    return (rerank(first) + rerank(best[len(first):]))[:limit]
+    leading = [hit for hit in best if first[hit[0]]]
+    return (rerank(leading) + rerank(best[len(leading):]))[:limit]
