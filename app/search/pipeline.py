@@ -208,8 +208,7 @@ class Search:
     def _bag_ranked(self, resolved: Resolved, limit: int) -> list[tuple[int, float]]:
         """The best `limit` of a question's listed papers (question_ranking.ordered)."""
         assert resolved.bag is not None and resolved.query is not None
-        parts = resolved.parsed.parts
-        words = parts.single_words() if parts is not None else []
+        words = resolved.parsed.parts.single_words() if resolved.parsed.parts else []
         return question_ranking.ordered(
             resolved.bag, resolved.closeness, np.flatnonzero(resolved.allowed),
             match_scores(self.searcher, resolved.query, resolved.allowed, self.phrases),
