@@ -308,7 +308,8 @@ def quality(count: int, draws: int = DRAWS, pasted: int = PASTED_PAPERS,
         settings = with_vectors(build_catalog(rows, Path(tmp)), vectors_from)
         judging = Judging.open(settings, Path(tmp) / "fts5.db")
         print_lists(judging, rows, count, draws)
-        print_shared(judging, rows, pasted)
+        if pasted > 0:  # 0: the lists alone
+            print_shared(judging, rows, pasted)
         judging.close()
 
 
@@ -353,7 +354,8 @@ def main() -> None:
     parser.add_argument("--lists", type=int, default=150, help="keywords, most common first")
     parser.add_argument("--draws", type=int, default=DRAWS, help="lists of each keyword")
     parser.add_argument("--pasted", type=int, default=PASTED_PAPERS,
-                        help="papers whose abstract is pasted (shared-keyword measure)")
+                        help="papers whose abstract is pasted (shared-keyword measure; 0: "
+                        "none, the lists alone)")
     parser.add_argument("--catalog", type=Path, help="a catalog's data directory, for speed")
     parser.add_argument("--vectors-from", type=Path,
                         help="a catalog's data directory whose sentence vectors to borrow "
