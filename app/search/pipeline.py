@@ -190,9 +190,9 @@ class Search:
                                  family=related)
         passing = self._required(parts, len(bag.complete))
         found = question_ranking.listing(bag, passing, self._filtered, self._closeness(self.q))
-        complete = self._filtered(bag.complete & passing)
+        complete = int(np.count_nonzero(self._filtered(bag.complete & passing)))
         result.reading = QueryReading(parsed.reading.value, parsed.dropped, bag.labels,
-                                      int(np.count_nonzero(complete)))
+                                      complete, parsed.reading.complete_first)
         if found.near is not None:
             result.near = int(np.count_nonzero(found.near))
         return Resolved(result, parsed, Or(related + parsed.lacking), found.listed,
@@ -213,7 +213,7 @@ class Search:
             resolved.bag, resolved.closeness, np.flatnonzero(resolved.allowed),
             match_scores(self.searcher, resolved.query, resolved.allowed, self.phrases),
             partial(proximity.rerank, self.searcher, words), proximity.RERANKED, limit,
-            complete_first=resolved.parsed.reading is not Reading.DESCRIPTION)
+            complete_first=resolved.parsed.reading.complete_first)
 
     def _like_text(self) -> Resolved:
         """A pasted text: the papers most like it as a whole, by its key terms, as related

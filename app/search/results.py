@@ -48,6 +48,7 @@ class QueryReading:
     not_required: list[str]  # as typed
     concepts: list[str]  # as typed
     complete: int  # the papers (of the filters chosen) that hold every concept
+    complete_first: bool = True  # they come first (Reading.complete_first)
 
     # What the result's total counts, in words (the JSON twin says it).
     counted = ("the papers holding every concept, then those holding at least half of the "

@@ -56,6 +56,13 @@ class Reading(Enum):
     QUESTION = "question"
     DESCRIPTION = "description"
 
+    @property
+    def complete_first(self) -> bool:
+        """Whether its papers holding every concept come first (a question's), or are ranked
+        with the rest: of a description's many concepts, a paper holding every one often
+        holds an incidental word in passing (question_ranking.ordered, docs/search.md)."""
+        return self is not Reading.DESCRIPTION
+
 
 def _plain(word: str) -> str:
     return _TRIM.sub("", word).lower().replace("’", "'")

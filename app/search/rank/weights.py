@@ -50,7 +50,8 @@ class Weights:
     # that way (similar.FEEDBACK_PAPERS); a list of several has no such round.
     feedback_meaning: float = 1.0
     # A recommendation loses this times its closeness to the closest paper marked "less like
-    # this" (similar._likeness).
+    # this" (similar._likeness): a list of one paper's; a list of several, as much less as it
+    # weighs closeness less (similar._lowering).
     less_like: float = 1.0
     # The weight of the words of a phrase that listed papers share, where the phrase stands,
     # over the mean of the list's terms (similar.py; all three: docs/search.md).
