@@ -51,6 +51,7 @@ BACKOFF_CAP = 300.0
 FREED_BYTES = 8 << 20
 # A child of uvicorn's own logger: printed beside the server's messages, in its format.
 log = logging.getLogger("uvicorn.error.index")
+NOT_CHECKED = "not checked yet"  # /healthz's index before the keeper's first check
 
 
 class IndexKeeper:
@@ -62,7 +63,7 @@ class IndexKeeper:
         # What an ingest left the catalog to derive (its keyphrases), derived before the
         # index's part in the update's child (a module-level function: the child is spawned).
         self.derive_catalog = derive_catalog
-        self.state = "not checked yet"
+        self.state = NOT_CHECKED
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._child: BaseProcess | None = None
