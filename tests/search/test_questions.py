@@ -272,6 +272,24 @@ def test_an_interrogative_within_a_long_text_joins_its_clauses(text: str, kind: 
     assert QueryParser(lambda prefix: [], lambda name: True).parse(text).reading is kind
 
 
+@pytest.mark.parametrize(("text", "kind"), [
+    ("guessing how far away things are from a single photo", Reading.DESCRIPTION),
+    ("figuring out who spoke when in a meeting", Reading.DESCRIPTION),
+    ("telling whether a molecule is toxic", Reading.DESCRIPTION),
+    ("a caption that says what is happening", Reading.DESCRIPTION),
+    ("diffusion models how to sample faster", Reading.QUESTION),  # a noun before it
+    ("catastrophic forgetting when fine-tuning", Reading.QUESTION),  # an -ing noun
+    ("how far away are things in a single photo", Reading.QUESTION),
+    ("guessing how far away things are from a photo?", Reading.QUESTION),
+])
+def test_an_interrogative_a_verb_takes_as_its_object_describes_a_task(text: str,
+                                                                       kind: Reading):
+    """Plain words describe an idea by what it does ("telling whether ..."): read as a
+    question, its generic words would all be required first, and read as keywords, its
+    "whether"; a description is ranked as a bag of its concepts, fused with meaning."""
+    assert QueryParser(lambda prefix: [], lambda name: True).parse(text).reading is kind
+
+
 @pytest.mark.parametrize(("question", "dropped"), [
     ("methods for multi-agent path finding", ["methods", "for"]),  # a compound's end
     ("how does decision making under uncertainty work", ["how", "does", "under", "work"]),

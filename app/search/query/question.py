@@ -42,6 +42,8 @@ from app.words import (
 WITHOUT = frozenset({"without"})
 WITHOUT_TERM, FREE_TERM = analyze("without")[0], analyze("free")[0]
 _VERB_ONLY = frozenset({"VERB", "AUX"})
+# "working out which", "finding out whether": a particle between a verb and the clause it takes
+_PARTICLES = frozenset({"out", "up"})
 # A query with this many content words is a description: no paper holds them all; one with
 # fewer is, when no paper does.
 MANY_WORDS = 6
@@ -83,15 +85,35 @@ def reading_of(tokens: list[re.Match[str]], text: str, unmatched: bool = False) 
         return Reading.KEYWORDS  # "what is best": nothing else to search for
     many = FEW_WORDS if unmatched else MANY_WORDS
     long = len(content) + phrases >= many
+    task = _takes_clause(plain)
     # Within a long text, "when" or "which" joins clauses of a description ("by learning
     # when to call APIs"); a question starts by asking or ends with "?".
     asks = ((plain and plain[0] in INTERROGATIVES | AUXILIARIES)
-            or (not long and any(p in INTERROGATIVES for p in plain))
+            or (not long and task is False)
             or any(tuple(plain[:len(lead)]) == lead for lead in REQUEST_LEADS)
             or text.rstrip().endswith("?"))
     if asks:
         return Reading.QUESTION
-    return Reading.DESCRIPTION if long else Reading.KEYWORDS
+    return Reading.DESCRIPTION if long or task else Reading.KEYWORDS
+
+
+def _takes_clause(plain: list[str]) -> bool | None:
+    """Whether a verb takes a short query's first interrogative after its first word as the
+    start of its object: a description of a task, "guessing how far away things are",
+    "telling whether a medicine is toxic", "a sentence that says what is happening" (the words
+    after it are the clause's: "figuring out who spoke when"); not "diffusion models how to
+    sample faster", which asks. None without one. An -ing word takes it only as the task's
+    first word: "catastrophic forgetting when fine-tuning" asks."""
+    first = next((i for i, word in enumerate(plain) if word in INTERROGATIVES and i), None)
+    if first is None:
+        return None
+    before = plain[:first - 1] if plain[first - 1] in _PARTICLES else plain[:first]
+    if not before:
+        return False
+    parts = lemmas(before[-1])
+    if before[-1].endswith("ing"):
+        return len(before) == 1 and "VERB" in parts
+    return bool(parts) and set(parts) <= _VERB_ONLY
 
 
 def prose_tokens(tokens: list[re.Match[str]]) -> tuple[list[re.Match[str]], list[str]]:
