@@ -5,7 +5,8 @@ within the rounding of one step in 127 of a row's largest coordinate."""
 import numpy as np
 
 from app.meaning.encoder import DIMENSIONS
-from app.search.rank.by_meaning import BLOCK_ROWS, read_meaning, write_meaning
+from app.search.rank.by_meaning import BLOCK_ROWS, closeness_to, read_meaning, write_meaning
+from app.search.rank.weights import WEIGHTS
 
 
 def _unit_rows(count: int, seed: int = 0) -> np.ndarray:
@@ -42,3 +43,27 @@ def test_the_int8_rows_stand_for_the_vectors(tmp_path):
 def test_a_generation_of_another_layout_has_no_sentence_vectors(tmp_path):
     np.save(tmp_path / "meaning.npy", _unit_rows(4))  # float32, as format 27 wrote it
     assert read_meaning(tmp_path, 4) is None
+
+
+def test_a_query_no_paper_is_close_to_is_moved_toward_its_closest_papers(tmp_path):
+    """Pseudo-relevance feedback where the encoder is unsure (weights.unsure_below): a vague
+    query lies as near one stray paper as the ones about its idea, whose mean draws it to
+    them; a query close to a paper is read as it is."""
+    rng = np.random.default_rng(2)
+    idea, stray, vague = (_unit_rows(1, seed)[0] for seed in (3, 4, 5))
+    cluster = idea + 0.35 * rng.normal(size=(30, DIMENSIONS)) / np.sqrt(DIMENSIONS)
+    # The query: as near the stray paper as the idea's papers, and near neither.
+    query = 0.5 * idea + 0.55 * stray + 0.67 * vague
+    query /= np.linalg.norm(query)
+    rows = np.vstack([cluster / np.linalg.norm(cluster, axis=1, keepdims=True), stray,
+                      _unit_rows(100, seed=6)]).astype(np.float32)
+    ids = [f"p{n}" for n in range(len(rows))]
+    write_meaning(tmp_path, np.array([i.encode() for i in ids]), np.arange(len(rows)), ids,
+                  rows)
+    matrix = read_meaning(tmp_path, len(rows))
+    plain = matrix @ query
+    assert plain.max() < WEIGHTS.unsure_below and int(np.argmax(plain)) == 30  # the stray
+    moved = closeness_to(matrix, lambda text: query, "vague")
+    assert set(np.argsort(-moved)[:10]) < set(range(30))  # the idea's papers first
+    sure = closeness_to(matrix, lambda text: rows[31], "a paper's own words")
+    assert np.allclose(sure, matrix @ rows[31])

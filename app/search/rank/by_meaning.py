@@ -39,6 +39,7 @@ MEANING_OFF = "meaning:off"  # in a query: the words alone
 # The papers closest in meaning that follow a question's, a description's or a pasted text's
 # own.
 NEAR_PAPERS = 100
+UNSURE_PAPERS = 10  # the closest papers an unsure query's vector is moved toward
 
 
 def write_meaning(directory: Path, documents: np.ndarray, live: np.ndarray, ids: list[str],
@@ -114,9 +115,20 @@ def closeness_to(matrix: SentenceVectors | None, encode: Callable[[str], np.ndar
                  text: str) -> np.ndarray | None:
     """Each document's cosine with the text's vector (rows of unit length; 0 for none), where
     the generation has the papers' vectors (`matrix`: None where meaning is switched off) and
-    the model is there."""
+    the model is there; with the vector moved toward its `UNSURE_PAPERS` closest papers where
+    none is closer than `weights.unsure_below` (measured: docs/search.md)."""
     vector = encode(text) if matrix is not None else None
-    return None if vector is None else matrix @ vector
+    if vector is None:
+        return None
+    closeness = matrix @ vector
+    if len(closeness) <= UNSURE_PAPERS or closeness.max() >= weights.WEIGHTS.unsure_below:
+        return closeness
+    # Pseudo-relevance feedback in the encoder's space: a vague description ("trying
+    # something new versus sticking with what has paid off") lies near a few papers that
+    # share its everyday words; their mean points toward the idea they are about.
+    closest = np.argpartition(-closeness, UNSURE_PAPERS)[:UNSURE_PAPERS]
+    moved = vector + weights.WEIGHTS.unsure_feedback * matrix[closest].mean(axis=0)
+    return matrix @ (moved / np.linalg.norm(moved)).astype(np.float32)
 
 
 def fused(words: np.ndarray, meaning: np.ndarray, closest: float) -> np.ndarray:

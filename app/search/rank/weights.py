@@ -62,6 +62,11 @@ class Weights:
     # up); papers closer than `near_floor` that hold too few of the words join them.
     meaning_weight: float = 1.5
     near_floor: float = 0.3
+    # A query the encoder is unsure of, no paper closer than `unsure_below`, is read as its
+    # vector plus this times the mean of its closest papers' (by_meaning.closeness_to):
+    # plain words are such queries (90 % of them at L), one-line summaries seldom (9 %).
+    unsure_below: float = 0.6
+    unsure_feedback: float = 1.0
 
 
 # Read at each use (`weights.WEIGHTS.proximity`), so a benchmark may try others by replacing
