@@ -1,6 +1,7 @@
 """A generation's sentence vectors in int8 with a scale per row (by_meaning.SentenceVectors):
 written and mapped back, they multiply and index as the float32 matrix they stand for, to
-within the rounding of one step in 127 of a row's largest coordinate."""
+within the rounding of one step in 127 of a row's largest coordinate; and a query's closeness
+to them (by_meaning.closeness_to), moved toward its closest papers where it is unsure."""
 
 import numpy as np
 
