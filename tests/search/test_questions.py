@@ -281,6 +281,8 @@ def test_an_interrogative_within_a_long_text_joins_its_clauses(text: str, kind: 
     ("catastrophic forgetting when fine-tuning", Reading.QUESTION),  # an -ing noun
     ("how far away are things in a single photo", Reading.QUESTION),
     ("guessing how far away things are from a photo?", Reading.QUESTION),
+    ("answering questions about what is shown in a picture", Reading.DESCRIPTION),
+    ("papers about what makes transformers generalize", Reading.QUESTION),  # no task
 ])
 def test_an_interrogative_a_verb_takes_as_its_object_describes_a_task(text: str,
                                                                        kind: Reading):

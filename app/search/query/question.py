@@ -44,6 +44,8 @@ WITHOUT_TERM, FREE_TERM = analyze("without")[0], analyze("free")[0]
 _VERB_ONLY = frozenset({"VERB", "AUX"})
 # "working out which", "finding out whether": a particle between a verb and the clause it takes
 _PARTICLES = frozenset({"out", "up"})
+# "answering questions about what is shown": a preposition taking the clause, in a task
+_PREPOSITIONS = frozenset({"about", "of", "on", "for", "from", "into", "with", "over", "between"})
 # A query with this many content words is a description: no paper holds them all; one with
 # fewer is, when no paper does.
 MANY_WORDS = 6
@@ -103,17 +105,24 @@ def _takes_clause(plain: list[str]) -> bool | None:
     "telling whether a medicine is toxic", "a sentence that says what is happening" (the words
     after it are the clause's: "figuring out who spoke when"); not "diffusion models how to
     sample faster", which asks. None without one. An -ing word takes it only as the task's
-    first word: "catastrophic forgetting when fine-tuning" asks."""
+    first word: "catastrophic forgetting when fine-tuning" asks; so does a preposition, in a
+    task that starts with one: "answering questions about what is shown in a picture"."""
     first = next((i for i, word in enumerate(plain) if word in INTERROGATIVES and i), None)
     if first is None:
         return None
     before = plain[:first - 1] if plain[first - 1] in _PARTICLES else plain[:first]
     if not before:
         return False
-    parts = lemmas(before[-1])
+    if before[-1] in _PREPOSITIONS:  # the clause of a task's object: "answering ... about what"
+        return _is_gerund(before[0])
     if before[-1].endswith("ing"):
-        return len(before) == 1 and "VERB" in parts
+        return len(before) == 1 and _is_gerund(before[-1])
+    parts = lemmas(before[-1])
     return bool(parts) and set(parts) <= _VERB_ONLY
+
+
+def _is_gerund(word: str) -> bool:
+    return word.endswith("ing") and "VERB" in lemmas(word)
 
 
 def prose_tokens(tokens: list[re.Match[str]]) -> tuple[list[re.Match[str]], list[str]]:
