@@ -12,6 +12,7 @@ from bench.descriptions import (
     summary_table,
 )
 from bench.fts5 import build_fts5
+from bench.plain_words import DESCRIPTIONS, LATER_DESCRIPTIONS, load_descriptions
 from bench.questions import (
     CATALOG,
     FTS5,
@@ -83,6 +84,16 @@ def test_the_question_set():
     assert all(q.concept and q.pattern.search(" ".join(q.concept)) for q in questions)
     starts = {q.question.split()[0].lower() for q in questions}
     assert {"how", "what", "why", "which", "when", "is", "can", "does"} <= starts
+
+
+def test_the_plain_word_sets():
+    """Both sets of plain-word descriptions load; every idea's terms are a regex that finds
+    the idea's own name or a term of it, and no description is in both sets."""
+    first, later = load_descriptions(DESCRIPTIONS), load_descriptions(LATER_DESCRIPTIONS)
+    for described in (first, later):
+        assert len(described) >= 30
+        assert all(d.description and d.idea and d.pattern.pattern for d in described)
+    assert not {d.description for d in first} & {d.description for d in later}
 
 
 def test_questions_scored_for_catalog_and_fts5(tiny):
