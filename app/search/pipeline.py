@@ -23,12 +23,11 @@ from app.search.query.language import (
     MAX_TEXT_CHARS,
     ParsedQuery,
     QueryParser,
+    did_you_mean,
     is_pasted_text,
-    replace_word,
 )
 from app.search.query.parts import (
     FILTER_INDEX_FIELDS,
-    TEXT_FIELDS,
     QueryParts,
     excludes,
     phrase_words,
@@ -119,7 +118,10 @@ class Search:
         if (with_hits and 0 < room <= PER_PAGE and self.request.sort == "relevance"
                 and not result.pasted
                 and resolved.bag is None):
-            result.partial = self._partial(resolved.parsed, allowed, room)
+            # No paper holds every word: papers close in meaning join those with some of them.
+            words = " ".join(resolved.parsed.words)
+            closeness = None if result.total or not words else self._closeness(words)
+            result.partial = self._partial(resolved.parsed, allowed, room, closeness)
             if not result.partial:
                 result.related_words, result.partial = self._related_words(
                     resolved.parsed, allowed, room)
@@ -153,7 +155,9 @@ class Search:
             return Resolved(result, parsed, None, nothing, nothing)
         if query is None:
             query = Every()
-        result.corrected = self._did_you_mean(parsed)
+        result.corrected = did_you_mean(parsed, self.current.synonyms,
+                                        self.searcher.doc_frequency,
+                                        self.current.vocabulary.suggest)
         if parsed.reading is not Reading.KEYWORDS and parsed.parts is not None:
             return self._bag(parsed, parsed.parts, result)
         docs = self._matching(query)
@@ -265,22 +269,6 @@ class Search:
     def _facet_counts(self, docs: np.ndarray) -> dict[str, list[tuple[object, int]]]:
         return FacetFilter(self.current.columns, self.request.filters(), docs).counts()
 
-    def _did_you_mean(self, parsed: ParsedQuery) -> str | None:
-        reader = self.searcher.reader()
-        corrected = parsed.text
-        changed = False
-        for word in parsed.words:
-            stems = analyze(word)
-            if self.current.synonyms.key(word, stems) is not None or any(
-                reader.doc_frequency(name, stem) for stem in stems for name in TEXT_FIELDS
-            ):
-                continue
-            suggestion = self.current.vocabulary.suggest(word.lower())
-            if suggestion:
-                corrected = replace_word(corrected, word, suggestion)
-                changed = True
-        return corrected if changed else None
-
     def _fallback(self, parsed: ParsedQuery, result: SearchResult, query: Query,
                   docs: np.ndarray) -> tuple[ParsedQuery, Query, np.ndarray]:
         """No match: try the spelling correction, whose matches are then ranked and followed
@@ -294,23 +282,28 @@ class Search:
                     return corrected, corrected.query, corrected_docs
         return parsed, query, docs
 
-    def _partial(self, parsed: ParsedQuery, exact: np.ndarray, room: int) -> list[SearchHit]:
+    def _partial(self, parsed: ParsedQuery, exact: np.ndarray, room: int,
+                 closeness: np.ndarray | None = None) -> list[SearchHit]:
         """The best papers with most but not all of the query's parts (at least half of
         them; the words of a lone phrase are its parts), by the score of the parts they
-        have."""
+        have; fused with their `closeness` in meaning where given (no paper holds every
+        part), and joined by the papers closest in meaning, labelled."""
         parts = (parsed.parts or phrase_words(parsed.query, parsed.text)
                  if parsed.query is not None else None)
         if parts is None:
             return []
         matches = self._part_matches(parts)
         total = len(matches.complete)
+        passing = ~exact & self._required(parts, total)
         wanted = matches.count >= max(1, math.ceil(
             weights.WEIGHTS.partial_share * len(parts.words)))
-        wanted &= ~exact & self._required(parts, total)
-        candidates = self._filtered(wanted)
-        if not candidates.any():
+        candidates = self._filtered(wanted & passing)
+        if not candidates.any() and closeness is None:
             return []
-        return self._fill(Or([query for _, query in parts.words]), candidates, room, matches)
+        near = None if closeness is None else (closeness, lambda docs: self._filtered(
+            docs & passing))
+        return self._fill(Or([query for _, query in parts.words]), candidates, room, matches,
+                          near)
 
     def _related_words(self, parsed: ParsedQuery, exact: np.ndarray,
                        room: int) -> tuple[list[str], list[SearchHit]]:
@@ -332,17 +325,23 @@ class Search:
         return words, self._fill(either, candidates, room)
 
     def _fill(self, either: Query, candidates: np.ndarray, room: int,
-              parts: PartMatches | None = None) -> list[SearchHit]:
+              parts: PartMatches | None = None,
+              near: tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]] | None = None
+              ) -> list[SearchHit]:
         """The best `room` of `candidates` as hits that follow the exact matches, by their
         BM25F score for `either` (whose terms the snippets mark): each word they hold weighs
         its IDF, so lacking a rare word costs more than lacking a common one. Each hit names
-        the `parts` it lacks."""
+        the `parts` it lacks. With `near` (every paper's closeness in meaning, and the mask
+        of those allowed), fused with it as a description's are (by_meaning.with_near)."""
         scores = match_scores(self.searcher, either, candidates, self.phrases)
         docs = np.flatnonzero(candidates)
         score = scores[docs] if scores is not None else np.zeros(len(docs))
-        order = np.lexsort((docs, -score))[:room]
-        best = [(int(docs[i]), float(score[i])) for i in order]
-        return self._hits(best, either, partial=True, parts=parts)
+        order = np.lexsort((docs, -score))
+        best = [(int(docs[i]), float(score[i])) for i in order[:room if near is None else None]]
+        close = None
+        if near is not None:
+            best, close = by_meaning.with_near(best, *near)
+        return self._hits(best[:room], either, partial=True, parts=parts, near=close)
 
     def _hits(self, best: list[tuple[int, float]], query: Query, partial: bool = False,
               parts: PartMatches | None = None,
@@ -353,7 +352,7 @@ class Search:
         plain = self.texts(ids)
         terms = query_terms(query)
         return [SearchHit(paper_id, score, make_snippet(plain.get(paper_id, ""), terms),
-                          partial=(partial or bool(missing)) and not by_meaning,
+                          partial=partial or (bool(missing) and not by_meaning),
                           missing=[] if by_meaning else missing, by_meaning=by_meaning)
                 for paper_id, (doc, score) in zip(ids, best, strict=True)
                 for missing in [parts.missing(doc) if parts is not None else []]

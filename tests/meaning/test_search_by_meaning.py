@@ -32,6 +32,7 @@ from tests.servers import CATALOG
 DEPTH = ("Monocular depth estimation predicts a dense depth map from a single RGB image: we "
          "train a vision transformer with a scale-invariant loss on indoor and outdoor scenes.")
 GUESS = "guessing how far away things are in one photo"
+APART = "far away photo"  # keywords that no paper holds together
 KEYWORD_QUERIES = ("learning", "diffusion models", "graph neural", "reinforcement -policy",
                    '"language models"', "transformer attention")
 
@@ -103,6 +104,15 @@ def test_a_plain_word_description_and_a_neighbour_in_plain_words_are_found_by_me
         words_only = client.get("/api/search", params={"q": f"{GUESS} meaning:off"}).json()
         assert paper not in [hit["id"] for hit in words_only["hits"]]
         assert not any(hit["by_meaning"] for hit in words_only["hits"])
+        # Keywords no paper holds together: papers close in meaning join those holding some,
+        # not counted, labelled; not with the words alone.
+        apart = client.get("/api/search", params={"q": APART}).json()
+        assert apart["total"] == apart["by_meaning"] == 0 and apart["reading"] is None
+        assert all(hit["partial"] for hit in apart["hits"])
+        assert {hit["id"]: hit["by_meaning"] for hit in apart["hits"]}.get(paper) is True
+        assert "close in meaning" in client.get("/search", params={"q": APART}).text
+        apart_words = client.get("/api/search", params={"q": f"{APART} meaning:off"}).json()
+        assert paper not in [hit["id"] for hit in apart_words["hits"]]
 
 
 def test_keyword_queries_count_and_list_what_they_did_before_the_vectors(fresh: Catalog):

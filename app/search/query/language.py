@@ -31,6 +31,7 @@ from app.search.query.expand import Synonyms
 from app.search.query.parts import (
     AUTHOR,
     FILTER_FIELDS,
+    TEXT_FIELDS,
     QueryParts,
     concepts,
     query_parts,
@@ -115,6 +116,24 @@ def clean_query_text(raw: str) -> tuple[str, list[str]]:
 def is_pasted_text(raw: str) -> bool:
     """Whether a query is long enough to be a pasted text rather than words to match."""
     return len(raw[:MAX_TEXT_CHARS].split(maxsplit=PASTED_TEXT_WORDS)) > PASTED_TEXT_WORDS
+
+
+def did_you_mean(parsed: ParsedQuery, synonyms: Synonyms,
+                 frequency: Callable[[str, str], int],
+                 suggest: Callable[[str], str | None]) -> str | None:
+    """The query with each word that no paper holds (in any field of `TEXT_FIELDS`, by the
+    index's document `frequency`) and no synonym group means replaced by the vocabulary's
+    suggestion; None when there is none."""
+    corrected = parsed.text
+    for word in parsed.words:
+        stems = analyze(word)
+        if synonyms.key(word, stems) is not None or any(
+                frequency(name, stem) for stem in stems for name in TEXT_FIELDS):
+            continue
+        suggestion = suggest(word.lower())
+        if suggestion:
+            corrected = replace_word(corrected, word, suggestion)
+    return corrected if corrected != parsed.text else None
 
 
 def replace_word(text: str, word: str, replacement: str) -> str:
