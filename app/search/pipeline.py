@@ -118,8 +118,7 @@ class Search:
         if (with_hits and 0 < room <= PER_PAGE and self.request.sort == "relevance"
                 and not result.pasted
                 and resolved.bag is None):
-            # No paper holds every word: papers close in meaning join those with some of them.
-            words = " ".join(resolved.parsed.words)
+            words = " ".join(resolved.parsed.words)  # none holds them all: meaning joins
             closeness = None if result.total or not words else self._closeness(words)
             result.partial = self._partial(resolved.parsed, allowed, room, closeness)
             if not result.partial:
@@ -213,11 +212,13 @@ class Search:
         """The best `limit` of a question's listed papers (question_ranking.ordered)."""
         assert resolved.bag is not None and resolved.query is not None
         words = resolved.parsed.parts.single_words() if resolved.parsed.parts else []
+        reversed_by = (proximity.REVERSED_IN_QUESTION
+                       if resolved.parsed.reading is Reading.QUESTION else proximity.REVERSED)
         return question_ranking.ordered(
             resolved.bag, resolved.closeness, np.flatnonzero(resolved.allowed),
             match_scores(self.searcher, resolved.query, resolved.allowed, self.phrases),
-            partial(proximity.rerank, self.searcher, words), proximity.RERANKED, limit,
-            complete_first=resolved.parsed.reading.complete_first)
+            partial(proximity.rerank, self.searcher, words, reversed_by=reversed_by),
+            proximity.RERANKED, limit, complete_first=resolved.parsed.reading.complete_first)
 
     def _like_text(self) -> Resolved:
         """A pasted text: the papers most like it as a whole, by its key terms, as related

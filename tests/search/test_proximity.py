@@ -11,6 +11,7 @@ from app.search.rank import proximity
 from tests.conftest import Catalog, write_list
 
 FILLER = "with careful measurements over many long winter nights near the coast"
+MORE = "and careful notes"  # past the headline
 
 
 def test_adjacent_words_outrank_the_same_words_scattered(fresh: Catalog, tmp_path: Path):
@@ -51,3 +52,20 @@ def test_every_match_is_listed_once_when_more_match_than_are_reranked(fresh: Cat
     listed = [[hit["abstract"] for hit in body["hits"] if not hit["partial"]] for body in pages]
     assert [len(page) for page in listed] == [20, 20, count - 40]
     assert sorted(sum(listed, [])) == sorted(abstracts)
+
+
+def test_a_questions_words_reversed_count_less_than_a_keyword_querys(fresh: Catalog,
+                                                                    tmp_path: Path):
+    """A question's consecutive words are a term in the field's order: the paper that holds
+    "descent ... double" more often loses to the one writing "double descent" once, where
+    the keywords, read as typed, rank it first for the words it holds more."""
+    reversed_ = f"Quokka foraging {FILLER} {MORE}: a descent, a wombat descent with double steps."
+    in_order = f"Quokka foraging {FILLER} {MORE}: a wombat double descent in steps."
+    fresh.ingest(write_list(tmp_path / "order.txt", "ORDER 2025 Papers", reversed_, in_order))
+    with TestClient(create_app(fresh.settings)) as client:
+        def ours(q: str) -> list[str]:
+            hits = client.get("/api/search", params={"q": q}).json()["hits"]
+            return [hit["abstract"] for hit in hits if "wombat" in hit["abstract"]]
+
+        assert ours("double descent") == [reversed_, in_order]
+        assert ours("when does double descent happen") == [in_order, reversed_]

@@ -18,6 +18,10 @@ from app.search.words.analysis import STOP_BITS
 
 RERANKED = 50
 REVERSED = 1  # what the other order adds to two words' distance
+# ...in a question, whose consecutive words are the field's terms in the order the field
+# writes them: "double descent" reversed is "gradient descent with double-pass". A
+# description's words are prose that papers say in any order (measured: docs/search.md).
+REVERSED_IN_QUESTION = 3
 
 
 def positions_in(searcher: Searcher, fieldname: str, word: str, doc: int) -> np.ndarray:
@@ -31,14 +35,15 @@ def positions_in(searcher: Searcher, fieldname: str, word: str, doc: int) -> np.
     return np.zeros(0, dtype=np.int32)
 
 
-def _apart(gap: np.ndarray) -> np.ndarray:
+def _apart(gap: np.ndarray, reversed_by: int) -> np.ndarray:
     """How far apart two words are, `gap` positions from the first to the second: the words
-    in the query's order count as written; in the other order one farther ("gradient
-    descent with double-pass" is not about double descent)."""
-    return np.where(gap > 0, gap, np.abs(gap) + REVERSED)
+    in the query's order count as written; in the other order `reversed_by` farther
+    ("gradient descent with double-pass" is not about double descent)."""
+    return np.where(gap > 0, gap, np.abs(gap) + reversed_by)
 
 
-def closeness(searcher: Searcher, words: list[str], doc: int) -> float:
+def closeness(searcher: Searcher, words: list[str], doc: int,
+              reversed_by: int = REVERSED) -> float:
     """Mean over consecutive pairs of the words of 1 / their least distance in the text."""
     positions = [np.asarray(positions_in(searcher, "text", word, doc), dtype=np.int64)
                  for word in words]
@@ -49,17 +54,19 @@ def closeness(searcher: Searcher, words: list[str], doc: int) -> float:
         at = np.searchsorted(b, a)  # b is sorted: the nearest is at `at` or just before
         right = b[np.minimum(at, len(b) - 1)]
         left = b[np.maximum(at - 1, 0)]
-        nearest = int(np.minimum(_apart(right - a), _apart(left - a)).min())
+        nearest = int(np.minimum(_apart(right - a, reversed_by),
+                                 _apart(left - a, reversed_by)).min())
         total += 1.0 / max(1, nearest)
     return total / (len(words) - 1)
 
 
-def rerank(searcher: Searcher, words: list[str],
-           best: list[tuple[int, float]]) -> list[tuple[int, float]]:
+def rerank(searcher: Searcher, words: list[str], best: list[tuple[int, float]],
+           reversed_by: int = REVERSED) -> list[tuple[int, float]]:
     """The best matches with the first RERANKED re-scored for closeness, in the new order."""
     if len(words) < 2 or weights.WEIGHTS.proximity == 0:
         return best
-    head = [(doc, score * (1 + weights.WEIGHTS.proximity * closeness(searcher, words, doc)))
+    head = [(doc, score * (1 + weights.WEIGHTS.proximity
+                           * closeness(searcher, words, doc, reversed_by)))
             for doc, score in best[:RERANKED]]
     head.sort(key=lambda item: (-item[1], item[0]))
     return head + best[RERANKED:]
