@@ -110,7 +110,9 @@ def test_a_plain_word_description_and_a_neighbour_in_plain_words_are_found_by_me
         assert apart["total"] == apart["by_meaning"] == 0 and apart["reading"] is None
         assert all(hit["partial"] for hit in apart["hits"])
         assert {hit["id"]: hit["by_meaning"] for hit in apart["hits"]}.get(paper) is True
-        assert "close in meaning" in client.get("/search", params={"q": APART}).text
+        assert all(hit["by_meaning"] for hit in apart["hits"])  # none holds two of its words
+        page = client.get("/search", params={"q": APART}).text
+        assert "Papers close in meaning to your words" in page and "These are close" in page
         apart_words = client.get("/api/search", params={"q": f"{APART} meaning:off"}).json()
         assert paper not in [hit["id"] for hit in apart_words["hits"]]
 
