@@ -299,8 +299,8 @@ class Search:
         wanted = matches.count >= max(1, math.ceil(
             weights.WEIGHTS.partial_share * len(parts.words)))
         candidates = self._filtered(wanted & passing)
-        if not candidates.any() and closeness is None:
-            return []
+        if not candidates.any() and (closeness is None or not matches.count.any()):
+            return []  # meaning joins words the catalog holds, not "zzqx qqzx" alone
         near = None if closeness is None else (closeness, lambda docs: self._filtered(
             docs & passing))
         return self._fill(Or([query for _, query in parts.words]), candidates, room, matches,

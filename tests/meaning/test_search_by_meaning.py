@@ -115,6 +115,8 @@ def test_a_plain_word_description_and_a_neighbour_in_plain_words_are_found_by_me
         assert "Papers close in meaning to your words" in page and "These are close" in page
         apart_words = client.get("/api/search", params={"q": f"{APART} meaning:off"}).json()
         assert paper not in [hit["id"] for hit in apart_words["hits"]]
+        # Words no paper holds at all are no query: nothing comes by meaning for them.
+        assert client.get("/api/search", params={"q": "zzqx qqzx"}).json()["hits"] == []
 
 
 def test_keyword_queries_count_and_list_what_they_did_before_the_vectors(fresh: Catalog):
