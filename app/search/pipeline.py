@@ -118,9 +118,8 @@ class Search:
         if (with_hits and 0 < room <= PER_PAGE and self.request.sort == "relevance"
                 and not result.pasted
                 and resolved.bag is None):
-            words = " ".join(resolved.parsed.words)  # none holds them all: meaning joins
-            closeness = None if result.total or not words else self._closeness(words)
-            result.partial = self._partial(resolved.parsed, allowed, room, closeness)
+            result.partial = self._partial(resolved.parsed, allowed, room,
+                                           with_meaning=not result.total)
             if not result.partial:
                 result.related_words, result.partial = self._related_words(
                     resolved.parsed, allowed, room)
@@ -284,23 +283,24 @@ class Search:
         return parsed, query, docs
 
     def _partial(self, parsed: ParsedQuery, exact: np.ndarray, room: int,
-                 closeness: np.ndarray | None = None) -> list[SearchHit]:
+                 with_meaning: bool = False) -> list[SearchHit]:
         """The best papers with most but not all of the query's parts (at least half of
         them; the words of a lone phrase are its parts), by the score of the parts they
-        have; fused with their `closeness` in meaning where given (no paper holds every
-        part), and joined by the papers closest in meaning, labelled."""
+        have; `with_meaning` (no paper holds every part), fused with their closeness in meaning
+        and joined by the closest papers, labelled, where a paper holds a word ("zzqx": no)."""
         parts = (parsed.parts or phrase_words(parsed.query, parsed.text)
                  if parsed.query is not None else None)
         if parts is None:
             return []
         matches = self._part_matches(parts)
-        total = len(matches.complete)
-        passing = ~exact & self._required(parts, total)
+        passing = ~exact & self._required(parts, len(matches.complete))
         wanted = matches.count >= max(1, math.ceil(
             weights.WEIGHTS.partial_share * len(parts.words)))
         candidates = self._filtered(wanted & passing)
-        if not candidates.any() and (closeness is None or not matches.count.any()):
-            return []  # meaning joins words the catalog holds, not "zzqx qqzx" alone
+        words = " ".join(parsed.words) if with_meaning and matches.count.any() else ""
+        closeness = self._closeness(words) if words else None
+        if not candidates.any() and closeness is None:
+            return []
         near = None if closeness is None else (closeness, lambda docs: self._filtered(
             docs & passing))
         return self._fill(Or([query for _, query in parts.words]), candidates, room, matches,
