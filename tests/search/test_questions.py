@@ -300,3 +300,42 @@ def test_an_interrogative_a_verb_takes_as_its_object_describes_a_task(text: str,
 ])
 def test_a_request_word_that_ends_a_compound_after_a_concept_is_kept(question, dropped):
     assert QueryParser(lambda prefix: [], lambda name: True).parse(question).dropped == dropped
+
+
+@pytest.mark.parametrize(("text", "concepts"), [
+    ("can transformers learn to sort or do arithmetic",
+     ["transformers", "learn", "sort or arithmetic"]),
+    ("are GANs or VAEs better for music", ["gans or vaes", "music"]),
+    ("whether or not dropout helps", ["dropout"]),  # "or not" offers none
+    ("transformers sort or arithmetic", ["transformers", "sort", "arithmetic"]),  # keywords
+])
+def test_a_question_offering_alternatives_asks_for_either(text: str, concepts: list[str]):
+    assert QueryParser(lambda prefix: [], lambda name: True).parse(text).concepts == concepts
+
+
+@pytest.fixture(scope="module")
+def alternatives(tmp_path_factory: pytest.TempPathFactory) -> PaperSearch:
+    """Transformer papers on sorting, on arithmetic and on neither; a sorting paper without
+    transformers."""
+    catalog = make_catalog(tmp_path_factory.mktemp("alternatives"))
+    write_list(catalog.seeds / "alternatives.txt", "ALT 2026 Papers",
+               "Transformers learn to sort lists of numbers when trained on short ones.",
+               "Transformers learn arithmetic: addition of long numbers from few examples.",
+               *[f"Transformers learn grammar number {i} from parsed sentences."
+                 for i in range(6)],
+               "Recurrent networks learn to sort lists with pointer attention.")
+    catalog.ingest(catalog.seeds)
+    search = PaperSearch(catalog.settings.index_path, check_interval=0, result_cache=0)
+    yield search
+    search.close()
+
+
+def test_papers_holding_either_alternative_hold_every_concept(alternatives: PaperSearch):
+    """Read as two concepts, "sort" and "arithmetic", no paper held every one and a paper on
+    arithmetic showed "sort" missing; either is what the question asks."""
+    result = alternatives.search(SearchRequest(q="can transformers learn to sort or do "
+                                                 "arithmetic meaning:off"), lambda ids: {})
+    assert result.reading is not None and result.reading.complete == 2
+    assert result.reading.concepts == ["transformers", "learn", "sort or arithmetic"]
+    first = {hit.id for hit in result.hits[:2]}
+    assert len(first) == 2 and all(not hit.missing for hit in result.hits[:2])

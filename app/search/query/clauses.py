@@ -21,6 +21,11 @@ from app.search.rank import weights
 from app.search.words.analysis import MAX_STOPS, catalog_analyzer
 
 
+class Alternatives(Or):
+    """The words a question offers as alternatives, "sort or do arithmetic": one part, which a
+    paper holds when it holds either (question.alternatives)."""
+
+
 class Tokens(tuple[str, ...]):
     """Analyzed words that know how many stop words stood between each and the one before
     (`gaps`); equal to the plain tuple of the same words."""

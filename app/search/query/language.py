@@ -26,7 +26,7 @@ from whoosh.query import (
 )
 
 from app.facets import BY_NAME, FACETS
-from app.search.query.clauses import analyze_phrase, text_query
+from app.search.query.clauses import Alternatives, analyze_phrase, text_query
 from app.search.query.expand import Synonyms
 from app.search.query.parts import (
     AUTHOR,
@@ -38,6 +38,7 @@ from app.search.query.parts import (
 )
 from app.search.query.question import (
     Reading,
+    alternatives,
     doing_without,
     is_doing_without,
     is_function_word,
@@ -48,6 +49,7 @@ from app.search.rank import weights
 from app.search.words.analysis import analyze, word_analyzer
 
 MAX_QUERY_CHARS = 500
+ALTERNATIVES = {Reading.QUESTION}  # the readings whose "A or B" is one part
 # A query of more words is a pasted text (an abstract): answered by papers like it as a whole
 # (similar.py), as 200 ANDed words would find nothing. It may be this long.
 PASTED_TEXT_WORDS = 40
@@ -149,6 +151,7 @@ class _Item:
     query: Query
     negated: bool = False
     plain_tokens: tuple[str, ...] | None = None  # a bare word's tokens: joins synonym spans
+    alternative: bool = False  # to the item before it (question.alternatives)
 
 
 class QueryParser:
@@ -176,6 +179,7 @@ class QueryParser:
         if self.reading is not Reading.KEYWORDS:
             self.tokens, asking = prose_tokens(self.tokens)
             self.dropped.extend(asking)
+        self.alternatives = alternatives(self.tokens) if self.reading in ALTERNATIVES else set()
         parsed = ParsedQuery(text, None, notes=notes, reading=self.reading,
                              dropped=self.dropped, lacking=self.lacking)
         if not self.tokens:
@@ -221,7 +225,7 @@ class QueryParser:
         items: list[_Item] = []
         negate_next = False
         while self.position < len(self.tokens):
-            token = self.tokens[self.position]
+            token, at = self.tokens[self.position], self.position
             if token["close"] or self._peek_word("OR"):
                 break
             self.position += 1
@@ -234,6 +238,7 @@ class QueryParser:
             if item is None:
                 continue
             item.negated = item.negated or negate_next
+            item.alternative = at in self.alternatives
             negate_next = False
             items.append(item)
         if negate_next:
@@ -337,7 +342,14 @@ class QueryParser:
 
     def _combine(self, items: list[_Item]) -> Query | None:
         items = _join_synonym_spans(items, self.synonyms)
-        positive = [item.query for item in items if not item.negated]
+        positive: list[Query] = []
+        for item in items:
+            if item.negated:
+                continue
+            if item.alternative and positive:
+                positive[-1] = Alternatives([positive[-1], item.query])
+            else:
+                positive.append(item.query)
         negative = [item.query for item in items if item.negated]
         if not positive and not negative:
             return None
@@ -369,11 +381,12 @@ def _join_synonym_spans(items: list[_Item], synonyms: Synonyms) -> list[_Item]:
     while i < len(items):
         for n in range(min(longest, len(items) - i), 1, -1):
             span = items[i : i + n]
-            if any(item.plain_tokens is None for item in span):
+            if any(item.plain_tokens is None or item.alternative for item in span[1:]) \
+                    or span[0].plain_tokens is None:
                 continue
             tokens = tuple(t for item in span for t in item.plain_tokens or ())
             if tokens in table:
-                joined.append(_Item(synonyms.group(tokens, None)))
+                joined.append(_Item(synonyms.group(tokens, None), alternative=span[0].alternative))
                 i += n
                 break
         else:

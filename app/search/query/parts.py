@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from whoosh.query import And, AndNot, Not, Phrase, Query
 
 from app.facets import NAMES
-from app.search.query.clauses import text_query
+from app.search.query.clauses import Alternatives, text_query
 from app.search.words.analysis import analyze, catalog_analyzer
 
 TEXT_FIELDS = ("headline", "text")
@@ -43,6 +43,8 @@ class QueryParts:
 
 def _label(query: Query, forms: dict[str, str]) -> str:
     """A part of the query as it was typed: its words in their written form."""
+    if isinstance(query, Alternatives):
+        return " or ".join(_label(sub, forms) for sub in query.subqueries)
     stems = [text if isinstance(text, str) else text.decode("utf-8")
              for name, text in query.iter_all_terms(phrases=True) if name in TEXT_FIELDS]
     typed = list(dict.fromkeys(forms[key] for stem in stems  # an acronym's marker: "SLAM"

@@ -11,6 +11,8 @@ and as a **description** when it has `MANY_WORDS` content words or more. Then:
 
 - the function words of questions and requests (`QUESTION_FUNCTION_WORDS`) are left out:
   never required, never shown as missing, never scored. Inside a quoted phrase they count;
+- in a question, words joined by "or" are one part, held by a paper holding either
+  (`alternatives`);
 - the papers listed are those with every content word, then those holding at least
   `weights.WEIGHTS.bag_share` of the query's weight, each part (a word, a phrase, a synonym
   group) weighing its IDF; they are ranked by BM25F over the parts they share times the share
@@ -97,6 +99,26 @@ def reading_of(tokens: list[re.Match[str]], text: str, unmatched: bool = False) 
     if asks:
         return Reading.QUESTION
     return Reading.DESCRIPTION if long or task else Reading.KEYWORDS
+
+
+def alternatives(tokens: list[re.Match[str]]) -> set[int]:
+    """The positions of a question's words that follow an "or" as the alternative to the word
+    before it: "can transformers learn to sort or do arithmetic" asks for papers on either (an
+    auxiliary may come between). Not "whether or not", nor an "or" after a function word."""
+    def content(token: re.Match[str]) -> bool:
+        return token["phrase"] is not None or bool(
+            token["word"] and not token["neg"] and is_content_word(token["word"]))
+
+    found = set()
+    for at in range(1, len(tokens) - 1):
+        if tokens[at]["word"] != "or" or not content(tokens[at - 1]):
+            continue
+        after = at + 1
+        while after < len(tokens) - 1 and _plain(tokens[after]["word"] or "") in AUXILIARIES:
+            after += 1
+        if content(tokens[after]):
+            found.add(after)
+    return found
 
 
 def _takes_clause(plain: list[str]) -> bool | None:
