@@ -307,6 +307,7 @@ def test_a_request_word_that_ends_a_compound_after_a_concept_is_kept(question, d
      ["transformers", "learn", "sort or arithmetic"]),
     ("are GANs or VAEs better for music", ["gans or vaes", "music"]),
     ("whether or not dropout helps", ["dropout"]),  # "or not" offers none
+    ("how does sorting, merging or hashing scale", ["sorting or merging or hashing", "scale"]),
     ("transformers sort or arithmetic", ["transformers", "sort", "arithmetic"]),  # keywords
 ])
 def test_a_question_offering_alternatives_asks_for_either(text: str, concepts: list[str]):

@@ -104,7 +104,8 @@ def reading_of(tokens: list[re.Match[str]], text: str, unmatched: bool = False) 
 def alternatives(tokens: list[re.Match[str]]) -> set[int]:
     """The positions of a question's words that follow an "or" as the alternative to the word
     before it: "can transformers learn to sort or do arithmetic" asks for papers on either (an
-    auxiliary may come between). Not "whether or not", nor an "or" after a function word."""
+    auxiliary may come between), as do the words of a list before it, "sorting, merging or
+    hashing". Not "whether or not", nor an "or" after a function word."""
     def content(token: re.Match[str]) -> bool:
         return token["phrase"] is not None or bool(
             token["word"] and not token["neg"] and is_content_word(token["word"]))
@@ -118,6 +119,10 @@ def alternatives(tokens: list[re.Match[str]]) -> set[int]:
             after += 1
         if content(tokens[after]):
             found.add(after)
+            listed = at - 1
+            while listed > 0 and content(tokens[listed - 1]) and tokens[listed - 1][0][-1] == ",":
+                found.add(listed)
+                listed -= 1
     return found
 
 
