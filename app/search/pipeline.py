@@ -217,7 +217,7 @@ class Search:
             resolved.bag, resolved.closeness, np.flatnonzero(resolved.allowed),
             match_scores(self.searcher, resolved.query, resolved.allowed, self.phrases),
             partial(proximity.rerank, self.searcher, words, reversed_by=reversed_by),
-            proximity.RERANKED, limit, complete_first=resolved.parsed.reading.complete_first)
+            proximity.RERANKED, limit, resolved.parsed.reading)
 
     def _like_text(self) -> Resolved:
         """A pasted text: the papers most like it as a whole, by its key terms, as related

@@ -30,6 +30,7 @@ import re
 from enum import Enum
 
 from app.search.query.clauses import Tokens
+from app.search.rank import weights
 from app.search.words.analysis import analyze
 from app.search.words.lemma_table import lemmas
 from app.words import (
@@ -68,6 +69,12 @@ class Reading(Enum):
         with the rest: of a description's many concepts, a paper holding every one often
         holds an incidental word in passing (question_ranking.ordered, docs/search.md)."""
         return self is not Reading.DESCRIPTION
+
+    @property
+    def meaning_weight(self) -> float:
+        """How much closeness in meaning counts beside its words (by_meaning.fused)."""
+        return (weights.WEIGHTS.question_meaning_weight if self is Reading.QUESTION
+                else weights.WEIGHTS.meaning_weight)
 
 
 def _plain(word: str) -> str:

@@ -131,16 +131,18 @@ def closeness_to(matrix: SentenceVectors | None, encode: Callable[[str], np.ndar
     return matrix @ (moved / np.linalg.norm(moved)).astype(np.float32)
 
 
-def fused(words: np.ndarray, meaning: np.ndarray, closest: float) -> np.ndarray:
+def fused(words: np.ndarray, meaning: np.ndarray, closest: float,
+          weight: float | None = None) -> np.ndarray:
     """A ranking by words (scores, 0 for none) and one by closeness in meaning, fused by
     their scores: each over its best (`closest`: the cosine of the closest paper of all),
-    the closeness counted from `near_floor` up and weighing `meaning_weight`. Ranks alone
+    the closeness counted from `near_floor` up and weighing `weight` (by default
+    `meaning_weight`: a question's is the reading's, question.Reading.meaning_weight). Ranks alone
     (reciprocal-rank fusion) let a paper that holds the words win over the one closest in
     meaning even when nothing else but it is close."""
     floor = weights.WEIGHTS.near_floor
     by_words = words / words.max() if len(words) and words.max() > 0 else words
     by_meaning = np.clip((meaning - floor) / max(closest - floor, 1e-6), 0.0, 1.0)
-    return by_words + weights.WEIGHTS.meaning_weight * by_meaning
+    return by_words + (weights.WEIGHTS.meaning_weight if weight is None else weight) * by_meaning
 
 
 def switched(q: str) -> tuple[str, bool]:

@@ -29,6 +29,7 @@ from whoosh.query import Phrase, Query, Term
 from whoosh.searching import Searcher
 
 from app.search.query.parts import QueryParts
+from app.search.query.question import Reading
 from app.search.rank import by_meaning, weights
 
 Mask = Callable[[np.ndarray], np.ndarray]  # the documents a search's filters let through
@@ -149,17 +150,19 @@ def listing(bag: PartMatches, passing: np.ndarray, filtered: Mask,
 
 def ordered(bag: PartMatches, closeness: np.ndarray | None, docs: np.ndarray,
             scores: np.ndarray | None, rerank: Rerank, head: int, limit: int,
-            complete_first: bool = True) -> list[tuple[int, float]]:
+            reading: Reading) -> list[tuple[int, float]]:
     """The best `limit` of the listed papers that the filters allow (`docs`): those with
-    every part first where `complete_first` (a question's), then by BM25F over the parts
-    they share (`scores`, by document number: ranking.match_scores) times the share of the
-    weight they hold, fused with their closeness in meaning; each group's best `head`
-    re-ranked by `rerank` (proximity.rerank: how close the typed words stand)."""
+    every part first where the `reading` says so (a question's), then by BM25F over the
+    parts they share (`scores`, by document number: ranking.match_scores) times the share
+    of the weight they hold, fused with their closeness in meaning at the reading's weight;
+    each group's best `head` re-ranked by `rerank` (proximity.rerank: how close the typed
+    words stand)."""
     score = (scores[docs] if scores is not None else np.zeros(len(docs))) * (
         bag.share[docs] ** weights.WEIGHTS.coverage)
     if closeness is not None:
-        score = by_meaning.fused(score, closeness[docs], float(closeness.max()))
-    first = bag.complete if complete_first else np.zeros(len(bag.complete), bool)
+        score = by_meaning.fused(score, closeness[docs], float(closeness.max()),
+                                 reading.meaning_weight)
+    first = bag.complete if reading.complete_first else np.zeros(len(bag.complete), bool)
     order = np.lexsort((docs, -score, ~first[docs]))[:max(limit, head)]
     best = [(int(docs[i]), float(score[i])) for i in order]
     leading = [hit for hit in best if first[hit[0]]]

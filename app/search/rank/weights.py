@@ -62,6 +62,10 @@ class Weights:
     # up); papers closer than `near_floor` that hold too few of the words join them.
     meaning_weight: float = 1.5
     near_floor: float = 0.3
+    # A question names its concepts, where a description says what it means in its own
+    # words: closeness weighs less beside a question's words (0.5-1.25 read 71-72 of the 76
+    # questions against 71 at 1.5, and no plain-word description lost: docs/search.md).
+    question_meaning_weight: float = 1.0
     # A query the encoder is unsure of, no paper closer than `unsure_below`, is read as its
     # vector plus this times the mean of its closest papers' (by_meaning.closeness_to):
     # plain words are such queries (90 % of them at L), one-line summaries seldom (9 %).
