@@ -49,7 +49,6 @@ from app.search.rank import weights
 from app.search.words.analysis import analyze, word_analyzer
 
 MAX_QUERY_CHARS = 500
-ALTERNATIVES = {Reading.QUESTION}  # the readings whose "A or B" is one part
 # A query of more words is a pasted text (an abstract): answered by papers like it as a whole
 # (similar.py), as 200 ANDed words would find nothing. It may be this long.
 PASTED_TEXT_WORDS = 40
@@ -179,7 +178,8 @@ class QueryParser:
         if self.reading is not Reading.KEYWORDS:
             self.tokens, asking = prose_tokens(self.tokens)
             self.dropped.extend(asking)
-        self.alternatives = alternatives(self.tokens) if self.reading in ALTERNATIVES else set()
+        self.alternatives = (alternatives(self.tokens) if self.reading.offers_alternatives
+                             else set())
         parsed = ParsedQuery(text, None, notes=notes, reading=self.reading,
                              dropped=self.dropped, lacking=self.lacking)
         if not self.tokens:

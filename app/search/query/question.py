@@ -71,6 +71,12 @@ class Reading(Enum):
         return self is not Reading.DESCRIPTION
 
     @property
+    def offers_alternatives(self) -> bool:
+        """Whether its "A or B" is one part that a paper holds with either (`alternatives`):
+        a question's; read so, descriptions lost (docs/search.md)."""
+        return self is Reading.QUESTION
+
+    @property
     def meaning_weight(self) -> float:
         """How much closeness in meaning counts beside its words (by_meaning.fused)."""
         return (weights.WEIGHTS.question_meaning_weight if self is Reading.QUESTION

@@ -135,8 +135,8 @@ def fused(words: np.ndarray, meaning: np.ndarray, closest: float,
           weight: float | None = None) -> np.ndarray:
     """A ranking by words (scores, 0 for none) and one by closeness in meaning, fused by
     their scores: each over its best (`closest`: the cosine of the closest paper of all),
-    the closeness counted from `near_floor` up and weighing `weight` (by default
-    `meaning_weight`: a question's is the reading's, question.Reading.meaning_weight). Ranks alone
+    the closeness counted from `near_floor` up and weighing `weight` (`meaning_weight` by
+    default; a question's or a description's: question.Reading.meaning_weight). Ranks alone
     (reciprocal-rank fusion) let a paper that holds the words win over the one closest in
     meaning even when nothing else but it is close."""
     floor = weights.WEIGHTS.near_floor
