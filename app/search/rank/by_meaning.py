@@ -132,17 +132,17 @@ def closeness_to(matrix: SentenceVectors | None, encode: Callable[[str], np.ndar
 
 
 def fused(words: np.ndarray, meaning: np.ndarray, closest: float,
-          weight: float | None = None) -> np.ndarray:
+          weight: float) -> np.ndarray:
     """A ranking by words (scores, 0 for none) and one by closeness in meaning, fused by
     their scores: each over its best (`closest`: the cosine of the closest paper of all),
-    the closeness counted from `near_floor` up and weighing `weight` (`meaning_weight` by
-    default; a question's or a description's: question.Reading.meaning_weight). Ranks alone
+    the closeness counted from `near_floor` up and weighing `weight` (a question's or a
+    description's: question.Reading.meaning_weight; else `meaning_weight`). Ranks alone
     (reciprocal-rank fusion) let a paper that holds the words win over the one closest in
     meaning even when nothing else but it is close."""
     floor = weights.WEIGHTS.near_floor
     by_words = words / words.max() if len(words) and words.max() > 0 else words
     by_meaning = np.clip((meaning - floor) / max(closest - floor, 1e-6), 0.0, 1.0)
-    return by_words + (weights.WEIGHTS.meaning_weight if weight is None else weight) * by_meaning
+    return by_words + weight * by_meaning
 
 
 def switched(q: str) -> tuple[str, bool]:
@@ -173,6 +173,7 @@ def with_near(ranked: list[tuple[int, float]], closeness: np.ndarray,
     docs = np.concatenate([lexical, np.flatnonzero(close)])
     score = np.concatenate([np.array([score for _, score in ranked], np.float64),
                             np.zeros(len(docs) - len(lexical))])
-    rank = fused(score, closeness[docs], float(closeness.max()))
+    rank = fused(score, closeness[docs], float(closeness.max()),
+                 weights.WEIGHTS.meaning_weight)
     order = np.lexsort((docs, -rank))
     return [(int(docs[i]), float(rank[i])) for i in order], close
