@@ -211,12 +211,13 @@ class Search:
         """The best `limit` of a question's listed papers (question_ranking.ordered)."""
         assert resolved.bag is not None and resolved.query is not None
         words = resolved.parsed.parts.single_words() if resolved.parsed.parts else []
-        reading = resolved.parsed.reading
+        reversed_by = (proximity.REVERSED_IN_QUESTION
+                       if resolved.parsed.reading is Reading.QUESTION else proximity.REVERSED)
         return question_ranking.ordered(
             resolved.bag, resolved.closeness, np.flatnonzero(resolved.allowed),
             match_scores(self.searcher, resolved.query, resolved.allowed, self.phrases),
-            partial(proximity.rerank, self.searcher, words, reversed_by=reading.reversed_by),
-            proximity.RERANKED, limit, reading)
+            partial(proximity.rerank, self.searcher, words, reversed_by=reversed_by),
+            proximity.RERANKED, limit, resolved.parsed.reading)
 
     def _like_text(self) -> Resolved:
         """A pasted text: the papers most like it as a whole, by its key terms, as related

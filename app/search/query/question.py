@@ -30,7 +30,7 @@ import re
 from enum import Enum
 
 from app.search.query.clauses import Tokens
-from app.search.rank import proximity, weights
+from app.search.rank import weights
 from app.search.words.analysis import analyze
 from app.search.words.lemma_table import lemmas
 from app.words import (
@@ -81,12 +81,6 @@ class Reading(Enum):
         """How much closeness in meaning counts beside its words (by_meaning.fused)."""
         return (weights.WEIGHTS.question_meaning_weight if self is Reading.QUESTION
                 else weights.WEIGHTS.meaning_weight)
-
-    @property
-    def reversed_by(self) -> int:
-        """What two of its words in the other order add to their distance (proximity.py)."""
-        return (proximity.REVERSED_IN_QUESTION if self is Reading.QUESTION
-                else proximity.REVERSED)
 
 
 def _plain(word: str) -> str:
