@@ -78,8 +78,15 @@ INTERROGATIVES = frozenset(
 AUXILIARIES = frozenset(
     "is are was were do does did can could should would will shall may might must has have "
     "had".split())
+# What a question asks about a concept rather than a concept: "what are the limitations of
+# RLHF" asks for papers on RLHF, and those that discuss its limitations rank higher. Not
+# required, scored (question.is_aspect_word). Plurals only: "risk" (empirical risk), "advantage"
+# (advantage estimation) and "challenge" (a benchmark's) name things.
+ASPECT_WORDS = frozenset("""risks benefits limitations challenges advantages disadvantages
+    drawbacks pitfalls strengths weaknesses shortcomings""".split())
 # Requests as researchers start them: "papers about", "methods for", "looking for". What a
-# lead asks for ("limitations of", "alternatives to") stays a concept, weighed as any other.
+# lead asks for ("alternatives to") stays a concept, weighed as any other; an aspect
+# ("limitations of") is scored, not required.
 REQUEST_LEADS = (
     ("papers",), ("paper", "on"), ("paper", "about"), ("articles",), ("work", "on"),
     ("works", "on"), ("research", "on"), ("studies", "on"), ("literature", "on"),
@@ -90,17 +97,18 @@ REQUEST_LEADS = (
     ("recent", "work"), ("recent", "papers"), ("state", "of", "the", "art", "for"),
     ("help",), ("recent", "advances"), ("advances", "in"), ("overview",), ("compare",),
     ("difference", "between"), ("differences", "between"), ("pros", "and", "cons"),
-    ("definition",), ("examples", "of"), ("applications", "of"), ("limitations", "of"),
+    ("definition",), ("examples", "of"), ("applications", "of"),
     ("alternatives", "to"), ("problems", "with"), ("good",), ("seminal",), ("classic",),
-    ("influential",), ("introduction", "to"),
+    ("influential",), ("introduction", "to"), *((aspect, "of") for aspect in sorted(ASPECT_WORDS)),
 )
 # Phrases that ask rather than name a concept: "what is the state of the art in X" asks about
 # X (most abstracts claim the state of the art). Left out of a question as its words are.
 QUESTION_FUNCTION_PHRASES = (("state", "of", "the", "art"), ("state-of-the-art",),
                              ("state", "of", "art"))
 # What questions and requests are made of besides their concepts. Left out of a question's
-# or a description's required and scored words, never out of a quoted phrase.
-QUESTION_FUNCTION_WORDS = INTERROGATIVES | AUXILIARIES | STOP_WORDS | frozenset("""
+# or a description's required and scored words (but the aspects asked about, scored), never
+# out of a quoted phrase.
+QUESTION_FUNCTION_WORDS = INTERROGATIVES | AUXILIARIES | STOP_WORDS | ASPECT_WORDS | frozenset("""
     there here i i'm im me my mine you your yours us they them their someone anyone
     to in on for from into onto about over under via using use used between than then so if
     also just really still even only very much many more most less least some any all each

@@ -116,8 +116,7 @@ class Search:
             result.hits = self._page(resolved, start)
         room = start + PER_PAGE - result.total
         if (with_hits and 0 < room <= PER_PAGE and self.request.sort == "relevance"
-                and not result.pasted
-                and resolved.bag is None):
+                and not result.pasted and resolved.bag is None):
             result.partial = self._partial(resolved.parsed, allowed, room,
                                            with_meaning=not result.total)
             if not result.partial:
@@ -173,6 +172,7 @@ class Search:
         if parsed.reading is not Reading.KEYWORDS:  # of one concept: listed as it is
             result.reading = QueryReading(parsed.reading.value, parsed.dropped,
                                           parsed.concepts, int(np.count_nonzero(allowed)))
+            query = Or([query, *parsed.scored]) if parsed.scored else query  # ranks its aspect
         return Resolved(result, parsed, query, docs, allowed)
 
     def _part_matches(self, parts: QueryParts, as_words: bool = False,
@@ -197,7 +197,7 @@ class Search:
                                       complete, parsed.reading.complete_first)
         if found.near is not None:
             result.near = int(np.count_nonzero(found.near))
-        return Resolved(result, parsed, Or(related + parsed.lacking), found.listed,
+        return Resolved(result, parsed, Or(related + parsed.scored), found.listed,
                         self._filtered(found.listed), bag, near=found.near,
                         closeness=found.closeness)
 

@@ -45,4 +45,4 @@ def test_keywords_read_without_as_a_word(client: TestClient):
 ])
 def test_only_a_questions_concept_after_without_adds_its_phrases(question, lacking):
     parser = QueryParser(lambda prefix: [], lambda name: True)
-    assert len(parser.parse(question).lacking) == lacking
+    assert len(parser.parse(question).scored) == lacking

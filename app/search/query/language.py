@@ -40,6 +40,7 @@ from app.search.query.question import (
     Reading,
     alternatives,
     doing_without,
+    is_aspect_word,
     is_doing_without,
     is_function_word,
     prose_tokens,
@@ -87,8 +88,9 @@ class ParsedQuery:
     reading: Reading = Reading.KEYWORDS  # a question or a description: see question.py
     dropped: list[str] = field(default_factory=list)  # its function words, left out
     # Scored, not required: how papers say they do without what a question asks to do
-    # without ("without backpropagation", "backpropagation-free": question.doing_without).
-    lacking: list[Query] = field(default_factory=list)
+    # without ("without backpropagation", "backpropagation-free": question.doing_without),
+    # and the aspect it asks about ("limitations": question.is_aspect_word).
+    scored: list[Query] = field(default_factory=list)
 
     @property
     def message(self) -> str | None:
@@ -172,7 +174,7 @@ class QueryParser:
         self.tokens = list(_TOKEN.finditer(text))
         self.position = 0
         self.dropped: list[str] = []
-        self.lacking: list[Query] = []
+        self.scored: list[Query] = []
         self.doing_without = self.after_concept = False
         self.reading = reading_of(self.tokens, text, unmatched)
         if self.reading is not Reading.KEYWORDS:
@@ -181,7 +183,7 @@ class QueryParser:
         self.alternatives = (alternatives(self.tokens) if self.reading.offers_alternatives
                              else set())
         parsed = ParsedQuery(text, None, notes=notes, reading=self.reading,
-                             dropped=self.dropped, lacking=self.lacking)
+                             dropped=self.dropped, scored=self.scored)
         if not self.tokens:
             return parsed
         query = self._expression(depth=0)
@@ -291,12 +293,14 @@ class QueryParser:
         if self.reading is not Reading.KEYWORDS and not negated and is_function_word(
                 word, self.after_concept):
             self.dropped.append(word)  # "how", "best": a question's words, not its concepts
+            if is_aspect_word(word):
+                self.scored.append(text_query(tokens, weights.WEIGHTS.aspect))
             self.doing_without = self.doing_without or is_doing_without(word)
             self.after_concept = False
             return None
         self.after_concept = not negated
         if self.doing_without and not negated:
-            self.lacking.extend(text_query(form, weights.WEIGHTS.doing_without)
+            self.scored.extend(text_query(form, weights.WEIGHTS.doing_without)
                                 for form in doing_without(word, tokens))
         self.doing_without = False
         spelled = self.synonyms.other_spelling(word)

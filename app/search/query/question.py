@@ -34,6 +34,7 @@ from app.search.rank import weights
 from app.search.words.analysis import analyze
 from app.search.words.lemma_table import lemmas
 from app.words import (
+    ASPECT_WORDS,
     AUXILIARIES,
     COMPOUND_ENDS,
     INTERROGATIVES,
@@ -194,6 +195,12 @@ def is_function_word(word: str, after_concept: bool = False) -> bool:
     compound `after_concept` ("multi-agent path finding" is not "multi-agent path")."""
     plain = _plain(word)
     return plain in QUESTION_FUNCTION_WORDS and not (after_concept and plain in COMPOUND_ENDS)
+
+
+def is_aspect_word(word: str) -> bool:
+    """Whether a function word of a question names what it asks about a concept ("the
+    limitations of RLHF"): scored, not required."""
+    return _plain(word) in ASPECT_WORDS
 
 
 def is_doing_without(word: str) -> bool:

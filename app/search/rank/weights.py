@@ -34,6 +34,9 @@ class Weights:
     # (question.doing_without). At 1, "object detection without labels" still led with
     # label-error papers at L; at 3, with semi-supervised and open-vocabulary detectors.
     doing_without: float = 3.0
+    # The aspect a question asks about ("the limitations of RLHF"): scored at this weight,
+    # not required (question.is_aspect_word).
+    aspect: float = 3.0
     same_topic: float = 1.3  # a related paper of the same primary topic
     # The share of the score of a paper like a paper (related papers) or like a pasted text
     # that is the cosine of their vectors (vectors.py), the rest its lexical score over the
