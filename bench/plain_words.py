@@ -7,6 +7,7 @@ FTS5 bm25 and the sentence encoder alone, in one run?
     .venv/bin/python -m bench.plain_words --encode-only   # the encoder's paper vectors only
     .venv/bin/python -m bench.plain_words --without-encoder   # the catalog and FTS5 only
     .venv/bin/python -m bench.plain_words --descriptions bench/relevance/plain_words_later.json
+    .venv/bin/python -m bench.plain_words --descriptions bench/relevance/plain_words_third.json
 
 The descriptions are bench/relevance/plain_words.json: `description` (the query), `idea` (a
 short name) and `terms`, a Python regex (case-insensitive) of the field's terms for the idea.
@@ -65,6 +66,8 @@ from bench.questions import (
 DESCRIPTIONS = PROJECT_ROOT / "bench" / "relevance" / "plain_words.json"
 # Written after the ranking was tuned on the first: the check that it holds (its "about").
 LATER_DESCRIPTIONS = DESCRIPTIONS.with_name("plain_words_later.json")
+# Written blind after both, never tuned on (its "about").
+THIRD_DESCRIPTIONS = DESCRIPTIONS.with_name("plain_words_third.json")
 CACHE = Path("/tmp/plain_words_cache")
 MODEL_CACHE = CACHE / "model"
 PAPER_TOKENS = 128

@@ -12,7 +12,12 @@ from bench.descriptions import (
     summary_table,
 )
 from bench.fts5 import build_fts5
-from bench.plain_words import DESCRIPTIONS, LATER_DESCRIPTIONS, load_descriptions
+from bench.plain_words import (
+    DESCRIPTIONS,
+    LATER_DESCRIPTIONS,
+    THIRD_DESCRIPTIONS,
+    load_descriptions,
+)
 from bench.questions import (
     CATALOG,
     FTS5,
@@ -87,13 +92,17 @@ def test_the_question_set():
 
 
 def test_the_plain_word_sets():
-    """Both sets of plain-word descriptions load; every idea's terms are a regex that finds
-    the idea's own name or a term of it, and no description is in both sets."""
-    first, later = load_descriptions(DESCRIPTIONS), load_descriptions(LATER_DESCRIPTIONS)
-    for described in (first, later):
+    """The three sets of plain-word descriptions load, each idea's terms a regex, and no
+    description or idea is in two sets."""
+    sets = [load_descriptions(path)
+            for path in (DESCRIPTIONS, LATER_DESCRIPTIONS, THIRD_DESCRIPTIONS)]
+    for described in sets:
         assert len(described) >= 30
         assert all(d.description and d.idea and d.pattern.pattern for d in described)
-    assert not {d.description for d in first} & {d.description for d in later}
+    descriptions = [d.description for described in sets for d in described]
+    assert len(set(descriptions)) == len(descriptions)
+    third = {d.idea for d in sets[2]}
+    assert not third & {d.idea for described in sets[:2] for d in described}
 
 
 def test_questions_scored_for_catalog_and_fts5(tiny):
