@@ -80,10 +80,12 @@ AUXILIARIES = frozenset(
     "had".split())
 # What a question asks about a concept rather than a concept: "what are the limitations of
 # RLHF" asks for papers on RLHF, and those that discuss its limitations rank higher. Not
-# required, scored (question.is_aspect_word). Plurals only: "risk" (empirical risk), "advantage"
-# (advantage estimation) and "challenge" (a benchmark's) name things.
+# required, scored (question.is_aspect_word). Not the singular "risk" (empirical risk),
+# "advantage" (advantage estimation), "challenge" (a benchmark's), "strength" (a
+# regularizer's): they name things.
 ASPECT_WORDS = frozenset("""risks benefits limitations challenges advantages disadvantages
-    drawbacks pitfalls strengths weaknesses shortcomings""".split())
+    drawbacks pitfalls strengths weaknesses shortcomings benefit limitation disadvantage
+    drawback pitfall weakness shortcoming""".split())
 # Requests as researchers start them: "papers about", "methods for", "looking for". What a
 # lead asks for ("alternatives to") stays a concept, weighed as any other; an aspect
 # ("limitations of") is scored, not required.
