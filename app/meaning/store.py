@@ -11,6 +11,7 @@ change of the model or of how many word pieces are read, makes the vector missin
 from __future__ import annotations
 
 import hashlib
+import logging
 from typing import Protocol
 
 import numpy as np
@@ -25,11 +26,13 @@ from app.models import Paper, PaperVector
 # measured title and abstract at 128 (the model was trained on texts of at most 128).
 MAX_TOKENS = 128
 VECTOR_DTYPE = np.dtype("<f2")
+VECTOR_BYTES = DIMENSIONS * VECTOR_DTYPE.itemsize
 # Rows of the scan for missing vectors fetched at a time: the texts of 88k papers are
 # 100 MB, which the scan never holds at once.
 SCAN_ROWS = 2_000
 # Papers per statement that names them (a statement's parameters are bounded, app.db.batched).
 IDS_PER_STATEMENT = 500
+log = logging.getLogger("uvicorn.error.meaning")
 
 
 class Texted(Protocol):
@@ -57,14 +60,21 @@ def text_digest(encoded: str) -> str:
                            digest_size=8).hexdigest()
 
 
+def sound(blob: bytes) -> bool:
+    """Whether a stored vector is one: 384 finite numbers. A damaged row (cut short, or bits
+    turned into NaN) is no vector: one NaN would make every query's closest cosine NaN."""
+    return len(blob) == VECTOR_BYTES and bool(np.isfinite(np.frombuffer(blob, VECTOR_DTYPE)).all())
+
+
 def missing_ids(session: Session) -> list[str]:
-    """The papers with no vector, or one of a text other than theirs now, by id: one pass
-    over the papers' texts."""
+    """The papers with no vector, one of a text other than theirs now, or a damaged one, by
+    id: one pass over the papers' texts."""
     rows = session.execute(
-        select(Paper.id, Paper.title, Paper.plain, PaperVector.digest)
+        select(Paper.id, Paper.title, Paper.plain, PaperVector.digest, PaperVector.vector)
         .outerjoin(PaperVector, col(PaperVector.paper_id) == Paper.id)
         .order_by(Paper.id).execution_options(yield_per=SCAN_ROWS))
-    return [row.id for row in rows if row.digest != text_digest(paper_text(row))]
+    return [row.id for row in rows
+            if row.digest != text_digest(paper_text(row)) or not sound(row.vector)]
 
 
 def texts_of(session: Session, ids: list[str]) -> dict[str, str]:
@@ -95,11 +105,14 @@ def drop_orphans(session: Session) -> int:
 
 
 def counts(session: Session) -> tuple[int, int]:
-    """(papers with a vector, papers): for /healthz, in two counts. A paper whose text
+    """(papers with a vector, papers): for /healthz, in two counts; a vector cut short is
+    none, so a server's keeper encodes the paper again (NaNs in one are seen when the
+    vectors are laid out: all_vectors). A paper whose text
     changed keeps its older vector, and its count, until the encoding job replaces it
     (telling it apart takes a pass over every text: missing_ids)."""
     with_vectors = session.execute(select(func.count()).select_from(PaperVector).join(
-        Paper, col(Paper.id) == PaperVector.paper_id)).scalar_one()
+        Paper, col(Paper.id) == PaperVector.paper_id).where(
+        func.length(PaperVector.vector) == VECTOR_BYTES)).scalar_one()
     return with_vectors, session.execute(select(func.count()).select_from(Paper)).scalar_one()
 
 
@@ -116,15 +129,25 @@ def vectors_of(session: Session, ids: list[str]) -> dict[str, np.ndarray]:
 
 def all_vectors(session: Session) -> tuple[list[str], np.ndarray]:
     """Every paper's vector, in one query: the papers' ids by id, and their vectors as the
-    rows of a float16 (n, 384) matrix. Papers without a vector are left out."""
+    rows of a float16 (n, 384) matrix. Papers without a vector are left out, and so are those
+    whose vector is cut short; one holding NaNs reads as zeros, as no closeness at all (so
+    that the papers listed are those `counts` counts). Either is named in the log, and is
+    missing to missing_ids, which has it encoded again."""
     # Through the driver's cursor: SQLAlchemy's rows took 1.07 s of the query's 88k, the
     # driver's tuples 0.64 s (SQLite, 2 busy cores)
     cursor = session.connection().connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     cursor.execute("SELECT paper_vector.paper_id, paper_vector.vector FROM paper_vector "
                    "JOIN paper ON paper.id = paper_vector.paper_id "
                    "ORDER BY paper_vector.paper_id")
-    rows = cursor.fetchall()
+    stored = cursor.fetchall()
     cursor.close()
+    rows = [(paper_id, blob) for paper_id, blob in stored if len(blob) == VECTOR_BYTES]
     # One copy of every blob, read as one array: row by row, 88k arrays stacked took 3 s more
     matrix = np.frombuffer(b"".join(blob for _, blob in rows), VECTOR_DTYPE)
-    return [paper_id for paper_id, _ in rows], matrix.reshape(len(rows), DIMENSIONS)
+    matrix = matrix.reshape(len(rows), DIMENSIONS)
+    nan = ~np.isfinite(matrix).all(axis=1)
+    if damaged := len(stored) - len(rows) + int(nan.sum()):
+        log.warning("%d stored sentence vectors are damaged and left out: `catalog "
+                    "update-index` encodes those papers again", damaged)
+        matrix = np.where(nan[:, None], np.float16(0), matrix)
+    return [paper_id for paper_id, _ in rows], matrix

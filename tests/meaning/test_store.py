@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,13 @@ from app.meaning.store import (
 )
 from app.models import Paper, PaperVector
 from app.schema import catalog_lock
-from tests.conftest import Catalog
+from app.search.index.meaning_updates import encode_and_publish
+from app.search.index.sync import publish_vectors
+from app.search.rank.by_meaning import behind
+from app.search.results import SearchRequest
+from app.search.searcher import PaperSearch
+from tests.conftest import Catalog, write_list
+from tests.meaning.test_search_by_meaning import DEPTH, GUESS
 
 pytestmark = pytest.mark.database
 
@@ -189,3 +196,38 @@ def test_one_encoder_at_a_time_and_the_other_steps_aside_when_asked(fresh: Catal
         assert encode_missing(session, encoder, wait=False, should_stop=lambda: True,
                               progress=lambda *at: seen.append(at)) == 0
         assert seen == [(0, counts(session)[1])]
+
+
+def test_a_damaged_vector_is_left_out_named_and_encoded_again(
+        fresh: Catalog, tmp_path: Path, caplog: pytest.LogCaptureFixture):
+    """One stored vector cut short and one whose numbers turned NaN: the generation is still
+    laid out (a short one had failed every build), without them, so a description still
+    finds its paper first (one NaN had made every closeness NaN); the short one is counted
+    as no vector, both are named and encoded again."""
+    fresh.ingest(write_list(tmp_path / "depth.txt", "DEPTH 2026 Papers", DEPTH))
+    settings = replace(fresh.settings, encode_vectors=True)
+    with fresh.session() as session:
+        encode_and_publish(settings, session, publish_vectors)
+        total = counts(session)[1]
+        depth = session.exec(select(Paper).where(Paper.abstract == DEPTH)).one().id
+        short, nan = [row.paper_id for row in session.exec(
+            select(PaperVector).where(PaperVector.paper_id != depth).order_by(
+                PaperVector.paper_id).limit(2))]
+        session.get(PaperVector, short).vector = session.get(PaperVector, short).vector[:100]
+        session.get(PaperVector, nan).vector = np.full(DIMENSIONS, np.nan, "<f2").tobytes()
+        session.commit()
+        assert counts(session) == (total - 1, total)
+        assert missing_ids(session) == sorted([short, nan])
+        ids, matrix = all_vectors(session)
+        assert len(ids) == total - 1 and short not in ids
+        assert np.isfinite(matrix).all() and not matrix[ids.index(nan)].any()
+        assert "2 stored sentence vectors are damaged" in caplog.text
+        publish_vectors(settings, session)
+        # laid out once: the generation holds as many vectors as the catalog counts
+        assert not behind(fresh.settings.index_path.resolve(), counts(session)[0])
+    found = PaperSearch(fresh.settings.index_path, result_cache=0).search(
+        SearchRequest(q=GUESS), lambda ids: {})
+    assert [hit.id for hit in found.hits][:1] == [depth]
+    with fresh.session() as session:
+        assert encode_and_publish(settings, session, publish_vectors) == 2
+        assert counts(session) == (total, total) and missing_ids(session) == []
