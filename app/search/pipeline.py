@@ -26,12 +26,7 @@ from app.search.query.language import (
     did_you_mean,
     is_pasted_text,
 )
-from app.search.query.parts import (
-    FILTER_INDEX_FIELDS,
-    QueryParts,
-    excludes,
-    phrase_words,
-)
+from app.search.query.parts import FILTER_INDEX_FIELDS, QueryParts, excludes, phrase_words
 from app.search.query.question import Reading, is_function_word
 from app.search.rank import by_meaning, proximity, question_ranking, similar, weights
 from app.search.rank.filters import FacetFilter
@@ -51,8 +46,7 @@ from app.search.words.analysis import analyze
 from app.words import FILLER_WORDS
 
 PREFIX_EXPANSIONS = 8  # the most frequent completions a `prefix*` stands for
-# A pasted text is answered by this many papers most like it, the best of more candidates so
-# that filters still leave them.
+# A pasted text's papers most like it: the best of more candidates, so filters leave some.
 LIKE_TEXT_RESULTS = 100
 LIKE_TEXT_CANDIDATES = 2000
 LIKE_TEXT_NOTE = ("This {words}-word query was read as a text, not as words that must all "
@@ -75,8 +69,7 @@ class Resolved:
     bag: PartMatches | None = None
     # A pasted text: the papers listed, most like it first, and their likeness.
     likeness: list[tuple[int, float]] | None = None
-    # Listed for their closeness in meaning alone (a question, a description, a pasted
-    # text): they follow the papers with every concept and are labelled.
+    # Listed for their closeness in meaning alone (a question, a description, a pasted text)
     near: np.ndarray | None = None
     closeness: np.ndarray | None = None  # each document's, to the query
 
@@ -130,11 +123,11 @@ class Search:
         query, allowed = resolved.query, resolved.allowed
         if query is None or not allowed.any():
             return []
-        sortedby = (FieldFacet("added", reverse=True) if newest_first
-                    else self._sort_order())
-        if sortedby is None and (resolved.bag is not None or resolved.likeness is not None):
+        if not newest_first and (resolved.bag is not None or resolved.likeness is not None):
             ranked = self._own_order(resolved, limit or int(np.count_nonzero(allowed)))
             return [self.current.ids[doc] for doc, _ in ranked]
+        sortedby = (FieldFacet("added", reverse=True) if newest_first
+                    else self._sort_order())
         results = self.searcher.search(whoosh_query(query), limit=limit,
                                        filter=whoosh_filter(allowed), sortedby=sortedby)
         return [self.current.ids[hit.docnum] for hit in results]
@@ -202,10 +195,17 @@ class Search:
                         closeness=found.closeness)
 
     def _own_order(self, resolved: Resolved, limit: int) -> list[tuple[int, float]]:
-        """The best `limit` of a pasted text's or a question's papers, in their own order."""
-        if resolved.likeness is not None:
-            return resolved.likeness[:limit]
-        return self._bag_ranked(resolved, limit)
+        """The best `limit` of a pasted text's or a question's papers, in their own order;
+        sorted by venue, all of them by edition, in that order within each (Whoosh's sort
+        would list only the papers holding a word, not those close in meaning)."""
+        by_venue = self.request.sort == "venue"
+        listed = int(np.count_nonzero(resolved.allowed)) if by_venue else limit
+        ranked = (resolved.likeness[:listed] if resolved.likeness is not None
+                  else self._bag_ranked(resolved, listed))
+        if by_venue:
+            edition = self.current.columns["venue"].codes
+            ranked = sorted(ranked, key=lambda hit: edition[hit[0]])
+        return ranked[:limit]
 
     def _bag_ranked(self, resolved: Resolved, limit: int) -> list[tuple[int, float]]:
         """The best `limit` of a question's listed papers (question_ranking.ordered)."""
@@ -240,10 +240,10 @@ class Search:
         near = None
         if closeness is not None:  # beside the papers most like it in words, in meaning
             ranked, near = by_meaning.with_near(ranked, closeness, self._filtered)
-            result.near = int(np.count_nonzero(near))
         found = [doc for doc, _ in ranked]
         allowed = self._filtered(docs_mask(self.searcher, found))
         listed = [(doc, score) for doc, score in ranked if allowed[doc]][:LIKE_TEXT_RESULTS]
+        result.near = 0 if near is None else sum(bool(near[doc]) for doc, _ in listed)
         # What the snippets mark: the key terms that name something ("without", "enables" rank,
         # but marked they only clutter the snippet).
         query = Or([Term("text", term, boost=weight) for term, weight in key_terms
@@ -362,8 +362,7 @@ class Search:
     def _page(self, resolved: Resolved, start: int) -> list[SearchHit]:
         query = resolved.query
         assert query is not None  # run() pages only a query
-        if self._sort_order() is None and (resolved.bag is not None
-                                           or resolved.likeness is not None):
+        if resolved.bag is not None or resolved.likeness is not None:
             return self._hits(self._own_order(resolved, start + PER_PAGE)[start:], query,
                               parts=resolved.bag, near=resolved.near)
         number = self.current.ids.number

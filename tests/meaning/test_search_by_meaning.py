@@ -5,11 +5,14 @@ here, once is enough."""
 
 from __future__ import annotations
 
+import html
+import re
 import subprocess
 import time
 import zipfile
 from dataclasses import replace
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
@@ -117,6 +120,56 @@ def test_a_plain_word_description_and_a_neighbour_in_plain_words_are_found_by_me
         assert paper not in [hit["id"] for hit in apart_words["hits"]]
         # Words no paper holds at all are no query: nothing comes by meaning for them.
         assert client.get("/api/search", params={"q": "zzqx qqzx"}).json()["hits"] == []
+
+
+def _every_page(client: TestClient, **params: object) -> tuple[dict, list[dict]]:
+    """The first page's answer and the hits of every page."""
+    first = client.get("/api/search", params=params).json()
+    return first, [hit for page in range(1, first["pages"] + 1) for hit in client.get(
+        "/api/search", params={**params, "page": page}).json()["hits"]]
+
+
+def test_sorted_by_venue_a_description_lists_what_it_counts_and_marks_its_papers_by_meaning(
+        fresh: Catalog, depth: list[str]):
+    """Sorted by venue, a description had listed only the papers holding one of its words
+    (Whoosh's sort): those close in meaning alone were counted, never shown, and none was
+    marked. And a pasted text counted every paper close in meaning, listed or not."""
+    _encoded(fresh)
+    with TestClient(create_app(fresh.settings)) as client:
+        ranked, by_rank = _every_page(client, q=GUESS)
+        first, by_venue = _every_page(client, q=GUESS, sort="venue")
+        assert first["total"] == ranked["total"] == len(by_venue) == len(by_rank)
+        assert {h["id"] for h in by_venue} == {h["id"] for h in by_rank}
+        assert first["by_meaning"] == sum(h["by_meaning"] for h in by_venue) > 0
+        assert {h["id"]: h["by_meaning"] for h in by_venue} == {
+            h["id"]: h["by_meaning"] for h in by_rank}
+        slugs = [h["venue_slug"] for h in by_venue]
+        assert slugs == sorted(slugs) and len(set(slugs)) > 1
+        within = [h["id"] for h in by_rank if h["venue_slug"] == "depth-2026"]
+        assert [h["id"] for h in by_venue if h["venue_slug"] == "depth-2026"] == within
+        pasted, listed = _every_page(client, q=DEPTH + " " + PRIVACY)
+        assert pasted["pasted"] and listed
+        assert pasted["by_meaning"] == sum(h["by_meaning"] for h in listed)
+
+
+def test_meaning_on_is_the_default_and_your_words_only_keeps_the_filters(
+        fresh: Catalog, depth: list[str]):
+    """`meaning:on` had been read as two words to match ("0 results", each paper missing
+    "meaning on"); "Your words only" had dropped the page's filters and order."""
+    _encoded(fresh)
+    with TestClient(create_app(fresh.settings)) as client:
+        for q in (GUESS, "diffusion models", "what is in-context learning"):
+            on = client.get("/api/search", params={"q": f"meaning:on {q}"}).json()
+            plain = client.get("/api/search", params={"q": q}).json()
+            assert (on["total"], on["hits"], on["reading"]) == (
+                plain["total"], plain["hits"], plain["reading"]), q
+        page = client.get("/search", params={"q": GUESS, "year": 2026, "sort": "venue"}).text
+        link = re.search(r'href="([^"]*)">Your words only', page)
+        assert link, page
+        words_only = html.unescape(link.group(1))
+        assert {"q": [f"{GUESS} meaning:off"], "year": ["2026"], "sort": ["venue"]} == \
+            parse_qs(urlsplit(words_only).query)
+        assert "Close in meaning" not in client.get("/search" + words_only).text
 
 
 def test_keyword_queries_count_and_list_what_they_did_before_the_vectors(fresh: Catalog):

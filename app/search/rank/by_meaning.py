@@ -36,6 +36,7 @@ MEANING_SCALES_FILE = "meaning-scales.npy"
 MEANING_COUNT_FILE = "meaning-count"
 BLOCK_ROWS = 8192  # rows turned into float32 at a time for a product: 12 MB
 MEANING_OFF = "meaning:off"  # in a query: the words alone
+MEANING_ON = "meaning:on"  # in a query: as without it (meaning is on unless switched off)
 # The papers closest in meaning that follow a question's, a description's or a pasted text's
 # own.
 NEAR_PAPERS = 100
@@ -146,10 +147,12 @@ def fused(words: np.ndarray, meaning: np.ndarray, closest: float,
 
 
 def switched(q: str) -> tuple[str, bool]:
-    """The query without `meaning:off`, and whether meaning is still on."""
+    """The query without `meaning:off` or `meaning:on` (never words to match), and whether
+    meaning is on: unless switched off."""
     words = q.split()
-    kept = [word for word in words if word.lower() != MEANING_OFF]
-    return (" ".join(kept) if len(kept) != len(words) else q), len(kept) == len(words)
+    kept = [word for word in words if word.lower() not in (MEANING_OFF, MEANING_ON)]
+    on = all(word.lower() != MEANING_OFF for word in words)
+    return (" ".join(kept) if len(kept) != len(words) else q), on
 
 
 def near(closeness: np.ndarray, candidates: np.ndarray) -> np.ndarray:
