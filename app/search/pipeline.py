@@ -26,7 +26,13 @@ from app.search.query.language import (
     did_you_mean,
     is_pasted_text,
 )
-from app.search.query.parts import FILTER_INDEX_FIELDS, QueryParts, excludes, phrase_words
+from app.search.query.parts import (
+    FILTER_INDEX_FIELDS,
+    QueryParts,
+    excludes,
+    phrase_words,
+    query_parts,
+)
 from app.search.query.question import Reading, is_function_word
 from app.search.rank import by_meaning, proximity, question_ranking, similar, weights
 from app.search.rank.filters import FacetFilter
@@ -162,28 +168,19 @@ class Search:
             parts = parsed.parts or phrase_words(parsed.query, parsed.text)
             if parsed.reading is not Reading.KEYWORDS and parts is not None:
                 return self._bag(parsed, parts, result)
-        if parsed.reading is not Reading.KEYWORDS:  # of one concept: listed as it is
-            result.reading = QueryReading(parsed.reading.value, parsed.dropped,
-                                          parsed.concepts, int(np.count_nonzero(allowed)))
-            query = Or([query, *parsed.scored]) if parsed.scored else query  # ranks its aspect
+        one = query_parts(query, parsed.text, least=1)  # a question of one concept: its papers
+        if parsed.reading is not Reading.KEYWORDS and one is not None:  # ordered as a bag's
+            return self._bag(parsed, one, result)
         return Resolved(result, parsed, query, docs, allowed)
-
-    def _part_matches(self, parts: QueryParts, as_words: bool = False,
-                      family: list[Query] | None = None) -> PartMatches:
-        return question_ranking.part_matches(self.searcher, parts, self._matching, as_words,
-                                             family)
-
-    def _required(self, parts: QueryParts, total: int) -> np.ndarray:
-        return question_ranking.required(parts, self._matching, total)
 
     def _bag(self, parsed: ParsedQuery, parts: QueryParts, result: SearchResult) -> Resolved:
         """A question or a description: its papers listed and counted as
         question_ranking.py says (`listing`)."""
         family = self.current.vocabulary.family
         related = [with_family(query, label, family) for label, query in parts.words]
-        bag = self._part_matches(parts, as_words=parsed.reading is Reading.QUESTION,
-                                 family=related)
-        passing = self._required(parts, len(bag.complete))
+        bag = question_ranking.part_matches(self.searcher, parts, self._matching,
+                                            parsed.reading is Reading.QUESTION, related)
+        passing = question_ranking.required(parts, self._matching, len(bag.complete))
         found = question_ranking.listing(bag, passing, self._filtered, self._closeness(self.q))
         complete = int(np.count_nonzero(self._filtered(bag.complete & passing)))
         result.reading = QueryReading(parsed.reading.value, parsed.dropped, bag.labels,
@@ -292,8 +289,8 @@ class Search:
                  if parsed.query is not None else None)
         if parts is None:
             return []
-        matches = self._part_matches(parts)
-        passing = ~exact & self._required(parts, len(matches.complete))
+        matches = question_ranking.part_matches(self.searcher, parts, self._matching)
+        passing = ~exact & question_ranking.required(parts, self._matching, len(matches.complete))
         wanted = matches.count >= max(1, math.ceil(
             weights.WEIGHTS.partial_share * len(parts.words)))
         candidates = self._filtered(wanted & passing)

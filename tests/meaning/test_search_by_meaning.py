@@ -119,7 +119,8 @@ def test_a_plain_word_description_and_a_neighbour_in_plain_words_are_found_by_me
         apart_words = client.get("/api/search", params={"q": f"{APART} meaning:off"}).json()
         assert paper not in [hit["id"] for hit in apart_words["hits"]]
         # Words no paper holds at all are no query: nothing comes by meaning for them.
-        assert client.get("/api/search", params={"q": "zzqx qqzx"}).json()["hits"] == []
+        for nonsense in ("zzqx qqzx", "what is zzqx qqzx"):
+            assert client.get("/api/search", params={"q": nonsense}).json()["hits"] == []
 
 
 def _every_page(client: TestClient, **params: object) -> tuple[dict, list[dict]]:
@@ -170,6 +171,39 @@ def test_meaning_on_is_the_default_and_your_words_only_keeps_the_filters(
         assert {"q": [f"{GUESS} meaning:off"], "year": ["2026"], "sort": ["venue"]} == \
             parse_qs(urlsplit(words_only).query)
         assert "Close in meaning" not in client.get("/search" + words_only).text
+
+
+# Papers that all hold one concept: one about why it works, two using it in passing, often.
+EXPLAINS = ("Why does dropout work? We explain dropout as approximate Bayesian model averaging "
+            "over thinned networks, which reduces co-adaptation of hidden units.")
+IN_PASSING = [f"A convolutional network for {task} of aerial images: dropout layers, a dropout "
+              f"rate per block and dropout schedules with batch normalization in every block."
+              for task in ("road segmentation", "building detection")]
+
+
+def test_a_question_of_one_concept_is_ordered_with_its_meaning(fresh: Catalog, tmp_path: Path):
+    """A question naming one concept had listed its papers by words alone (BM25F: those
+    repeating the word first); it is ordered as a question of several concepts is, its papers
+    with the concept first, then those close in meaning, counted apart."""
+    fresh.ingest(write_list(tmp_path / "dropout.txt", "DROPOUT 2026 Papers", EXPLAINS,
+                            *IN_PASSING))
+    _encoded(fresh)
+    with TestClient(create_app(fresh.settings)) as client:
+        def ask(q: str) -> dict:
+            return client.get("/api/search", params={"q": q}).json()
+
+        with fresh.session() as session:
+            ids = {paper.abstract: paper.id for paper in session.exec(
+                select(Paper).where(Paper.edition_slug == "dropout-2026"))}
+        words = ask("why does dropout work meaning:off")
+        meaning = ask("why does dropout work")
+        assert words["reading"]["concepts"] == meaning["reading"]["concepts"] == ["dropout"]
+        holders = words["total"]
+        assert holders == meaning["reading"]["complete"] == words["reading"]["complete"] >= 3
+        assert words["hits"][0]["id"] != ids[EXPLAINS]
+        assert meaning["hits"][0]["id"] == ids[EXPLAINS]
+        assert meaning["total"] == holders + meaning["by_meaning"]
+        assert not any(hit["by_meaning"] for hit in meaning["hits"][:holders])
 
 
 def test_keyword_queries_count_and_list_what_they_did_before_the_vectors(fresh: Catalog):

@@ -57,19 +57,19 @@ def is_filter(query: Query) -> bool:
     return all(leaf.field() in FILTER_INDEX_FIELDS for leaf in leaves)
 
 
-def query_parts(query: Query | None, text: str) -> QueryParts | None:
-    """The parts of an AND of at least two of them (None otherwise), labelled from `text`."""
+def query_parts(query: Query | None, text: str, least: int = 2) -> QueryParts | None:
+    """The parts of an AND of at least `least` of them (None otherwise; with `least` 1, a
+    query of one part is its part), labelled from `text`."""
     excluded = None
     if isinstance(query, AndNot):
         query, excluded = query.a, query.b
-    if not isinstance(query, And):
-        return None
-    words = [q for q in query.subqueries if not is_filter(q)]
-    if len(words) < 2:
+    subqueries = query.subqueries if isinstance(query, And) else [query] if query else []
+    words = [q for q in subqueries if not is_filter(q)]
+    if len(words) < least:
         return None
     forms = surface_forms(text)
     return QueryParts([(_label(q, forms), q) for q in words],
-                      [q for q in query.subqueries if is_filter(q)], excluded)
+                      [q for q in subqueries if is_filter(q)], excluded)
 
 
 def concepts(query: Query | None, text: str, parts: QueryParts | None) -> list[str]:

@@ -142,8 +142,9 @@ def listing(bag: PartMatches, passing: np.ndarray, filtered: Mask,
     share = np.where(passing, bag.share, 0.0)
     listed = (share > 0) & (share >= weights.WEIGHTS.bag_share * share.max(initial=0.0))
     near = None
-    if closeness is not None:  # the papers closest in meaning follow, labelled
-        near = by_meaning.near(closeness, filtered(passing & ~listed))
+    if closeness is not None:  # the papers closest in meaning follow, labelled; none when no
+        # paper holds a word ("what is zzqx qqzx"): the encoder places any text near some
+        near = by_meaning.near(closeness, filtered(passing & ~listed) & listed.any())
         listed = listed | near
     return Listing(bag, listed, near, closeness)
 
