@@ -36,6 +36,16 @@ class LikenessForm:
                    sorted(catalog.year_totals(session), reverse=True),
                    [marked[pid] for pid in choice.less if pid in marked])
 
+    @property
+    def nothing_chosen(self) -> str | None:
+        """Why nothing can be listed, where the chosen series has no edition of the chosen
+        year (the year menu offers every year of the catalog): else None."""
+        chosen = next((s for s in self.all_series if s.slug == self.choice.series), None)
+        if chosen is None or self.choice.year is None or self.choice.year in chosen.years:
+            return None
+        return (f"The catalog has no {chosen.name} papers of {self.choice.year}: its "
+                f"{chosen.name} papers are of {_runs(chosen.years)}.")
+
     def url(self, less: Iterable[str] | None = None) -> str:
         """The page with these filters and these papers marked "less like this"."""
         marked = list(self.choice.less if less is None else less)
@@ -48,3 +58,15 @@ class LikenessForm:
 
     def undo(self, paper_id: str) -> str:
         return self.url([pid for pid in self.choice.less if pid != paper_id])
+
+
+def _runs(years: list[int]) -> str:
+    """Years in order as runs: "2013, 2014, 2017 to 2020" reads no year that is not there."""
+    runs: list[list[int]] = []
+    for year in years:
+        if runs and year == runs[-1][-1] + 1:
+            runs[-1].append(year)
+        else:
+            runs.append([year])
+    return ", ".join(f"{run[0]} to {run[-1]}" if len(run) > 2 else ", ".join(map(str, run))
+                     for run in runs)

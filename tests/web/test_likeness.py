@@ -60,6 +60,20 @@ def test_the_related_page_is_linked_from_the_paper_and_keeps_its_choices(
                             ).status_code == 400
 
 
+def test_a_series_and_a_year_it_has_no_edition_of_say_so(multi_client: TestClient):
+    """The year menu offers every year of the catalog: of BETA (2014-2022) in 2012 no paper
+    can be listed, and the page says why rather than that none is like the paper."""
+    paper = _paper(multi_client, "kernel methods with a positive definite kernel")
+    assert _related(multi_client, paper, series="beta", year=2012) == []
+    assert _related(multi_client, paper, series="alpha", year=2012)  # the year exists
+    why = "The catalog has no BETA papers of 2012: its BETA papers are of 2014 to 2022."
+    for page, kept in ((f"/papers/{paper}/related", {}), ("/saved", {"ids": paper})):
+        answer = multi_client.get(page, params={**kept, "series": "beta", "year": 2012}).text
+        assert why in answer and "No other paper" not in answer, page
+        assert why not in multi_client.get(page, params={**kept, "series": "beta",
+                                                         "year": 2020}).text
+
+
 def _rows(path: Path) -> Path:
     """A list paper on tide pools; two twins on coral reefs, close to it; others on tide
     pools, further from the twins."""
