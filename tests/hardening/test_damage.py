@@ -21,6 +21,7 @@ from app.main import create_app
 from app.map.layout import MAP_FILE
 from app.search.index.manifest import DAMAGED_FILE, MANIFEST_FILE, verify
 from app.search.index.paper_ids import IDS_DIR
+from app.search.rank.by_meaning import MEANING_FILE
 from bench.harness import free_port
 from tests.conftest import TEST_HOSTS, Catalog
 from tests.hardening.test_crash_and_concurrency import synthetic_list
@@ -54,8 +55,12 @@ def _map(directory: Path) -> Path:
     return directory / MAP_FILE
 
 
+def _meaning(directory: Path) -> Path:
+    return directory / MEANING_FILE
+
+
 @pytest.mark.parametrize("damage", [_truncated, _garbled])
-@pytest.mark.parametrize("file", [_postings, _ids, _map])
+@pytest.mark.parametrize("file", [_postings, _ids, _map, _meaning])
 def test_a_damaged_generation_is_never_served_and_is_rebuilt(
         fresh: Catalog, damage: Callable[[Path], None], file: Callable[[Path], Path]):
     live = fresh.settings.index_path.resolve()
