@@ -63,7 +63,8 @@ def query_parts(query: Query | None, text: str, least: int = 2) -> QueryParts | 
     excluded = None
     if isinstance(query, AndNot):
         query, excluded = query.a, query.b
-    subqueries = query.subqueries if isinstance(query, And) else [query] if query else []
+    subqueries = (query.subqueries if isinstance(query, And)
+                  else [] if query is None else [query])
     words = [q for q in subqueries if not is_filter(q)]
     if len(words) < least:
         return None
