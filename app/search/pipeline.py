@@ -168,8 +168,8 @@ class Search:
             parts = parsed.parts or phrase_words(parsed.query, parsed.text)
             if parsed.reading is not Reading.KEYWORDS and parts is not None:
                 return self._bag(parsed, parts, result)
-        one = query_parts(query, parsed.text, least=1)  # a question of one concept: its papers
-        if parsed.reading is not Reading.KEYWORDS and one is not None:  # ordered as a bag's
+        if parsed.reading is not Reading.KEYWORDS and (  # one concept: ordered as a bag's
+                one := query_parts(query, parsed.text, least=1)) is not None:
             return self._bag(parsed, one, result)
         return Resolved(result, parsed, query, docs, allowed)
 
