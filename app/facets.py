@@ -15,8 +15,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
+from pydantic import BeforeValidator, Field
 from whoosh.fields import ID, KEYWORD, NUMERIC, FieldType
 from whoosh.query import And, NumericRange, Query, Term
 
@@ -33,7 +34,6 @@ class FacetKind:
     several = False  # a paper may have several values (its institutions): a run of codes
     request_type: Any = str  # a request's value
     none: object = ""  # a request without this filter
-    constraints: dict[str, int] = {}  # on the API parameter (FastAPI's Query)
 
     def field(self, stored: bool) -> FieldType:
         """The facet's index field: a column (filters and counts by array) with terms (the
@@ -92,12 +92,18 @@ class EditionKind(FacetKind):
         return names.get(str(value), str(value))
 
 
+# A year a catalog can hold (ingest refuses others), or none: a form's "All years" (or "first",
+# "last") sends `year=`, which chooses nothing; it is no bad integer (it was a 400 page on every
+# related-papers and reading-list form left at "All years").
+OptionalYear = Annotated[Annotated[int, Field(ge=1900, le=2100)] | None,
+                         BeforeValidator(lambda value: None if value == "" else value)]
+
+
 class YearKind(FacetKind):
     """A year; inline, `year:2018-2020` is a range."""
 
-    request_type = int | None
+    request_type = OptionalYear
     none = None
-    constraints = {"ge": 1900, "le": 2100}
 
     def field(self, stored: bool) -> FieldType:
         return NUMERIC(int, stored=stored, sortable=True, signed=False)

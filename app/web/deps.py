@@ -13,7 +13,7 @@ from app import catalog, people
 from app.catalog import ListFilter
 from app.db import get_engine
 from app.exports import ListFormat
-from app.facets import FACETS, Facet
+from app.facets import FACETS, Facet, OptionalYear
 from app.ids import ID_LIST, parse_paper_ids, slugify
 from app.map.layout import opened_layout
 from app.models import Edition, Paper
@@ -48,8 +48,7 @@ def _facet_parameter(facet: Facet) -> inspect.Parameter:
     """A facet's API parameter, of its kind's type, described as the table says."""
     kind, default = facet.kind.parameter()
     return inspect.Parameter(facet.name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                             annotation=Annotated[kind, Query(description=facet.description,
-                                                              **facet.kind.constraints)])
+                             annotation=Annotated[kind, Query(description=facet.description)])
 
 
 def search_request(q: str = "", sort: str = "relevance", page: int = 1,
@@ -75,7 +74,7 @@ search_request.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
 def list_filter(
     venue: Annotated[str, Query(description="Edition slug, e.g. neurips-2018")] = "",
     series: Annotated[str, Query(description="Series slug, e.g. neurips")] = "",
-    year: Annotated[int | None, Query(ge=1900, le=2100)] = None,
+    year: Annotated[OptionalYear, Query()] = None,
 ) -> ListFilter:
     return ListFilter(venue=venue, series=slugify(series), year=year)
 
@@ -85,7 +84,7 @@ SessionDep = Annotated[Session, Depends(get_session)]
 
 def likeness_choice(
     series: Annotated[str, Query(description="Series slug: only its papers")] = "",
-    year: Annotated[int | None, Query(ge=1900, le=2100, description="Only this year's")] = None,
+    year: Annotated[OptionalYear, Query(description="Only this year's")] = None,
     sort: Annotated[Literal["alike", "newest"], Query(
         description="The most alike first, or the newest first (of the most alike)")] = "alike",
     less: Annotated[str, Query(description="Comma-separated IDs of papers marked “less like "
@@ -181,7 +180,7 @@ def _edition_topic(found: EditionOrSeriesDep, topic: str = "") -> str:
 
 def _whats_new_found(
     request: Request, search: SearchDep, chosen: ChosenSeriesDep,
-    year: Annotated[int | None, Query(ge=1000, le=9999, description="e.g. 2018")] = None,
+    year: Annotated[OptionalYear, Query(description="e.g. 2018")] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_WHATS_NEW)] = WHATS_NEW,
 ) -> WhatsNew:
     """What is new where a request asks; a 404 where there are no papers."""
@@ -232,9 +231,9 @@ def _profile_of(kind: people.Kind) -> Callable[..., people.Profile]:
 
 
 def year_range(
-    first: Annotated[int | None, Query(alias="from", ge=1900, le=2100,
+    first: Annotated[OptionalYear, Query(alias="from",
                                        description="First year (inclusive)")] = None,
-    last: Annotated[int | None, Query(alias="to", ge=1900, le=2100,
+    last: Annotated[OptionalYear, Query(alias="to",
                                       description="Last year (inclusive)")] = None,
 ) -> tuple[int | None, int | None]:
     """A range of years as asked; a reversed one (from=2024&to=2020) read the right way."""

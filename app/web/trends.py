@@ -12,6 +12,7 @@ from sqlmodel import Session
 
 from app import series
 from app.catalog import year_totals
+from app.facets import OptionalYear
 from app.outputs import ERRORS, TrendLineOut, TrendsOut, WhatsNewOut
 from app.search.searcher import PaperSearch
 from app.web import charts
@@ -65,7 +66,7 @@ def trends_view(session: Session, search: PaperSearch, queries: list[str],
 def trends(
     request: Request, session: SessionDep, search: SearchDep,
     q: QueriesParam = [],  # noqa: B006
-    year: Annotated[int | None, Query(ge=1000, le=9999)] = None,
+    year: Annotated[OptionalYear, Query()] = None,
     series_slug: Annotated[str, Query(alias="series", max_length=200)] = "",
 ) -> Response:
     """Trend lines of queries; with none, what is new in a year (of a series, or all)."""

@@ -74,6 +74,31 @@ def test_a_series_and_a_year_it_has_no_edition_of_say_so(multi_client: TestClien
                                                          "year": 2020}).text
 
 
+def test_a_form_left_at_all_years_lists_every_year(multi_client: TestClient):
+    """The forms' "All years", "first" and "last" send an empty field: no choice, not a bad
+    integer (each was a 400 page)."""
+    paper = _paper(multi_client, "graph neural network message passing")
+    every_year = {"series": "beta", "year": "", "sort": "alike"}
+    related = multi_client.get(f"/papers/{paper}/related", params=every_year)
+    assert related.status_code == 200
+    assert related.text.count('class="paper"') == len(_related(multi_client, paper,
+                                                               series="beta"))
+    assert multi_client.get("/saved", params={"ids": paper, **every_year}).status_code == 200
+    assert multi_client.get(f"/api/papers/{paper}/related", params=every_year).json() == (
+        _related(multi_client, paper, series="beta"))
+    topics = multi_client.get("/topics", params={"from": "", "to": ""})
+    assert topics.status_code == 200 and topics.text == multi_client.get("/topics").text
+    assert multi_client.get("/trends", params={"year": "", "series": ""}).status_code == 200
+    searched = multi_client.get("/api/search", params={"q": "graph", "year": ""})
+    assert searched.status_code == 200
+    assert searched.json()["total"] == multi_client.get("/api/search", params={"q": "graph"}
+                                                        ).json()["total"]
+    assert multi_client.get("/api/search", params={"q": "graph", "year": 1800}
+                            ).status_code == 400  # no catalog holds it
+    assert multi_client.get(f"/papers/{paper}/related", params={"year": "last"}
+                            ).status_code == 400  # a word is still no year
+
+
 def _rows(path: Path) -> Path:
     """A list paper on tide pools; two twins on coral reefs, close to it; others on tide
     pools, further from the twins."""
