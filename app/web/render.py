@@ -18,6 +18,7 @@ from app.ids import MAX_LISTED, PAPER_ID, name_slug
 from app.ingest.normalize import title_html
 from app.map import drawing
 from app.map.layout import opened_layout
+from app.search.query.language import MAX_TEXT_CHARS
 from app.topics import load_taxonomy
 from app.web.assets import static_url
 from app.web.urls import (
@@ -98,6 +99,9 @@ templates.env.globals["coins"] = coins
 templates.env.globals["paper_title"] = paper_title
 # What a reader's browser keeps (static/app.js reads them from <body data-…>): the bounds and
 # the ID pattern the server checks, said once.
+# The search boxes take a pasted abstract whole (search reads up to this much of a pasted text;
+# a query of words it cuts far sooner, and says so): a box of 500 cut every abstract pasted.
+templates.env.globals["query_max"] = MAX_TEXT_CHARS
 templates.env.globals["browser_limits"] = {
     "paper-id": PAPER_ID.pattern, "saved-max": MAX_LISTED, "seen-max": 20_000, "hidden-max": 5_000,
 }

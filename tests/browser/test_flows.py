@@ -26,6 +26,26 @@ def test_search_from_home_and_open_a_result(page):
     screenshot(page, "search-and-open")
 
 
+def test_a_pasted_abstract_is_searched_whole(page, browser_catalog):
+    """The box takes an abstract as a reader pastes it: it had cut every paste to 500
+    characters, so a long abstract was read as its first few sentences."""
+    abstract = next(line for path in sorted(browser_catalog.settings.seeds_dir.glob("*.txt"))
+                    for line in path.read_text(encoding="utf-8").splitlines()
+                    if len(line) > 1_200 and "$" not in line)
+    page.goto("/")
+    page.focus("#q")
+    page.keyboard.insert_text(abstract)
+    assert page.input_value("#q") == abstract
+    page.press("#q", "Enter")
+    page.wait_for_url(re.compile(r"/search\?q="))
+    words = len(abstract.split())
+    assert f"This {words}-word query was read as a text" in page.content()
+    first = page.locator("ol.papers li.paper a.headline").first
+    first.click()
+    page.wait_for_url(re.compile(r"/papers/[0-9a-f]{16}"))
+    assert " ".join(abstract.split()[:12]) in " ".join(page.content().split())
+
+
 def test_series_facet_changes_the_count(page):
     page.goto("/search?q=generalization")
     everything = heading_count(page)
