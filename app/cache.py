@@ -77,6 +77,10 @@ class ComputedOnce(Generic[K, V]):
         self._pending: dict[K, threading.Event] = {}
         self._lock = threading.Lock()
 
+    def clear(self) -> None:
+        """Forget every value kept (one being computed is kept when it ends)."""
+        self._values.clear()
+
     def get(self, key: K, compute: Callable[[], V]) -> V:
         while True:
             with self._lock:

@@ -29,8 +29,8 @@ from app.enrich import ON_INGEST, complete_keyphrases, retopic_all
 from app.faults import describe
 from app.feature_parts import register_parts
 from app.ingest.load import IngestReport, expand_paths, ingest_paths
-from app.meaning.encoder import ModelMissing, ModelRefused
 from app.meaning.job import EncodingElsewhere
+from app.meaning.model_files import ModelMissing, ModelRefused
 from app.meaning.store import counts
 from app.schema import INGEST_LOCK, CatalogSchemaError, catalog_lock, upgrade
 from app.search.index.generation import left_to_derive

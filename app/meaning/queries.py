@@ -15,6 +15,7 @@ length first).
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import socket
@@ -28,10 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
-from app.meaning.encoder import DIMENSIONS, Encoder, ModelMissing, ModelRefused
+from app.meaning.encoder import DIMENSIONS, Encoder
+from app.meaning.model_files import ModelCheck, ModelMissing, ModelRefused
 
 SOCKET_ENV = "CATALOG_ENCODER_SOCKET"  # set by the supervisor for its workers, not by hand
 QUERY_TOKENS = 128  # as the papers' own (app/meaning/store.py)
+log = logging.getLogger("uvicorn.error.meaning")
 MAX_TEXT_BYTES = 1 << 20  # a request longer than this is refused (a query is cut far sooner)
 TIMEOUT = 30.0  # seconds a worker waits for its vector before it encodes the text itself
 _LENGTH = struct.Struct(">I")
@@ -48,6 +51,7 @@ class LocalEncoder:
         self._lock = threading.Lock()
         self._encoder: Encoder | None = None
         self.problem: str | None = None
+        self._check = ModelCheck(cache)  # after a problem: whether the files were mended
 
     def vector(self, text: str) -> np.ndarray | None:
         encoder = self._loaded()
@@ -55,11 +59,15 @@ class LocalEncoder:
 
     def _loaded(self) -> Encoder | None:
         with self._lock:
-            if self._encoder is None and self.problem is None:
+            if self._encoder is None and (self.problem is None or self._check.current() is None):
                 try:
                     self._encoder = Encoder.load(self.cache)
+                    self.problem = None
                 except (ModelRefused, ModelMissing, OSError) as error:
+                    if self.problem is None:  # named once, not at every query
+                        log.error("search by meaning is off: %s", error)
                     self.problem = str(error)
+                    self._check.refused(self.problem)  # not loaded again until mended
             return self._encoder
 
 
@@ -189,6 +197,7 @@ class RemoteEncoder:
         try:
             connection.sendall(_framed(text.encode("utf-8", errors="replace")[:MAX_TEXT_BYTES]))
             if _read(connection, 1) == _VECTOR:
+                self.problem = None  # the service's model was mended
                 return np.frombuffer(_read(connection, DIMENSIONS * 4), dtype="<f4").copy()
             (size,) = _LENGTH.unpack(_read(connection, _LENGTH.size))
             self.problem = _read(connection, size).decode("utf-8", errors="replace")
@@ -212,13 +221,29 @@ class QueryEncoder:
     def problem(self) -> str | None:
         return self.remote.problem if self.remote is not None else self.local.problem
 
-    @lru_cache(maxsize=256)  # noqa: B019 - one per process, for its life
     def vector(self, text: str) -> np.ndarray | None:
-        """The text's vector (a page's count, its hits and its download encode it once)."""
+        """The text's vector (a page's count, its hits and its download encode it once); none
+        where the model is refused, asked again next time (it may have been mended)."""
+        try:
+            return self._vector(text)
+        except _NoModel:
+            return None
+
+    @lru_cache(maxsize=256)  # noqa: B019 - one per process, for its life
+    def _vector(self, text: str) -> np.ndarray:
         remote = self.remote
         if remote is not None:
             try:
-                return remote.vector(text)
+                vector = remote.vector(text)
             except OSError:
                 self.remote = None  # the service is gone: this process encodes from now on
-        return self.local.vector(text)
+                vector = self.local.vector(text)
+        else:
+            vector = self.local.vector(text)
+        if vector is None:
+            raise _NoModel  # not kept: lru_cache keeps no exception
+        return vector
+
+
+class _NoModel(Exception):
+    """No vector: the model is refused or missing (`QueryEncoder.problem`)."""

@@ -20,8 +20,7 @@ from app.meaning.queries import QueryEncoder
 from app.search.index.live import LiveIndex
 from app.search.index.opened import OpenIndex
 from app.search.pipeline import Search
-from app.search.rank import similar
-from app.search.rank.by_meaning import MODEL_DIR
+from app.search.rank import by_meaning, similar
 from app.search.rank.similar import Recommendation, RelatedPaper
 from app.search.results import SearchRequest, SearchResult
 from app.search.words.acronyms import Meaning
@@ -34,6 +33,7 @@ RESULT_CACHE = 256  # pages are in the page cache; these serve twins (docs/perfo
 SEARCHES_AT_ONCE = 2
 T = TypeVar("T")
 NOT_READY = "Search is not ready yet: the index is being built. Try again shortly."
+Searched = tuple[tuple[str, float], SearchRequest]  # a search kept: per generation, request
 
 
 class PaperSearch(LiveIndex):
@@ -43,16 +43,14 @@ class PaperSearch(LiveIndex):
                  result_cache: int = RESULT_CACHE, related_cache: int = RELATED_CACHE) -> None:
         super().__init__(index_path, check_interval)
         # One per process: the supervisor's (app/meaning/queries.py), else its own.
-        self.encoder = QueryEncoder(index_path.parent / MODEL_DIR)
+        self.encoder = QueryEncoder(index_path.parent / by_meaning.MODEL_DIR)
         self._working = threading.BoundedSemaphore(SEARCHES_AT_ONCE)
         self._related: ComputedOnce[tuple[object, ...], list[RelatedPaper]] = (
             ComputedOnce(related_cache))
         self._recommended: ComputedOnce[tuple[object, ...], list[Recommendation]] = (
             ComputedOnce(related_cache))
-        self._results: ComputedOnce[tuple[tuple[str, float], SearchRequest], SearchResult] = (
-            ComputedOnce(result_cache))
-        self._counts: ComputedOnce[tuple[tuple[str, float], SearchRequest], SearchResult] = (
-            ComputedOnce(result_cache))
+        self._results: ComputedOnce[Searched, SearchResult] = ComputedOnce(result_cache)
+        self._counts: ComputedOnce[Searched, SearchResult] = ComputedOnce(result_cache)
 
     def search(
         self, request: SearchRequest, texts: Callable[[list[str]], dict[str, str]]
@@ -60,19 +58,29 @@ class PaperSearch(LiveIndex):
         """Rank papers for the request; `texts` gives the plain text of papers to highlight."""
         # Popular queries, paging back and forth and the same query again after a facet
         # click cost nothing: results are kept per index version, like related papers.
-        return self.with_index(lambda current: self._results.get(
-            (current.identity, request),
-            lambda: self.gated(Search(current, request, texts, self.encoder.vector).run)),
-            _not_ready(request))
+        return self._meaning_kept(self.encoder.problem, self.with_index(
+            lambda current: self._results.get((current.identity, request), lambda: self.gated(
+                lambda: _said_unavailable(
+                    Search(current, request, texts, self.encoder.vector).run(),
+                    self.encoder.problem))),
+            _not_ready(request)))
 
     def counts(self, request: SearchRequest) -> SearchResult:
         """The request's total and facet counts, exactly as `search` gives them, without
         ranking a page of hits (trends and charts need only the counts)."""
-        return self.with_index(lambda current: self._counts.get(
-            (current.identity, request), lambda: self.gated(
+        return self._meaning_kept(self.encoder.problem, self.with_index(
+            lambda current: self._counts.get((current.identity, request), lambda: self.gated(
                 lambda: Search(current, request, lambda ids: {}, self.encoder.vector).run(
                     with_hits=False))),
-            _not_ready(request))
+            _not_ready(request)))
+
+    def _meaning_kept(self, before: str | None, result: SearchResult) -> SearchResult:
+        """The result; the results kept forgotten where the model was refused or mended while
+        it was computed: they counted and ranked papers by meaning, or said it was off."""
+        if self.encoder.problem != before:
+            self._results.clear()
+            self._counts.clear()
+        return result
 
     def ranked_ids(self, request: SearchRequest, limit: int | None = None,
                    newest_first: bool = False) -> list[str]:
@@ -167,3 +175,11 @@ def _authors(names: list[str]) -> list[str]:
     return [f'{AUTHOR_PREFIX}"{name}"' for name in names]
 
 
+def _said_unavailable(result: SearchResult, problem: str | None) -> SearchResult:
+    """The result, saying so where it would have used meaning and the model is refused or
+    missing (`problem`): a description's or a pasted text's papers by words alone, else
+    silently fewer (of 3,000 papers, 130 for a description became 30)."""
+    if (problem is not None and (result.reading is not None or result.pasted)
+            and by_meaning.switched(result.request.q)[1]):
+        result.notes.append(by_meaning.UNAVAILABLE)
+    return result

@@ -87,14 +87,19 @@ class PageCache:
             version = catalog_version(session)
         return f"{version}/{self.search.index_identity()}"
 
+    def _meaning(self) -> str:
+        """Whether the model is refused: a description's page says so, until it is mended."""
+        return "off" if self.search.encoder.problem else "on"
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not cacheable(scope):
             await self.app(scope, receive, send)
             return
         request_headers = Headers(scope=scope)
         # The host too: pages hold absolute links (BibTeX URLs) to the address they were asked at.
+        meaning = self._meaning()
         key = (request_headers.get("host"), scope.get("scheme"), scope["path"],
-               scope["query_string"], await self.lane.run(self._version), self.code)
+               scope["query_string"], await self.lane.run(self._version), meaning, self.code)
         digest = hashlib.sha256(repr(key).encode()).hexdigest()[:24]
         compress = "gzip" in request_headers.get("accept-encoding", "")
         # Each encoding its own ETag, as a cache between us and the browser may keep both.
@@ -112,7 +117,9 @@ class PageCache:
                 await _send(send, status, headers, body)
                 return
             page = _Page(headers, body)
-            if len(body) <= MAX_PAGE_BYTES:
+            # Not kept when the model was found refused (or mended) as it was rendered: its
+            # key says the state before
+            if len(body) <= MAX_PAGE_BYTES and self._meaning() == meaning:
                 self._pages.put(key, page)
         if compress and len(page.body) >= MIN_GZIP_BYTES:
             await _send(send, 200, page.headers + validators

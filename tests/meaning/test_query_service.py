@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from sqlmodel import select
 
-from app.meaning import encoder
+from app.meaning import model_files
 from app.meaning.queries import SOCKET_ENV, EncoderService, LocalEncoder, QueryEncoder
 from app.models import Paper
 from tests.conftest import Catalog, write_list
@@ -82,7 +82,7 @@ def test_a_refused_model_reaches_the_workers_as_its_reason(
     wrong = tmp_path / "model.zip"
     with zipfile.ZipFile(wrong, "w") as archive:
         archive.writestr("model.safetensors", b"not the model either")
-    monkeypatch.setattr(encoder, "packaged_archive", lambda: wrong)
+    monkeypatch.setattr(model_files, "packaged_archive", lambda: wrong)
     monkeypatch.delenv(SOCKET_ENV, raising=False)
     refusing = EncoderService(cache)
     refusing.start()

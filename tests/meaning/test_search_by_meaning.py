@@ -7,29 +7,33 @@ from __future__ import annotations
 
 import html
 import re
+import shutil
 import subprocess
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import col, select
 
 from app.main import create_app
-from app.meaning import encoder
+from app.meaning import model_files
 from app.meaning.store import counts
 from app.models import Paper, PaperVector
 from app.search.index.meaning_updates import encode_and_publish
 from app.search.index.sync import publish_vectors
-from app.search.rank import similar
+from app.search.rank import by_meaning, similar
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
+from bench.harness import free_port
 from tests.conftest import Catalog, write_list
 from tests.hardening.test_crash_and_concurrency import killed_at, synthetic_list
-from tests.servers import CATALOG
+from tests.servers import CATALOG, wait_until_ready
 
 # A paper in the field's terms, and a description of its idea that shares none of its words.
 DEPTH = ("Monocular depth estimation predicts a dense depth map from a single RGB image: we "
@@ -305,9 +309,82 @@ def test_a_model_with_the_wrong_checksum_is_refused_and_search_by_words_goes_on(
         written.writestr("tokenizer.json", b"{}")
     if archive != "of another model":
         _damaged(wrong, archive.removeprefix("with "))
-    monkeypatch.setattr(encoder, "packaged_archive", lambda: wrong)
+    monkeypatch.setattr(model_files, "packaged_archive", lambda: wrong)
     by_words = PaperSearch(fresh.settings.index_path, result_cache=0)
     assert by_words.search(SearchRequest(q="depth estimation"), lambda ids: {}).total >= 1
     found = by_words.search(SearchRequest(q=GUESS), lambda ids: {})
     assert not any(hit.by_meaning for hit in found.hits)
     assert by_words.encoder.problem is not None and named in by_words.encoder.problem
+
+
+def _wheel_of_another_model(where: Path) -> Path:
+    """A package of the wheel's name whose model.zip holds another file: put first on the
+    server's path, it stands for a damaged install."""
+    package = where / "all_minilm_l6_v2"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    with zipfile.ZipFile(package / "model.zip", "w") as written:
+        written.writestr("model.safetensors", b"not the model either")
+    return where
+
+
+@pytest.mark.parametrize("wheel", ["without its model.zip", "with a model.zip cut short"])
+def test_a_model_missing_or_damaged_in_its_wheel_is_one_line_of_update_index(
+        fresh: Catalog, tmp_path: Path, wheel: str):
+    package = _wheel_of_another_model(tmp_path / "wheel") / "all_minilm_l6_v2"
+    if wheel.startswith("without"):
+        (package / "model.zip").unlink()
+    else:
+        (package / "model.zip").write_bytes((package / "model.zip").read_bytes()[:40])
+    env = {**fresh.env(), "PYTHONPATH": str(package.parent), "CATALOG_ENCODE_VECTORS": "1"}
+    done = subprocess.run([CATALOG, "update-index"], env=env, capture_output=True, text=True)
+    assert done.returncode == 0 and "Traceback" not in done.stdout + done.stderr, done.stderr
+    said = [line for line in done.stdout.splitlines() if line.startswith("sentence vectors")]
+    assert len(said) == 1 and "none made, search by words only" in said[0], done.stdout
+    assert str(package / "model.zip") in said[0] and "reinstall the model" in said[0]
+
+
+def _page(base: str, q: str) -> str:
+    return html.unescape(httpx.get(f"{base}/search", params={"q": q}).text)
+
+
+def _vectors_said(base: str, said: Callable[[str], bool]) -> str:
+    deadline = time.monotonic() + 60  # the keeper checks the model at each of its polls
+    while (vectors := str(httpx.get(f"{base}/healthz").json().get("vectors"))) and not said(
+            vectors) and time.monotonic() < deadline:
+        time.sleep(0.3)
+    return vectors
+
+
+def test_a_damaged_model_is_named_in_one_line_and_by_healthz_and_mended_without_a_restart(
+        fresh: Catalog, tmp_path: Path, model_cache: Path):
+    """Every paper has its vector, so no encoding meets the model: it was damaged unnamed
+    while every description silently lost the papers close in meaning."""
+    _encoded(fresh)
+    cache = fresh.settings.data_dir / "model"
+    shutil.copytree(model_cache, cache, dirs_exist_ok=True)
+    (cache / "model.safetensors").write_bytes(b"not the model")
+    env = {**fresh.env(), "PYTHONPATH": str(_wheel_of_another_model(tmp_path / "wheel"))}
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with (tmp_path / "serve.log").open("w") as log:
+        server = subprocess.Popen([CATALOG, "serve", "--port", str(port)], env=env,
+                                  stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_until_ready(base, 60)
+        vectors = _vectors_said(base, lambda said: "off" in said)
+        assert "search by meaning is off" in vectors and "SHA-256" in vectors, vectors
+        assert by_meaning.UNAVAILABLE in _page(base, GUESS)
+        assert by_meaning.UNAVAILABLE not in _page(base, "depth estimation")  # words asked
+        logged = (tmp_path / "serve.log").read_text()
+        assert "Traceback" not in logged
+        named = [line for line in logged.splitlines() if "search by meaning is off" in line]
+        assert named and all("SHA-256" in line for line in named), logged
+        shutil.copy(model_cache / "model.safetensors", cache / "model.safetensors")  # mended
+        assert "off" not in _vectors_said(base, lambda said: "off" not in said)
+        found = httpx.get(f"{base}/api/search", params={"q": TOLD}).json()
+        assert any(hit["by_meaning"] for hit in found["hits"]), found
+        assert by_meaning.UNAVAILABLE not in _page(base, GUESS)  # not the result kept
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.meaning.encoder import DIMENSIONS, MODEL_SHA256, Encoder, ModelRefused, cached_file
+from app.meaning.encoder import DIMENSIONS, Encoder
+from app.meaning.model_files import MODEL_SHA256, ModelRefused, cached_file
 from bench.encoder_reference import LENGTHS, REFERENCE
 
 MODEL = "model.safetensors"

@@ -18,8 +18,9 @@ from sqlmodel import Session
 
 from app.config import Settings
 from app.db import get_engine
-from app.meaning.encoder import Encoder, ModelMissing, ModelRefused
+from app.meaning.encoder import Encoder
 from app.meaning.job import EncodingElsewhere, encode_missing
+from app.meaning.model_files import ModelCheck, ModelMissing, ModelRefused
 from app.meaning.store import counts
 from app.search.index.registry import WithParts
 from app.search.rank.by_meaning import MODEL_DIR
@@ -93,7 +94,11 @@ class BackgroundEncoding:
 
     def __init__(self, settings: Settings, publish: Publish) -> None:
         self.settings, self.publish = settings, publish
-        self.problem: str | None = None  # why it gave up (the model refused)
+        self.problem: str | None = None  # why search by meaning is off (the model refused)
+        # Checked at each poll, not only by an encoding: a catalog whose papers all have
+        # vectors runs none, and a damaged model went unnamed while every description lost
+        # its meaning (docs/search.md).
+        self._model = ModelCheck(settings.data_dir / MODEL_DIR)
         self.counts: tuple[int, int] | None = None  # (papers with a vector, papers), for /healthz
         self._child: BaseProcess | None = None
         self._counted_at = 0.0
@@ -108,8 +113,12 @@ class BackgroundEncoding:
         child = self._child
         if child is not None and child.exitcode is not None:
             if child.exitcode == MODEL_REFUSED:
-                self.problem = "the sentence encoder's model was refused (see the log)"
+                self._model.refused("the sentence encoder's model was refused (see the log)")
             child = self._child = None
+        problem = self._model.current()
+        if problem is not None and self.problem is None:
+            log.error("search by meaning is off: %s", problem)
+        self.problem = problem and f"search by meaning is off: {problem}"
         with_vectors, total = self.counts or (0, 0)
         if (child is None and self.settings.encode_vectors and self.problem is None
                 and with_vectors < total and time.monotonic() >= self._start_after):

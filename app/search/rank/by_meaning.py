@@ -37,6 +37,8 @@ MEANING_COUNT_FILE = "meaning-count"
 BLOCK_ROWS = 8192  # rows turned into float32 at a time for a product: 12 MB
 MEANING_OFF = "meaning:off"  # in a query: the words alone
 MEANING_ON = "meaning:on"  # in a query: as without it (meaning is on unless switched off)
+UNAVAILABLE = ("Search by meaning is off on this server: its sentence encoder's model could "
+               "not be loaded (/healthz says why). These papers are found by their words alone.")
 # The papers closest in meaning that follow a question's, a description's or a pasted text's
 # own.
 NEAR_PAPERS = 100

