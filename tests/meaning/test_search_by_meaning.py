@@ -380,7 +380,11 @@ def test_a_damaged_model_is_named_in_one_line_and_by_healthz_and_mended_without_
         assert "Traceback" not in logged
         named = [line for line in logged.splitlines() if "search by meaning is off" in line]
         assert named and all("SHA-256" in line for line in named), logged
-        shutil.copy(model_cache / "model.safetensors", cache / "model.safetensors")  # mended
+        # Mended as a reinstall does: the wheel's archive replaced whole, the copy extracted
+        # again from it (copied into the cache in place, a check could read it half-written)
+        archive = tmp_path / "wheel" / "all_minilm_l6_v2" / "model.zip"
+        shutil.copy(model_files.packaged_archive(), archive.with_suffix(".new"))
+        archive.with_suffix(".new").replace(archive)
         assert "off" not in _vectors_said(base, lambda said: "off" not in said)
         found = httpx.get(f"{base}/api/search", params={"q": TOLD}).json()
         assert any(hit["by_meaning"] for hit in found["hits"]), found

@@ -51,8 +51,14 @@ class Lane:
         return self.version
 
 
-def cache_of(app: Counting, lane: Lane | None = None) -> PageCache:
-    return PageCache(app, SimpleNamespace(), SimpleNamespace(), lane or Lane())
+def searching(problem: str | None = None) -> SimpleNamespace:
+    """The search the cache asks whether the sentence encoder's model is refused."""
+    return SimpleNamespace(encoder=SimpleNamespace(problem=problem))
+
+
+def cache_of(app: Counting, lane: Lane | None = None,
+             search: SimpleNamespace | None = None) -> PageCache:
+    return PageCache(app, SimpleNamespace(), search or searching(), lane or Lane())
 
 
 def get(cache: PageCache, path: str = "/venues/icml-2026", query: bytes = b"",
@@ -86,7 +92,8 @@ def digest(*key: object) -> str:
 
 def page_etag(version: str) -> str:
     """The ETag of the page `get` asks for, at a catalog version and this release."""
-    key = ("cat.test", "http", "/venues/icml-2026", b"", version, pagecache.code_identity())
+    key = ("cat.test", "http", "/venues/icml-2026", b"", version, "on",
+           pagecache.code_identity())
     return f'"{digest(*key)}"'
 
 
@@ -135,6 +142,37 @@ def test_every_part_of_the_key_makes_another_page(change: dict):
     cache = cache_of(app)
     get(cache)
     get(cache, **change)
+    assert app.renders == 2
+
+
+def test_a_refused_model_makes_another_page_and_a_mended_one_the_page_before():
+    """A question's page says search by meaning is off while the model is refused."""
+    app, search = Counting(), searching()
+    cache = cache_of(app, search=search)
+    get(cache)
+    search.encoder.problem = "model.safetensors: SHA-256 ..."
+    get(cache)
+    assert app.renders == 2
+    search.encoder.problem = None
+    get(cache)
+    assert app.renders == 2
+
+
+def test_a_page_rendered_as_the_model_is_found_refused_is_not_kept():
+    """Its key says meaning is on, its page that it is off: kept, it would be served once
+    the model is mended."""
+    search = searching()
+
+    class Refusing(Counting):
+        async def __call__(self, scope, receive, send) -> None:
+            search.encoder.problem = "refused"
+            await super().__call__(scope, receive, send)
+
+    app = Refusing()
+    cache = cache_of(app, search=search)
+    get(cache)
+    search.encoder.problem = None  # mended: the page must be rendered again
+    get(cache)
     assert app.renders == 2
 
 
@@ -237,7 +275,7 @@ def test_the_cache_holds_its_bounds():
     cache = cache_of(Counting())
     assert cache._pages.max_size == 16 * 1024 * 1024 == pagecache.PAGE_BYTES
     assert cache._pages.max_entries == 512
-    smaller = PageCache(Counting(), SimpleNamespace(), SimpleNamespace(), Lane(), size=3)
+    smaller = PageCache(Counting(), SimpleNamespace(), searching(), Lane(), size=3)
     assert smaller._pages.max_entries == 3
 
 
