@@ -49,7 +49,7 @@ from app.search.rank.ranking import match_scores, top_matches
 from app.search.rank.snippets import make_snippet, query_terms
 from app.search.results import PER_PAGE, QueryReading, SearchHit, SearchRequest, SearchResult
 from app.search.words.analysis import analyze
-from app.words import FILLER_WORDS
+from app.words import FILLER_WORDS, drop_invisible
 
 PREFIX_EXPANSIONS = 8  # the most frequent completions a `prefix*` stands for
 # A pasted text's papers most like it: the best of more candidates, so filters leave some.
@@ -58,6 +58,8 @@ LIKE_TEXT_CANDIDATES = 2000
 LIKE_TEXT_NOTE = ("This {words}-word query was read as a text, not as words that must all "
                   "match: these are the {n} papers most like it as a whole (by the terms that "
                   "most set it apart), as related papers are found.")
+NO_KEY_TERMS_NOTE = ("This {words}-word query was read as a text, but none of its words is in "
+                     "the catalog: no paper is like it.")
 
 
 @dataclass
@@ -90,8 +92,9 @@ class Search:
         self.searcher = current.searcher
         self.request = request
         self.texts = texts
-        # `meaning:off` in the query: the words alone (what the catalog found before).
-        self.q, meaning_on = by_meaning.switched(request.q)
+        # `meaning:off` in the query: the words alone. Characters no reader sees go, as ingest
+        # drops them: "dif\u200bfusion models" (from a PDF) had found nothing.
+        self.q, meaning_on = by_meaning.switched(drop_invisible(request.q))
         self._closeness = partial(by_meaning.closeness_to, current.meaning if meaning_on
                                   else None, encode)
         self.phrases: Phrases = {}  # phrase matches, found while counting, used to rank
@@ -219,13 +222,14 @@ class Search:
     def _like_text(self) -> Resolved:
         """A pasted text: the papers most like it as a whole, by its key terms, as related
         papers are found; the page says so."""
-        text = " ".join(self.request.q[:MAX_TEXT_CHARS].split())
+        text = " ".join(self.q[:MAX_TEXT_CHARS].split())
         parsed = ParsedQuery(text, None)
-        result = SearchResult(self.request, text, pasted=True, notes=[LIKE_TEXT_NOTE.format(
-            words=len(text.split()), n=LIKE_TEXT_RESULTS)])
-        if len(self.request.q) > MAX_TEXT_CHARS:
-            result.notes.append(f"The text was cut to its first {MAX_TEXT_CHARS:,} characters.")
         key_terms = similar.text_key_terms(self.searcher, text)
+        result = SearchResult(self.request, text, pasted=True, notes=[
+            (LIKE_TEXT_NOTE if key_terms else NO_KEY_TERMS_NOTE).format(
+                words=len(text.split()), n=LIKE_TEXT_RESULTS)])
+        if len(self.q) > MAX_TEXT_CHARS:
+            result.notes.append(f"The text was cut to its first {MAX_TEXT_CHARS:,} characters.")
         if not key_terms:
             nothing = docs_mask(self.searcher, ())
             return Resolved(result, parsed, None, nothing, nothing)

@@ -55,3 +55,34 @@ def test_an_overlong_query_is_echoed_only_as_far_as_it_is_read(client: TestClien
     page = client.get("/search", params={"q": "learning " * 3_000}).text
     assert "first 10,000 characters" in page
     assert len(page) < 600_000  # 63 KB of query echoed into its links made 2 MB
+
+
+def test_a_pasted_text_of_no_word_the_catalog_holds_says_no_paper_is_like_it(
+        client: TestClient):
+    """It had read "0 papers like the text you pasted" above "these are the 100 papers most
+    like it"."""
+    text = " ".join(["نقترح خوارزمية جديدة لتقدير العمق من صورة واحدة"] * 8)
+    page = client.get("/search", params={"q": text}).text
+    assert re.search(r"<h1>0 papers like the text you pasted</h1>", page)
+    assert "none of its words is in the catalog: no paper is like it" in page
+    assert "papers most like it" not in page
+
+
+def test_characters_no_reader_sees_do_not_split_the_words_of_a_query(
+        client: TestClient, seeded: Catalog):
+    """A zero-width space, a soft hyphen or a BOM copied from a PDF inside a word: ingest
+    drops them, and search had split the word there (0 results, under a heading that read
+    as the words typed)."""
+    with seeded.session() as session:
+        paper = next(p for p in session.exec(select(Paper).order_by(Paper.id))
+                     if len(p.plain.split()) > PASTED_TEXT_WORDS)
+    word = max(re.findall(r"[a-z]{8,}", paper.plain.lower()), key=len)
+    typed = client.get("/api/search", params={"q": word}).json()
+    assert typed["total"] >= 1
+    for mark in ("\u200b", "\u00ad", "\ufeff", "\u2060", "\u200e"):
+        hidden = word[:4] + mark + word[4:]
+        found = client.get("/api/search", params={"q": hidden}).json()
+        assert (found["total"], found["hits"][:3]) == (typed["total"], typed["hits"][:3]), mark
+        assert found["query"] == word
+    pasted = client.get("/api/search", params={"q": paper.plain.replace(" ", " \u200b")}).json()
+    assert pasted["hits"][0]["id"] == paper.id
