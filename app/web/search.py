@@ -25,6 +25,7 @@ from app.outputs import (
 )
 from app.paging import within_pages
 from app.search.query.language import MAX_QUERY_CHARS, PASTED_TEXT_WORDS, replace_word
+from app.search.rank import by_meaning
 from app.search.results import PER_PAGE, SearchRequest, SearchResult
 from app.search.searcher import PaperSearch
 from app.search.words.acronyms import Meaning
@@ -56,7 +57,11 @@ class SearchView:
 
     def context(self) -> dict[str, Any]:
         carried = len(self.query.q) > CARRIED_ONCE
+        # `meaning:off` stays in the box and is said on the page: edited and searched again,
+        # the words had silently come back with meaning (12 results became 112)
+        words_alone, meaning_on = by_meaning.switched(self.query.q)
         return dict(result=self.result, papers=self.found, venues=self.venues,
+                    meaning_off=not meaning_on, with_meaning=words_alone,
                     url_with=search_query_string, carried=carried,
                     carried_params=search_params(self.query, page=1) if carried else {},
                     chips=sidebar.chips(self.query, self.names),

@@ -174,7 +174,15 @@ def test_meaning_on_is_the_default_and_your_words_only_keeps_the_filters(
         words_only = html.unescape(link.group(1))
         assert {"q": [f"{GUESS} meaning:off"], "year": ["2026"], "sort": ["venue"]} == \
             parse_qs(urlsplit(words_only).query)
-        assert "Close in meaning" not in client.get("/search" + words_only).text
+        words_page = client.get("/search" + words_only).text
+        assert "Close in meaning" not in words_page
+        # Kept in the box and said, with the way back: edited and searched again, the words
+        # had silently come back with meaning
+        assert f'value="{html.escape(GUESS)} meaning:off"' in words_page
+        back = re.search(r'href="([^"]*)">With papers close in meaning too', words_page)
+        assert back and parse_qs(urlsplit(html.unescape(back.group(1))).query) == {
+            "q": [GUESS], "year": ["2026"], "sort": ["venue"]}
+        assert "With papers close in meaning too" not in page
 
 
 # Papers that all hold one concept: one about why it works, two using it in passing, often.
