@@ -21,7 +21,7 @@ from app.paging import within_pages
 from app.people import rankings
 from app.search.index.opened import OpenIndex
 from app.search.query.language import MAX_TEXT_CHARS
-from app.search.rank.similar import Choice
+from app.search.rank.similar import MAX_LESS, Choice
 from app.search.results import SearchRequest
 from app.search.service import SearchService
 from app.series import Series, get_series
@@ -31,7 +31,6 @@ from app.whats_new.found import LIMIT as WHATS_NEW
 from app.whats_new.found import Finder, WhatsNew
 
 MAX_WHATS_NEW = 50
-MAX_LESS = 100  # papers marked "less like this" in one request
 Entry = TypeVar("Entry")
 
 

@@ -13,7 +13,7 @@ from sqlmodel import Session
 
 from app import catalog, series
 from app.models import Paper
-from app.search.rank.similar import Choice
+from app.search.rank.similar import MAX_LESS, Choice
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,8 @@ class LikenessForm:
         return f"{self.action}?{urlencode({k: v for k, v in query.items() if v})}"
 
     def less_like(self, paper_id: str) -> str:
-        return self.url([*self.choice.less, paper_id])
+        """Marked too: the newest `MAX_LESS` marks (a 101st had led to a 400 page)."""
+        return self.url([*self.choice.less, paper_id][-MAX_LESS:])
 
     def undo(self, paper_id: str) -> str:
         return self.url([pid for pid in self.choice.less if pid != paper_id])

@@ -155,3 +155,17 @@ def test_the_reading_list_marks_less_like_this_and_takes_it_back(fresh: Catalog,
         undo = after.split('id="less-marked"')[1].split('href="')[1].split('"')[0]
         back = client.get(undo.replace("&amp;", "&")).text
         assert 'id="less-marked"' not in back and f'data-paper="{marked}"' in back
+
+
+def test_a_mark_past_the_most_a_list_holds_drops_the_oldest(multi_client: TestClient):
+    """A reading list holds 100 marks: the 101st "Less like this" had led to a 400 page."""
+    listed = _paper(multi_client, "graph neural network message passing")
+    marked = [f"{number:016x}" for number in range(1, 101)]
+    page = multi_client.get("/saved", params={"ids": listed, "less": ",".join(marked)})
+    assert page.status_code == 200
+    marks = [a.split('"')[0].replace("&amp;", "&")
+             for a in page.text.split('class="less-like" href="')[1:]]
+    assert marks, "no recommendation offers “Less like this”"
+    less = parse_qs(urlsplit(marks[0]).query)["less"][0].split(",")
+    assert len(less) == 100 and less[:-1] == marked[1:] and less[-1] not in marked
+    assert multi_client.get(marks[0]).status_code == 200

@@ -127,6 +127,9 @@ def _without(docs: np.ndarray, excluded: list[int]) -> np.ndarray:
     return docs[~np.isin(docs, np.asarray(excluded, dtype=np.int64))]
 
 
+MAX_LESS = 100  # papers marked "less like this" in one request
+
+
 @dataclass(frozen=True)
 class Choice:
     """Which papers like the given ones a reader asked for: of a series and a year (facet
