@@ -80,6 +80,7 @@ class Resolved:
     # Listed for their closeness in meaning alone (a question, a description, a pasted text)
     near: np.ndarray | None = None
     closeness: np.ndarray | None = None  # each document's, to the query
+    joinable: np.ndarray | None = None  # a question's papers `near` is chosen from, unfiltered
 
 
 class Search:
@@ -112,7 +113,7 @@ class Search:
         result.total = int(np.count_nonzero(allowed))
         if query is None:
             return result
-        result.facets = self._facet_counts(resolved.docs)
+        result.facets = self._facet_counts(resolved)
         start = (self.request.page - 1) * PER_PAGE
         if with_hits and start < result.total:
             result.hits = self._page(resolved, start)
@@ -192,7 +193,7 @@ class Search:
             result.near = int(np.count_nonzero(found.near))
         return Resolved(result, parsed, Or(related + parsed.scored), found.listed,
                         self._filtered(found.listed), bag, near=found.near,
-                        closeness=found.closeness)
+                        closeness=found.closeness, joinable=found.joinable)
 
     def _own_order(self, resolved: Resolved, limit: int) -> list[tuple[int, float]]:
         """The best `limit` of a pasted text's or a question's papers, in their own order;
@@ -254,21 +255,20 @@ class Search:
                         near=near)
 
     def _sort_order(self) -> MultiFacet | None:
-        if self.request.sort == "venue":
-            return MultiFacet([FieldFacet("venue"), ScoreFacet()])
-        return None
+        by_venue = self.request.sort == "venue"
+        return MultiFacet([FieldFacet("venue"), ScoreFacet()]) if by_venue else None
 
     def _matching(self, query: Query) -> np.ndarray:
         return matching_docs(self.searcher, matching_query(query), self.phrases)
 
     def _filtered(self, docs: np.ndarray) -> np.ndarray:
         filters = self.request.filters()
-        if not filters:
-            return docs
-        return FacetFilter(self.current.columns, filters, docs).allowed()
+        return FacetFilter(self.current.columns, filters, docs).allowed() if filters else docs
 
-    def _facet_counts(self, docs: np.ndarray) -> dict[str, list[tuple[object, int]]]:
-        return FacetFilter(self.current.columns, self.request.filters(), docs).counts()
+    def _facet_counts(self, resolved: Resolved) -> dict[str, list[tuple[object, int]]]:
+        near = resolved.near if resolved.joinable is not None else None  # counted as joinable
+        return FacetFilter(self.current.columns, self.request.filters(), resolved.docs if near
+                           is None else resolved.docs & ~near).counts(resolved.joinable)
 
     def _fallback(self, parsed: ParsedQuery, result: SearchResult, query: Query,
                   docs: np.ndarray) -> tuple[ParsedQuery, Query, np.ndarray]:

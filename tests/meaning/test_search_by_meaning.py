@@ -185,6 +185,30 @@ def test_meaning_on_is_the_default_and_your_words_only_keeps_the_filters(
         assert "With papers close in meaning too" not in page
 
 
+def test_a_facet_counts_what_a_click_on_it_lists_with_the_papers_close_in_meaning(
+        fresh: Catalog, depth: list[str], monkeypatch: pytest.MonkeyPatch):
+    """A question's or a description's papers close in meaning are the closest of those its
+    filters allow: the sidebar had counted the unfiltered ones ("Oral 18", the click 117).
+    The seeds hold fewer than the 100 listed at most: 5 here, as among 88,000 papers."""
+    monkeypatch.setattr(by_meaning, "NEAR_PAPERS", 5)
+    _encoded(fresh)
+    with TestClient(create_app(fresh.settings)) as client:
+        for q, kept in ((GUESS, {}), ("how can we tell if a record was used to train a model", {}),
+                        (GUESS, {"series": "depth"})):
+            found = client.get("/api/search", params={"q": q, **kept}).json()
+            assert found["reading"] and found["by_meaning"], q
+            clicked = 0
+            for name in ("series", "year", "venue"):
+                for value in found["facets"].get(name, []):
+                    if name in kept:
+                        continue
+                    after = client.get("/api/search", params={
+                        "q": q, **kept, name: value["value"]}).json()
+                    assert after["total"] == value["count"], (q, name, value)
+                    clicked += 1
+            assert clicked >= 2, found["facets"]
+
+
 # Papers that all hold one concept: one about why it works, two using it in passing, often.
 EXPLAINS = ("Why does dropout work? We explain dropout as approximate Bayesian model averaging "
             "over thinned networks, which reduces co-adaptation of hidden units.")

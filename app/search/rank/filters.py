@@ -11,6 +11,7 @@ from app.facets import BY_NAME, FACETS
 from app.search.index.columns import FacetColumn, column_arrays, columns_of, read_columns
 from app.search.index.held_files import mapped_arrays, write_array_directory
 from app.search.index.whoosh import open_index
+from app.search.rank import by_meaning
 
 # The facet table's columns, in an index generation's directory (named anew when their layout
 # changes: a generation written before is still served while the next is built, its columns
@@ -56,24 +57,33 @@ class FacetFilter:
                       if name in columns else np.zeros(len(docs), dtype=bool)
                       for name, value in filters.items()}
 
-    def allowed(self, skip: str | None = None) -> np.ndarray:
-        """The documents every filter (but `skip`'s) lets through, a mask."""
-        mask = self.docs.copy()
+    def allowed(self, skip: str | None = None, docs: np.ndarray | None = None) -> np.ndarray:
+        """The documents (the matches, or `docs`) every filter but `skip`'s lets through."""
+        mask = (self.docs if docs is None else docs).copy()
         for name, filter_mask in self.masks.items():
             if name != skip:
                 mask &= filter_mask
         return mask
 
-    def counts(self) -> dict[str, list[tuple[object, int]]]:
+    def counts(self, joinable: np.ndarray | None = None) -> dict[str, list[tuple[object, int]]]:
         """Per facet, (value, matches) largest first, ignoring the facet's own filter so that
-        its other values stay visible and clickable."""
+        its other values stay visible and clickable. With `joinable` (the papers a question
+        or a description lists for their meaning: the `NEAR_PAPERS` closest of those its
+        filters allow), a value counts as many of them as a click on it lists: the sidebar
+        had said "Oral 18" where the click listed 117."""
         facets: dict[str, list[tuple[object, int]]] = {}
         numbers: dict[str | None, np.ndarray] = {}  # of the documents each facet counts
+        near: dict[str | None, np.ndarray] = {}  # of the joinable ones
         for name, column in self.columns.items():
             skip = name if name in self.masks else None  # unfiltered, the same documents
             if skip not in numbers:
                 numbers[skip] = np.flatnonzero(self.allowed(skip=skip))
-            pairs = column.top(column.counted(numbers[skip]), BY_NAME[name].listed)
+                if joinable is not None:
+                    near[skip] = np.flatnonzero(self.allowed(skip, joinable))
+            counted = column.counted(numbers[skip])
+            if joinable is not None:
+                counted = counted + np.minimum(by_meaning.NEAR_PAPERS, column.counted(near[skip]))
+            pairs = column.top(counted, BY_NAME[name].listed)
             if pairs:
                 facets[name] = pairs
         return facets

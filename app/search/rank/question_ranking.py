@@ -133,6 +133,7 @@ class Listing:
     listed: np.ndarray
     near: np.ndarray | None
     closeness: np.ndarray | None
+    joinable: np.ndarray | None = None  # those `near` is chosen from, unfiltered
 
 
 def listing(bag: PartMatches, passing: np.ndarray, filtered: Mask,
@@ -141,12 +142,13 @@ def listing(bag: PartMatches, passing: np.ndarray, filtered: Mask,
     when some hold every part), then the closest in meaning of the rest."""
     share = np.where(passing, bag.share, 0.0)
     listed = (share > 0) & (share >= weights.WEIGHTS.bag_share * share.max(initial=0.0))
-    near = None
-    if closeness is not None:  # the papers closest in meaning follow, labelled; none when no
-        # paper holds a word ("what is zzqx qqzx"): the encoder places any text near some
-        near = by_meaning.near(closeness, filtered(passing & ~listed) & listed.any())
-        listed = listed | near
-    return Listing(bag, listed, near, closeness)
+    if closeness is None:
+        return Listing(bag, listed, None, None)
+    # The papers closest in meaning follow, labelled; none when no paper holds a word ("what
+    # is zzqx qqzx"): the encoder places any text near some
+    joinable = passing & ~listed & listed.any() & (closeness >= weights.WEIGHTS.near_floor)
+    near = by_meaning.near(closeness, filtered(joinable))
+    return Listing(bag, listed | near, near, closeness, joinable)
 
 
 def ordered(bag: PartMatches, closeness: np.ndarray | None, docs: np.ndarray,
