@@ -39,11 +39,18 @@ class LikenessForm:
     @property
     def nothing_chosen(self) -> str | None:
         """Why nothing can be listed, where the chosen series has no edition of the chosen
-        year (the year menu offers every year of the catalog): else None."""
-        chosen = next((s for s in self.all_series if s.slug == self.choice.series), None)
-        if chosen is None or self.choice.year is None or self.choice.year in chosen.years:
+        year (the year menu offers every year of the catalog), or the catalog has no such
+        series or year at all (an address typed or kept from another catalog): else None."""
+        slug, year = self.choice.series, self.choice.year
+        chosen = next((s for s in self.all_series if s.slug == slug), None)
+        if slug and chosen is None:
+            return f"The catalog has no series “{slug}”."
+        if year is not None and year not in self.years:
+            return (f"The catalog has no papers of {year}: its papers are of "
+                    f"{_runs(self.years[::-1])}.")
+        if chosen is None or year is None or year in chosen.years:
             return None
-        return (f"The catalog has no {chosen.name} papers of {self.choice.year}: its "
+        return (f"The catalog has no {chosen.name} papers of {year}: its "
                 f"{chosen.name} papers are of {_runs(chosen.years)}.")
 
     def url(self, less: Iterable[str] | None = None) -> str:

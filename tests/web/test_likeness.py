@@ -74,6 +74,20 @@ def test_a_series_and_a_year_it_has_no_edition_of_say_so(multi_client: TestClien
                                                          "year": 2020}).text
 
 
+def test_a_series_or_a_year_the_catalog_lacks_is_named(multi_client: TestClient):
+    """An address typed, or kept from another catalog: it had read "No other paper of these
+    filters is like this one", as if none were alike."""
+    paper = _paper(multi_client, "kernel methods with a positive definite kernel")
+    years = sorted({o["year"] for o in _related(multi_client, paper, limit=50)})
+    assert years[0] > 1990
+    for page, kept in ((f"/papers/{paper}/related", {}), ("/saved", {"ids": paper})):
+        answer = multi_client.get(page, params={**kept, "series": "nosuch"}).text
+        assert "The catalog has no series “nosuch”." in answer, page
+        answer = multi_client.get(page, params={**kept, "year": 1990}).text
+        assert "The catalog has no papers of 1990: its papers are of " in answer, page
+        assert "No other paper" not in answer
+
+
 def test_a_form_left_at_all_years_lists_every_year(multi_client: TestClient):
     """The forms' "All years", "first" and "last" send an empty field: no choice, not a bad
     integer (each was a 400 page)."""
