@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import TypeVar
 
 from app.cache import ComputedOnce
+from app.facets import BY_NAME
 from app.faults import pause_point
 from app.meaning.queries import QueryEncoder
 from app.search.index.live import LiveIndex
 from app.search.index.opened import OpenIndex
 from app.search.pipeline import Search
 from app.search.rank import by_meaning, similar
+from app.search.rank.filters import unknown_filters
 from app.search.rank.similar import Recommendation, RelatedPaper
 from app.search.results import SearchRequest, SearchResult
 from app.search.words.acronyms import Meaning
@@ -60,9 +62,9 @@ class PaperSearch(LiveIndex):
         # click cost nothing: results are kept per index version, like related papers.
         return self._meaning_kept(self.encoder.problem, self.with_index(
             lambda current: self._results.get((current.identity, request), lambda: self.gated(
-                lambda: _said_unavailable(
+                lambda: _said_unavailable(_said_unknown(
                     Search(current, request, texts, self.encoder.vector).run(),
-                    self.encoder.problem))),
+                    current), self.encoder.problem))),
             _not_ready(request)))
 
     def counts(self, request: SearchRequest) -> SearchResult:
@@ -173,6 +175,15 @@ def _not_ready(request: SearchRequest) -> SearchResult:
 
 def _authors(names: list[str]) -> list[str]:
     return [f'{AUTHOR_PREFIX}"{name}"' for name in names]
+
+
+def _said_unknown(result: SearchResult, current: OpenIndex) -> SearchResult:
+    """The result, naming a filter that no paper of the catalog can pass (a venue typed in an
+    address, or kept from another catalog's): it had read as if no abstract matched."""
+    for name, value in unknown_filters(current.columns, result.request.filters()):
+        result.notes.append(f"No paper in the catalog has the {BY_NAME[name].title.lower()} "
+                            f"“{value}”: remove that filter to see the papers found.")
+    return result
 
 
 def _said_unavailable(result: SearchResult, problem: str | None) -> SearchResult:

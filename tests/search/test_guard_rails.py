@@ -54,3 +54,18 @@ def test_bad_filter_parameters_are_a_clear_400(client: TestClient):
     response = client.get("/search", params={"q": "x", "year": "soon"})
     assert response.status_code == 400 and "year" in response.text
     assert client.get("/api/search", params={"sort": "random"}).status_code == 400
+
+
+def test_a_filter_no_paper_can_pass_is_named(client: TestClient):
+    """A venue typed in an address, or kept from another catalog's: it had read as if no
+    abstract matched the words."""
+    for name, value, said in (("venue", "nosuch-2019", "the edition “nosuch-2019”"),
+                              ("series", "zzz", "the conference “zzz”"),
+                              ("year", 2099, "the year “2099”")):
+        found = client.get("/api/search", params={"q": "learning", name: value}).json()
+        assert found["total"] == 0 and f"No paper in the catalog has {said}" in found["message"]
+        page = client.get("/search", params={"q": "learning", name: value}).text
+        assert f"No paper in the catalog has {said}" in page
+    known = client.get("/api/search", params={"q": "learning"}).json()["hits"][0]["venue_slug"]
+    found = client.get("/api/search", params={"q": "learning", "venue": known}).json()
+    assert found["total"] > 0 and "No paper in the catalog has" not in (found["message"] or "")

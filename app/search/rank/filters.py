@@ -44,6 +44,13 @@ def mapped_facet_columns(directory: Path) -> dict[str, FacetColumn]:
     return {facet.name: columns[facet.name] for facet in FACETS if facet.name in columns}
 
 
+def unknown_filters(columns: dict[str, FacetColumn],
+                    filters: dict[str, object]) -> list[tuple[str, object]]:
+    """The filters whose value no document has (a facet the index lacks has none)."""
+    return [(name, value) for name, value in filters.items()
+            if name not in columns or columns[name].code(value) < 0]
+
+
 class FacetFilter:
     """The matches of one search (a mask over the documents) against the request's
     filters, each facet's counts computed without its own filter."""
