@@ -14,7 +14,6 @@ import os
 import shutil
 import tempfile
 import zipfile
-import zlib
 from pathlib import Path
 
 MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
@@ -65,10 +64,27 @@ def _extract(archive: Path, name: str, target: Path) -> None:
             except BaseException:
                 os.unlink(tmp.name)
                 raise
-    except (zipfile.BadZipFile, zlib.error, KeyError, EOFError) as error:
-        raise ModelRefused(f"{archive}: damaged ({error}); {REINSTALL}") from error
+    except OSError:
+        raise  # the disk's (full, unreadable), named as such
+    except Exception as error:  # noqa: BLE001 - zipfile's damage is of many kinds (a bad CRC,
+        # a compression method byte changed, a flag bit): each refused as a wrong checksum is
+        raise ModelRefused(f"{archive}: damaged ({error!r}); {REINSTALL}") from error
     os.chmod(tmp.name, 0o644)  # readable by every worker, as a file written directly would be
     os.replace(tmp.name, target)
+
+
+def _archived_digest(archive: Path, name: str) -> str:
+    """The SHA-256 of the archive's member, read through without writing it anywhere."""
+    digest = hashlib.sha256()
+    try:
+        with zipfile.ZipFile(archive) as opened, opened.open(name) as member:
+            while block := member.read(1 << 20):
+                digest.update(block)
+    except OSError:
+        raise
+    except Exception as error:  # noqa: BLE001 - as `_extract`
+        raise ModelRefused(f"{archive}: damaged ({error!r}); {REINSTALL}") from error
+    return digest.hexdigest()
 
 
 def cached_file(cache: Path, name: str, archive: Path | None = None) -> Path:
@@ -87,39 +103,52 @@ def cached_file(cache: Path, name: str, archive: Path | None = None) -> Path:
 
 
 class ModelCheck:
-    """Whether the model's files in `cache` are sound (`problem`: why not), checked again when
-    they change on disk (mended, meaning comes back without a restart): those extracted by
-    their digests, the others as a process loads them (`refused`: what it met)."""
+    """Whether the model's files are sound (`problem`: why not), checked again when they
+    change on disk (mended, meaning comes back without a restart): a copy in `cache` by its
+    digest (a damaged one extracted again), else the wheel's archive read through, unwritten
+    (a fresh node's cache is empty until a process loads the model)."""
 
     def __init__(self, cache: Path) -> None:
         self.cache = cache
         self.problem: str | None = None
         self._seen: tuple[object, ...] | None = None
 
-    def current(self) -> str | None:
-        if self._files() != self._seen:
+    def current(self, read_archive: bool = True) -> str | None:
+        """Why the model cannot be used, or None; without `read_archive`, a file not
+        extracted yet is not checked (reading the archive through costs 0.6 s)."""
+        if (seen := (self._files(), read_archive)) != self._seen:
             try:
                 for name in PINNED:
-                    if (self.cache / name).is_file():
-                        cached_file(self.cache, name)
-                packaged_archive()
+                    self._check(name, read_archive)
                 self.problem = None
             except (ModelRefused, ModelMissing, OSError) as error:
                 self.problem = str(error)
-            self._seen = self._files()  # as the check left them: it mends a damaged copy
+            # As found before the check: a file changed while it read them (a reinstall
+            # writing), or mended by it, is checked again at the next call
+            self._seen = seen
         return self.problem
 
     def refused(self, why: str) -> None:
         """The model was refused as a process loaded it: so until its files change."""
-        self.problem, self._seen = why, self._files()
+        self.problem, self._seen = why, (self._files(), True)
+
+    def _check(self, name: str, read_archive: bool) -> None:
+        if (self.cache / name).is_file():
+            cached_file(self.cache, name)
+            return
+        archive = packaged_archive()
+        if not read_archive:
+            return
+        if (found := _archived_digest(archive, name)) != PINNED[name]:
+            raise ModelRefused(f"{name} of {archive}: SHA-256 {found}, expected "
+                               f"{PINNED[name]}; {REINSTALL}")
 
     def _files(self) -> tuple[object, ...]:
-        try:
-            paths = [self.cache / name for name in PINNED] + [packaged_archive()]
-        except ModelMissing as error:
-            return (str(error),)
-        return tuple((stat.st_size, stat.st_mtime_ns) if (stat := _stat(path)) else None
-                     for path in paths)
+        paths = [self.cache / name for name in PINNED]
+        with contextlib.suppress(ModelMissing, OSError):  # the wheel is needed only to extract
+            paths.append(packaged_archive())
+        return tuple((stat.st_size, stat.st_mtime_ns, stat.st_ino) if (stat := _stat(path))
+                     else None for path in paths)
 
 
 def _stat(path: Path) -> os.stat_result | None:
