@@ -14,7 +14,9 @@ import os
 import shutil
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
@@ -51,24 +53,31 @@ def packaged_archive() -> Path:
     return archive
 
 
+@contextlib.contextmanager
+def _member(archive: Path, name: str) -> Iterator[IO[bytes]]:
+    """The archive's member `name`, open to read. A damaged archive is refused as a wrong
+    checksum is (it was a 500 on every description), whatever zipfile meets while it is read
+    (a bad CRC, a compression method byte or a flag bit changed, a file cut short); the
+    disk's own errors (full, unreadable) stay what they are."""
+    try:
+        with zipfile.ZipFile(archive) as opened, opened.open(name) as member:
+            yield member
+    except OSError:
+        raise
+    except Exception as error:  # noqa: BLE001 - zipfile's damage is of many kinds
+        raise ModelRefused(f"{archive}: damaged ({error!r}); {REINSTALL}") from error
+
+
 def _extract(archive: Path, name: str, target: Path) -> None:
     """Writes the archive's member `name` to `target` whole or not at all: a worker that
-    extracts beside another, or dies half-way, never leaves a partial file under the name. A
-    damaged archive is refused as a wrong checksum is (it was a 500 on every description)."""
-    try:
-        with zipfile.ZipFile(archive) as opened, opened.open(name) as member, \
-                tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{name}.",
-                                            delete=False) as tmp:
-            try:
-                shutil.copyfileobj(member, tmp, 1 << 20)
-            except BaseException:
-                os.unlink(tmp.name)
-                raise
-    except OSError:
-        raise  # the disk's (full, unreadable), named as such
-    except Exception as error:  # noqa: BLE001 - zipfile's damage is of many kinds (a bad CRC,
-        # a compression method byte changed, a flag bit): each refused as a wrong checksum is
-        raise ModelRefused(f"{archive}: damaged ({error!r}); {REINSTALL}") from error
+    extracts beside another, or dies half-way, never leaves a partial file under the name."""
+    with _member(archive, name) as member, tempfile.NamedTemporaryFile(
+            dir=target.parent, prefix=f".{name}.", delete=False) as tmp:
+        try:
+            shutil.copyfileobj(member, tmp, 1 << 20)
+        except BaseException:
+            os.unlink(tmp.name)
+            raise
     os.chmod(tmp.name, 0o644)  # readable by every worker, as a file written directly would be
     os.replace(tmp.name, target)
 
@@ -76,14 +85,9 @@ def _extract(archive: Path, name: str, target: Path) -> None:
 def _archived_digest(archive: Path, name: str) -> str:
     """The SHA-256 of the archive's member, read through without writing it anywhere."""
     digest = hashlib.sha256()
-    try:
-        with zipfile.ZipFile(archive) as opened, opened.open(name) as member:
-            while block := member.read(1 << 20):
-                digest.update(block)
-    except OSError:
-        raise
-    except Exception as error:  # noqa: BLE001 - as `_extract`
-        raise ModelRefused(f"{archive}: damaged ({error!r}); {REINSTALL}") from error
+    with _member(archive, name) as member:
+        while block := member.read(1 << 20):
+            digest.update(block)
     return digest.hexdigest()
 
 

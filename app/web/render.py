@@ -97,11 +97,11 @@ templates.env.globals["name_slug"] = name_slug
 templates.env.globals["static_url"] = static_url
 templates.env.globals["coins"] = coins
 templates.env.globals["paper_title"] = paper_title
-# What a reader's browser keeps (static/app.js reads them from <body data-…>): the bounds and
-# the ID pattern the server checks, said once.
 # The search boxes take a pasted abstract whole (search reads up to this much of a pasted text;
 # a query of words it cuts far sooner, and says so): a box of 500 cut every abstract pasted.
 templates.env.globals["query_max"] = MAX_TEXT_CHARS
+# What a reader's browser keeps (static/app.js reads them from <body data-…>): the bounds and
+# the ID pattern the server checks, said once.
 templates.env.globals["browser_limits"] = {
     "paper-id": PAPER_ID.pattern, "saved-max": MAX_LISTED, "seen-max": 20_000, "hidden-max": 5_000,
 }

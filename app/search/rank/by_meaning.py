@@ -157,10 +157,15 @@ def switched(q: str) -> tuple[str, bool]:
     return (" ".join(kept) if len(kept) != len(words) else q), on
 
 
+def within_reach(closeness: np.ndarray) -> np.ndarray:
+    """Which documents are close enough to join by meaning (at least `near_floor`: a query
+    close to nothing adds nothing; deleted documents have no vector)."""
+    return closeness >= weights.WEIGHTS.near_floor
+
+
 def near(closeness: np.ndarray, candidates: np.ndarray) -> np.ndarray:
-    """Which of `candidates` are the `NEAR_PAPERS` closest in meaning (closer than
-    `near_floor`: a query close to nothing adds nothing; deleted documents have no vector)."""
-    allowed = np.flatnonzero(candidates & (closeness >= weights.WEIGHTS.near_floor))
+    """Which of `candidates` are the `NEAR_PAPERS` closest in meaning, of those within reach."""
+    allowed = np.flatnonzero(candidates & within_reach(closeness))
     mask = np.zeros(len(closeness), bool)
     mask[allowed[np.argsort(-closeness[allowed], kind="stable")[:NEAR_PAPERS]]] = True
     return mask

@@ -146,7 +146,7 @@ def listing(bag: PartMatches, passing: np.ndarray, filtered: Mask,
         return Listing(bag, listed, None, None)
     # The papers closest in meaning follow, labelled; none when no paper holds a word ("what
     # is zzqx qqzx"): the encoder places any text near some
-    joinable = passing & ~listed & listed.any() & (closeness >= weights.WEIGHTS.near_floor)
+    joinable = passing & ~listed & listed.any() & by_meaning.within_reach(closeness)
     near = by_meaning.near(closeness, filtered(joinable))
     return Listing(bag, listed | near, near, closeness, joinable)
 
