@@ -39,7 +39,9 @@ class HealthOut(BaseModel):
 async def healthz(request: Request, response: Response) -> HealthOut:
     """"ok" once this node can answer searches; "starting" (503) while it builds its index,
     "damaged" (503) while the only index it has is damaged and is rebuilt, or while the
-    catalog database is (`database` names it)."""
+    catalog database is (`database` names it). Files of the index that are made again alone
+    (the sentence vectors, the map) found damaged are named in `index`, the status "ok": the
+    searches go on without them."""
     # In the quick lane, not a request thread: slow searches holding every request thread
     # must not make a load balancer think the node is down.
     status = await request.app.state.quick.run(lambda: _status(request))
@@ -76,15 +78,19 @@ def _catalog_status(session: Session, keeper: IndexKeeper, settings: Settings) -
                        index=_index_state(keeper.state,
                                           left_to_derive(session, settings.index_path)),
                        worker=os.getpid())
+    damage = damage_of(settings.index_path)
     if not keeper.ready(session):
-        damage = damage_of(settings.index_path)
         if damage is not None:
             return status.model_copy(update={"status": "damaged",
                                              "index": f"{damage}; {keeper.state}"})
         return status.model_copy(update={"status": "starting"})
     # Counted once per catalog version: counting 88,000 rows took 2-5 ms of every check.
     papers = memoized(session, ("papers",), lambda: paper_total(session))
-    return status.model_copy(update={"papers": papers, "vectors": _vectors(keeper)})
+    # Ready though damaged: only files made again alone are (the vectors, the map), and the
+    # words are served without them meanwhile.
+    index = status.index if damage is None else f"{damage}; {status.index}"
+    return status.model_copy(update={"papers": papers, "vectors": _vectors(keeper),
+                                     "index": index})
 
 
 def _vectors(keeper: IndexKeeper) -> str:

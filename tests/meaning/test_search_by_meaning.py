@@ -25,8 +25,9 @@ from app.main import create_app
 from app.meaning import model_files
 from app.meaning.store import counts
 from app.models import Paper, PaperVector
+from app.search.index.manifest import verify
 from app.search.index.meaning_updates import encode_and_publish
-from app.search.index.sync import publish_vectors
+from app.search.index.sync import SyncKind, index_lock, publish_vectors, sync_index
 from app.search.rank import by_meaning, similar
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
@@ -294,6 +295,43 @@ def test_a_killed_encoding_resumes_where_it_stopped(fresh: Catalog, tmp_path: Pa
     search = PaperSearch(fresh.settings.index_path)
     vectors = search.with_index(lambda current: int(current.meaning.codes.any(axis=1).sum()), 0)
     assert vectors == total
+
+
+@pytest.mark.parametrize("damage", ["garbled", "cut short"])
+def test_damaged_vectors_keep_search_by_words_and_are_laid_out_again_alone(
+        fresh: Catalog, depth: list[str], damage: str):
+    """A damaged meaning.npy, found as a server starts with no other generation: the words are
+    served (no "not ready", /healthz "ok" naming the damage), and the next update lays the
+    vectors out again in a successor of the same Whoosh files, not a rebuild (minutes at L)."""
+    _encoded(fresh)
+    learning = PaperSearch(fresh.settings.index_path).counts(SearchRequest(q="learning")).total
+    live = fresh.settings.index_path.resolve()
+    vectors = live / by_meaning.MEANING_FILE
+    if damage == "garbled":
+        vectors.write_bytes(b"\x00" * 128 + vectors.read_bytes()[128:])
+    else:
+        with open(vectors, "r+b") as data:
+            data.truncate(vectors.stat().st_size // 2)
+    # The index lock held: the keeper finds the index busy, and the damage stays for the
+    # server to serve around.
+    with index_lock(fresh.settings), TestClient(create_app(fresh.settings)) as client:
+        answer = client.get("/api/search", params={"q": "learning"}).json()
+        assert answer["total"] == learning and answer["hits"], answer.get("message")
+        described = client.get("/api/search", params={"q": GUESS}).json()
+        assert not any(hit["by_meaning"] for hit in described["hits"])
+        health = client.get("/healthz")
+        assert health.status_code == 200 and health.json()["status"] == "ok", health.json()
+        assert by_meaning.MEANING_FILE in health.json()["index"], health.json()
+        assert "deriving meaning" in health.json()["index"]
+    with fresh.session() as session:
+        outcome = sync_index(fresh.settings, session)
+    assert outcome.kind is SyncKind.REMADE and by_meaning.MEANING_FILE in str(outcome)
+    remade = fresh.settings.index_path.resolve()
+    assert remade != live and verify(remade) is None
+    segments = sorted(path.name for path in live.glob("*.pst"))
+    assert segments and all((live / name).stat().st_ino == (remade / name).stat().st_ino
+                            for name in segments)  # the words' files kept, linked
+    assert dict(_search(fresh, GUESS)[:5]).get(depth[0]) is True
 
 
 def test_the_progress_counts_papers_encoded_again_as_not_yet_done(fresh: Catalog):

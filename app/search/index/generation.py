@@ -23,6 +23,7 @@ in `DEFERRED_FILE` until it is made (`write_deferred`).
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,6 +32,8 @@ from sqlmodel import Session
 from app.db import pending_keyphrases
 from app.faults import pause_point
 from app.search.index.arrays import ARRAYS_DIR, write_arrays
+from app.search.index.held_files import write_lines
+from app.search.index.manifest import damaged_files
 from app.search.index.paper_ids import IDS_DIR, PaperIds, write_paper_ids
 from app.search.index.registry import Counts, Held, registered
 from app.search.index.vector_fit import write_vectors
@@ -84,7 +87,8 @@ SEARCH_HELD: tuple[Held, ...] = (
          open=read_vectors, deferred=True),
     # The sentence vectors come from the database, not the index: laid out by
     # `by_meaning.write_meaning`, which sync.py calls with a session.
-    Held("meaning", (MEANING_FILE, MEANING_SCALES_FILE, MEANING_COUNT_FILE), open=read_meaning),
+    Held("meaning", (MEANING_FILE, MEANING_SCALES_FILE, MEANING_COUNT_FILE), open=read_meaning,
+         from_database=True),
 )
 
 
@@ -131,10 +135,12 @@ def deferred_of(directory: Path) -> list[str]:
 
 
 def left_to_derive(session: Session, index: Path) -> list[str]:
-    """What an ingest left to derive after it returned, still to come: the catalog's (its
-    papers' keyphrases, `enrich.complete_keyphrases`) and the live generation's at `index`."""
+    """What is still to come of what an ingest left to derive after it returned: the
+    catalog's (its papers' keyphrases, `enrich.complete_keyphrases`) and the live generation's
+    at `index`, with what was found damaged there and is made again alone."""
     catalog = ["keyphrases"] if pending_keyphrases(session) is not None else []
-    return catalog + deferred_of(index.resolve())
+    live = index.resolve()
+    return catalog + list(dict.fromkeys(deferred_of(live) + list(damaged_parts(live) or ())))
 
 
 def write_deferred(directory: Path) -> None:
@@ -148,10 +154,45 @@ def write_deferred(directory: Path) -> None:
     (directory / DEFERRED_FILE).unlink(missing_ok=True)
 
 
-def open_held(directory: Path, documents: int) -> dict[str, object]:
+def damaged_parts(directory: Path) -> tuple[str, ...] | None:
+    """The entries holding every file found damaged in the generation (manifest.verify), when
+    each is made again alone (deferred, or laid out from the database): the generation is
+    served without them meanwhile, not rebuilt. None where it is not damaged, or where the
+    damage is elsewhere (the Whoosh files, the arrays, the counts: rebuilt)."""
+    names = damaged_files(directory)
+    parts: dict[str, None] = {}
+    for name in names:
+        entry = next((entry for entry in held() if any(
+            name == file or name.startswith(f"{file}/") for file in entry.files)), None)
+        if entry is None or not (entry.deferred or entry.from_database):
+            return None
+        parts[entry.name] = None
+    return tuple(parts) or None
+
+
+def drop_damaged(directory: Path, parts: tuple[str, ...]) -> bool:
+    """Remove the damaged entries' files from a successor generation, the deferred ones named
+    left to derive (`write_deferred`); whether the sentence vectors are to be laid out again."""
+    dropped = [entry for entry in held() if entry.name in parts]
+    for entry in dropped:
+        for name in entry.files:
+            path = directory / name
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink(missing_ok=True)
+    deferred = [entry.name for entry in dropped if entry.deferred]
+    if deferred:
+        write_lines(directory / DEFERRED_FILE,
+                    (f"{name}\n" for name in dict.fromkeys(deferred_of(directory) + deferred)))
+    return any(entry.from_database for entry in dropped)
+
+
+def open_held(directory: Path, documents: int, without: tuple[str, ...] = ()
+              ) -> dict[str, object]:
     """What a server reads of a generation, by `OpenIndex` attribute: the search's own
-    entries, and the features' by name under `parts`."""
-    opened = {entry.name: entry.open(directory, documents) for entry in held()
-              if entry.open is not None}
+    entries, and the features' by name under `parts`; None for those `without` (damaged)."""
+    opened = {entry.name: None if entry.name in without else entry.open(directory, documents)
+              for entry in held() if entry.open is not None}
     parts = {part.name: opened.pop(part.name) for part in registered() if part.name in opened}
     return {**opened, "parts": parts}

@@ -4,7 +4,9 @@ as asked while no index has been built yet, or while the only one is damaged.
 
 A generation is checked against its manifest (manifest.py) before it is opened, and again at
 every `warm` (the keeper's few seconds): a damaged one is never opened, and one found damaged
-while open is dropped; the previous one, when this process has it, is served meanwhile.
+while open is dropped; the previous one, when this process has it, is served meanwhile. Where
+only files made again alone are damaged (the sentence vectors, the map: generation.
+damaged_parts), the generation is opened without them, so search by words goes on.
 """
 
 from __future__ import annotations
@@ -16,7 +18,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from app.search.index.generation import VERSION_FILE, PartsNotRegistered, open_held
+from app.search.index.generation import (
+    VERSION_FILE,
+    PartsNotRegistered,
+    damaged_parts,
+    open_held,
+)
 from app.search.index.manifest import mark_damaged, verify
 from app.search.index.opened import OpenIndex
 from app.search.index.whoosh import open_index
@@ -41,8 +48,10 @@ class LiveIndex:
         self._lock = threading.Lock()
         self._open: OpenIndex | None = None
         self._checked_at = 0.0
-        # What is wrong with the live generation, while it is not served (None: nothing).
+        # What is wrong with the live generation, while it is not served (None: nothing), or
+        # served without the entries it names (`_without`: damaged, made again alone).
         self.problem: str | None = None
+        self._without: tuple[str, ...] = ()
 
     def index_identity(self) -> tuple[str, float] | None:
         """Which index generation is live: its directory and when its version was written."""
@@ -74,14 +83,16 @@ class LiveIndex:
             return self._open
 
     def _opened(self, identity: tuple[str, float]) -> OpenIndex | None:
-        """The generation opened, or None when it is damaged (`problem` says how)."""
+        """The generation opened (without what is damaged there and made again alone), or
+        None when it is damaged elsewhere (`problem` says how)."""
         directory = Path(identity[0])
         self.problem = verify(directory)
-        if self.problem is not None:
+        without = damaged_parts(directory) if self.problem is not None else ()
+        if without is None:
             return None
         try:
             index = open_index(directory)
-            held = open_held(directory, index.doc_count_all())
+            held = open_held(directory, index.doc_count_all(), without)
         except PartsNotRegistered:  # this process's fault, not the generation's
             raise
         except Exception as error:  # noqa: BLE001 - what no manifest lists (or none exists)
@@ -90,14 +101,19 @@ class LiveIndex:
             return None
         # Threads still searching the previous version finish on their own searchers.
         opened = OpenIndex(index, identity, **held)  # type: ignore[arg-type]
+        self._without = without
         _kept_out_of_collections()
         return opened
 
     def check_damage(self) -> None:
         """Check the open generation's files again (only those changed since: manifest.py);
-        a damaged one is dropped, so that no request reads it."""
+        one damaged since it was opened is dropped, so that no request reads the damage."""
         current = self._open
-        if current is not None and verify(Path(current.identity[0])) is not None:
+        if current is None:
+            return
+        directory = Path(current.identity[0])
+        damaged = damaged_parts(directory) if verify(directory) is not None else ()
+        if damaged is None or not set(damaged) <= set(self._without):
             with self._lock:
                 if self._open is current:
                     self._open = None

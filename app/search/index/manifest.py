@@ -1,9 +1,11 @@
 """Every file of an index generation with its size and CRC-32 (the `manifest`), written when
 the generation is published and checked by every process that opens or updates it, as Lucene
-checks a segment's checksum when it opens it: a damaged generation (a truncated posting file
-or array, a garbled map) is never served. What is found is written in the generation
-(`damaged`), so every process on the node sees it at the cost of one stat, and the index is
-rebuilt from the database.
+checks a segment's checksum when it opens it: a damaged file (a truncated posting file or
+array, a garbled map) is never read. What is found is written in the generation
+(`damaged`: the problem, then every damaged file's name), so every process on the node sees it
+at the cost of one stat, and the index is rebuilt from the database, or, where every damaged
+file is one that is made again on its own (generation.damaged_parts), served without them
+until they are.
 
 A file's checksum is computed once per process for each version of it (inode, size, time):
 a successor generation shares most files with its predecessor as hard links, so checking it,
@@ -69,39 +71,58 @@ def write_manifest(directory: Path, previous: Path | None) -> None:
 def damage_of(directory: Path) -> str | None:
     """What a process found wrong with the generation, if any (one stat when nothing)."""
     try:
-        return (directory / DAMAGED_FILE).read_text(encoding="utf-8").strip() or "damaged"
+        found = (directory / DAMAGED_FILE).read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         return None
+    return found[0].strip() if found and found[0].strip() else "damaged"
 
 
-def mark_damaged(directory: Path, problem: str) -> str:
-    write_lines(directory / DAMAGED_FILE, [problem + "\n"])
+def damaged_files(directory: Path) -> list[str]:
+    """The files `verify` found damaged (none where the generation could not be opened, or
+    was found damaged before the names were kept)."""
+    try:
+        return (directory / DAMAGED_FILE).read_text(encoding="utf-8").splitlines()[1:]
+    except FileNotFoundError:
+        return []
+
+
+def mark_damaged(directory: Path, problem: str, files: list[str] | None = None) -> str:
+    write_lines(directory / DAMAGED_FILE, [problem + "\n", *(f"{name}\n" for name in files or [])])
     return problem
 
 
 def verify(directory: Path) -> str | None:
     """Check every file the generation's manifest lists (sizes, then checksums of what this
-    process has not checked yet); what is wrong, if anything, is marked in the generation."""
+    process has not checked yet); what is wrong, if anything, is marked in the generation,
+    with every damaged file: whether they can be made again alone depends on all of them."""
     found = damage_of(directory)
     if found is not None:
         return found
-    for name, (size, crc, _) in _listed(directory).items():
-        path = directory / name
-        try:
-            stat = path.stat()
-        except FileNotFoundError:
-            return mark_damaged(directory, f"{name} is missing from the index generation "
-                                           f"{directory.name}")
-        if stat.st_size != size:
-            return mark_damaged(directory, f"{name} of the index generation {directory.name} "
-                                           f"is {stat.st_size:,} bytes, not {size:,}")
-        version = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, crc)
+    problems = {name: problem for name, (size, crc, _) in _listed(directory).items()
+                if (problem := _problem(directory, name, size, crc)) is not None}
+    if not problems:
+        return None
+    first = next(iter(problems.values()))
+    more = f" (and {len(problems) - 1} more of its files)" if len(problems) > 1 else ""
+    return mark_damaged(directory, first + more, list(problems))
+
+
+def _problem(directory: Path, name: str, size: int, crc: int) -> str | None:
+    """What is wrong with one file of the generation, if anything."""
+    path = directory / name
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return f"{name} is missing from the index generation {directory.name}"
+    if stat.st_size != size:
+        return (f"{name} of the index generation {directory.name} is {stat.st_size:,} bytes, "
+                f"not {size:,}")
+    version = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, crc)
+    with _verified_lock:
+        known = version in _verified
+    if not known:
+        if _crc(path) != crc:
+            return f"{name} of the index generation {directory.name} does not match its checksum"
         with _verified_lock:
-            known = version in _verified
-        if not known:
-            if _crc(path) != crc:
-                return mark_damaged(directory, f"{name} of the index generation "
-                                               f"{directory.name} does not match its checksum")
-            with _verified_lock:
-                _verified.add(version)
+            _verified.add(version)
     return None

@@ -38,6 +38,9 @@ class Held:
     # Derived after an ingest returns: no search waits for it (what's new, related papers,
     # the map).
     deferred: bool = False
+    # Laid out from the database, not derived from the index (the papers' sentence vectors,
+    # by sync.py): as a deferred entry, made again alone when its files are found damaged.
+    from_database: bool = False
     # A registered entry's place: right after the entry it is derived from.
     after: str = ""
 

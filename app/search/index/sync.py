@@ -30,7 +30,9 @@ from app.models import CatalogChange, Edition, Paper
 from app.search.index.arrays import arrays_writer
 from app.search.index.generation import (
     VERSION_FILE,
+    damaged_parts,
     deferred_of,
+    drop_damaged,
     start_counts,
     write_deferred,
     write_held,
@@ -78,8 +80,8 @@ class IndexStamp:
 
 def read_index_stamp(index_path: Path) -> IndexStamp | None:
     """The catalog version an index reflects, or None when there is no usable index (none,
-    another format, or found damaged)."""
-    if damage_of(index_path) is not None:
+    another format, or found damaged beyond what is made again alone)."""
+    if damage_of(index_path) is not None and damaged_parts(index_path.resolve()) is None:
         return None
     try:
         version, index_format, catalog = (index_path / VERSION_FILE).read_text().split()
@@ -266,7 +268,8 @@ def pending_changes(settings: Settings, session: Session) -> int | None:
         return None
     have, want, covered = _gap(settings, session)
     if have == want:
-        return None if deferred_of(settings.index_path.resolve()) else 0
+        live = settings.index_path.resolve()
+        return None if deferred_of(live) or damaged_parts(live) else 0
     if not covered or have is None:
         return None
     return _changed_papers(session, have.version, want.version)
@@ -283,6 +286,7 @@ class SyncKind(Enum):
     UPDATED = "updated"  # the change log applied
     REBUILT = "rebuilt"
     COMPLETED = "completed"  # what the ingest's build deferred derived
+    REMADE = "remade"  # what was found damaged and is made again alone (generation.py)
     VECTORS = "vectors laid out"  # the papers' sentence vectors, stored since
 
 
@@ -292,17 +296,19 @@ class SyncOutcome:
 
     kind: SyncKind
     papers: int = 0
+    damage: str = ""  # what was found, where the kind is REMADE
 
     @property
     def changed(self) -> bool:
-        return self.kind in (SyncKind.UPDATED, SyncKind.REBUILT, SyncKind.COMPLETED,
-                             SyncKind.VECTORS)
+        return self.kind is not SyncKind.UP_TO_DATE and self.kind is not SyncKind.BUSY
 
     def __str__(self) -> str:
         if self.kind is SyncKind.UPDATED:
             return f"updated ({self.papers} papers changed)"
         if self.kind is SyncKind.REBUILT:
             return f"rebuilt ({self.papers} papers)"
+        if self.kind is SyncKind.REMADE:
+            return f"remade what was found damaged ({self.damage}); search by words went on"
         return self.kind.value
 
 
@@ -328,13 +334,15 @@ def sync_index(settings: Settings, session: Session, wait: bool = True,
         live = settings.index_path.resolve()
         meaning = vectors_stored or (have is not None
                                      and behind(live, vector_store.counts(session)[0]))
-        if have == want and not meaning and not (complete and deferred_of(live)):
+        damaged = (damaged_parts(live) or ()) if have is not None else ()
+        if have == want and not meaning and not damaged and not (complete and deferred_of(live)):
             return SyncOutcome(SyncKind.UP_TO_DATE)
         if have is None or (have != want and not covered):
             return SyncOutcome(SyncKind.REBUILT, _build(settings, session))
         changed = _changed_papers(session, have.version, want.version)
         completed = False
         with successor(settings) as directory:
+            meaning = drop_damaged(directory, damaged) or meaning
             if changed:  # its update derives everything, deferred or not
                 _apply_changes(directory, session, have.version, want.version)
             # Else versions that changed no paper (their keyphrases, their topics' scores):
@@ -347,6 +355,8 @@ def sync_index(settings: Settings, session: Session, wait: bool = True,
             _write_stamp(directory, want)
         if changed:
             return SyncOutcome(SyncKind.UPDATED, changed)
+        if damaged:
+            return SyncOutcome(SyncKind.REMADE, damage=damage_of(live) or "")
         if completed:
             return SyncOutcome(SyncKind.COMPLETED)
         return SyncOutcome(SyncKind.VECTORS if have == want else SyncKind.UPDATED)
