@@ -23,6 +23,7 @@ from app.search.index.opened import OpenIndex
 from app.search.query.language import MAX_TEXT_CHARS
 from app.search.rank.similar import MAX_LESS, Choice
 from app.search.results import SearchRequest
+from app.search.searcher import NOT_READY
 from app.search.service import SearchService
 from app.series import Series, get_series
 from app.topics import Topic, load_taxonomy
@@ -31,6 +32,7 @@ from app.whats_new.found import LIMIT as WHATS_NEW
 from app.whats_new.found import Finder, WhatsNew
 
 MAX_WHATS_NEW = 50
+RETRY_SECONDS = 10  # a 503's Retry-After while the index is built (the keeper polls every few s)
 Entry = TypeVar("Entry")
 
 
@@ -251,6 +253,17 @@ AuthorDep = Annotated[people.Profile, Depends(_profile_of("author"))]
 InstitutionDep = Annotated[people.Profile, Depends(_profile_of("institution"))]
 CountryDep = Annotated[people.Profile, Depends(_profile_of("country"))]
 SearchDep = Annotated[SearchService, Depends(get_search)]
+
+
+def ready_search(search: SearchDep) -> SearchService:
+    """The search, where this node has an index to rank papers from; else a 503 saying so,
+    with when to ask again: a 200 listing no papers read as "none match" to an API client."""
+    if not search.with_index(lambda current: True, False):
+        raise HTTPException(503, NOT_READY, headers={"Retry-After": str(RETRY_SECONDS)})
+    return search
+
+
+ReadySearchDep = Annotated[SearchService, Depends(ready_search)]
 SearchRequestDep = Annotated[SearchRequest, Depends(search_request)]
 YearRangeDep = Annotated[tuple[int | None, int | None], Depends(year_range)]
 PageDep = Annotated[int, Query(ge=1, le=100_000, description="1-based page number")]

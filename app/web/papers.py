@@ -12,11 +12,11 @@ from sqlmodel import Session
 from app import catalog
 from app.exports import CitationFormat, bibtex_entry
 from app.models import Edition, Paper
-from app.outputs import ERRORS
+from app.outputs import ERRORS, NOT_READY
 from app.paper_json import PaperDetailOut, RelatedOut
 from app.search.rank.similar import Choice
 from app.search.searcher import PaperSearch
-from app.web.deps import ChoiceDep, PaperDep, SearchDep, SessionDep
+from app.web.deps import ChoiceDep, PaperDep, ReadySearchDep, SearchDep, SessionDep
 from app.web.formats import answer, render_view
 from app.web.joined import related_papers
 from app.web.likeness import LikenessForm
@@ -80,7 +80,7 @@ def related_view(request: Request, session: Session, search: PaperSearch, paper:
 
 
 @router.get("/papers/{paper_id}/related", name="related_page")
-def related_page(request: Request, found: PaperDep, session: SessionDep, search: SearchDep,
+def related_page(request: Request, found: PaperDep, session: SessionDep, search: ReadySearchDep,
                  choice: ChoiceDep) -> Response:
     return render_view(request, related_view(request, session, search, found, choice))
 
@@ -104,8 +104,8 @@ def paper_api(request: Request, found: PaperDep, session: SessionDep,
                              bibtex=view.bibtex)
 
 
-@api.get("/papers/{paper_id}/related", name="api_related")
-def related_api(request: Request, found: PaperDep, session: SessionDep, search: SearchDep,
+@api.get("/papers/{paper_id}/related", name="api_related", responses=NOT_READY)
+def related_api(request: Request, found: PaperDep, session: SessionDep, search: ReadySearchDep,
                 choice: ChoiceDep,
                 limit: Annotated[int, Query(ge=1, le=100)] = RELATED_MORE) -> list[RelatedOut]:
     """The papers most like this one (of a series and year; newest first when asked), each

@@ -17,11 +17,11 @@ from app import catalog
 from app.exports import bibtex_entry
 from app.ids import ID_LIST, MAX_LISTED, parse_paper_ids
 from app.models import Edition, Paper
-from app.outputs import ERRORS
+from app.outputs import ERRORS, NOT_READY
 from app.paper_json import RecommendationOut, RecommendationsOut
 from app.search.rank.similar import Choice, Recommendation
 from app.search.searcher import PaperSearch
-from app.web.deps import ChoiceDep, SearchDep, SessionDep
+from app.web.deps import ChoiceDep, ReadySearchDep, SearchDep, SessionDep
 from app.web.formats import answer
 from app.web.joined import RECOMMENDED, recommend
 from app.web.likeness import LikenessForm
@@ -102,9 +102,9 @@ def saved_page(request: Request, session: SessionDep, search: SearchDep, choice:
                           str(request.url_for("saved_page")))), format)
 
 
-@api.get("/recommendations", name="api_recommendations")
+@api.get("/recommendations", name="api_recommendations", responses=NOT_READY)
 def recommendations(
-    request: Request, session: SessionDep, search: SearchDep,
+    request: Request, session: SessionDep, search: ReadySearchDep,
     ids: Annotated[str, Query(description=f"Comma-separated paper IDs, 1 to {MAX_LISTED}",
                               pattern=ID_LIST, max_length=MAX_LISTED * 17 - 1)],
     choice: ChoiceDep, limit: Annotated[int, Query(ge=1, le=100)] = RECOMMENDED,

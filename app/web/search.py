@@ -16,6 +16,7 @@ from app.facets import BY_NAME
 from app.models import Edition, Paper
 from app.outputs import (
     ERRORS,
+    NOT_READY,
     Expansion,
     FacetValue,
     ReadingOut,
@@ -31,7 +32,7 @@ from app.search.searcher import PaperSearch
 from app.search.words.acronyms import Meaning
 from app.search.words.synonyms import SYNONYM_GROUPS
 from app.web import charts, sidebar
-from app.web.deps import SearchDep, SearchRequestDep, SessionDep
+from app.web.deps import ReadySearchDep, SearchDep, SearchRequestDep, SessionDep
 from app.web.formats import answer, render_view
 from app.web.joined import facet_names, run_search
 from app.web.urls import CARRIED_ONCE, paper_url_for, search_params, search_query_string
@@ -101,7 +102,7 @@ def search_paper_list(request: Request, query: SearchRequest) -> PaperList:
 @router.get("/search")
 @router.get("/search.{format}", name="search_download", tags=["downloads"])
 def search(
-    request: Request, session: SessionDep, search: SearchDep, query: SearchRequestDep,
+    request: Request, session: SessionDep, search: ReadySearchDep, query: SearchRequestDep,
     format: ListFormat | None = None,
 ) -> Response:
     return answer(request, Answers(lambda: search_view(session, search, query),
@@ -126,9 +127,9 @@ def search_help(request: Request, search: SearchDep) -> Response:
     return render_view(request, SearchHelpView(search.learned_acronyms()))
 
 
-@api.get("/search", name="api_search")
+@api.get("/search", name="api_search", responses=NOT_READY)
 def search_api(
-    request: Request, session: SessionDep, search: SearchDep, query: SearchRequestDep
+    request: Request, session: SessionDep, search: ReadySearchDep, query: SearchRequestDep
 ) -> SearchOut:
     """Ranked papers for a query and filters, with facet counts; see /help/search."""
     view = search_view(session, search, query)

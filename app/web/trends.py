@@ -13,10 +13,10 @@ from sqlmodel import Session
 from app import series
 from app.catalog import year_totals
 from app.facets import OptionalYear
-from app.outputs import ERRORS, TrendLineOut, TrendsOut, WhatsNewOut
+from app.outputs import ERRORS, NOT_READY, TrendLineOut, TrendsOut, WhatsNewOut
 from app.search.searcher import PaperSearch
 from app.web import charts
-from app.web.deps import SearchDep, SessionDep, WhatsNewDep
+from app.web.deps import ReadySearchDep, SearchDep, SessionDep, WhatsNewDep
 from app.web.formats import render_view
 from app.web.shapes import whats_new_out
 from app.whats_new.found import WhatsNew
@@ -81,8 +81,8 @@ def whats_new_api(request: Request, found: WhatsNewDep) -> WhatsNewOut:
     return whats_new_out(request, found)
 
 
-@api.get("/trends", name="api_trends")
-def trends_api(session: SessionDep, search: SearchDep, q: QueriesParam = []  # noqa: B006
+@api.get("/trends", name="api_trends", responses=NOT_READY)
+def trends_api(session: SessionDep, search: ReadySearchDep, q: QueriesParam = []  # noqa: B006
                ) -> TrendsOut:
     """Papers matching each query per year, and their share of that year's papers."""
     found = compute_trends(search, session, q)  # the page's trends, without its what's new

@@ -123,7 +123,13 @@ def test_healthz_names_the_damage_while_no_good_generation_exists(fresh: Catalog
         assert health.json()["status"] == "damaged"
         assert "paper_ids" in health.json()["index"]
         assert "checksum" in health.json()["index"]
-        assert client.get("/search", params={"q": "learning"}).status_code == 200
+        # A search says the index is being built, and when to ask again: not "no papers".
+        for path in ("/search", "/api/search", "/search.csv"):
+            answer = client.get(path, params={"q": "learning"})
+            assert answer.status_code == 503, (path, answer.status_code)
+            assert answer.headers["retry-after"].isdigit()
+            assert "not ready yet" in answer.text
+        assert client.get("/api/search", params={"q": "x"}).json()["status"] == 503
 
 
 def _overwrite_pages(database: Path, first: int = 2, pages: int = 16) -> None:
