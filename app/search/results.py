@@ -29,6 +29,10 @@ SearchRequest = make_dataclass(
     namespace={"filters": _filters, "__module__": __name__}, frozen=True)
 
 
+# What a search answers while the node has no index to rank from (web/deps.ready_search).
+NOT_READY = "Search is not ready yet: the index is being built. Try again shortly."
+
+
 @dataclass
 class SearchHit:
     id: str

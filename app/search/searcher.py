@@ -24,7 +24,7 @@ from app.search.pipeline import Search
 from app.search.rank import by_meaning, similar
 from app.search.rank.filters import unknown_filters
 from app.search.rank.similar import Recommendation, RelatedPaper
-from app.search.results import SearchRequest, SearchResult
+from app.search.results import NOT_READY, SearchRequest, SearchResult
 from app.search.words.acronyms import Meaning
 from app.search.words.completions import AUTHOR_PREFIX
 
@@ -34,7 +34,6 @@ RESULT_CACHE = 256  # pages are in the page cache; these serve twins (docs/perfo
 # behind a slow one for its whole time (docs/performance.md).
 SEARCHES_AT_ONCE = 2
 T = TypeVar("T")
-NOT_READY = "Search is not ready yet: the index is being built. Try again shortly."
 Searched = tuple[tuple[str, float], SearchRequest]  # a search kept: per generation, request
 
 

@@ -22,8 +22,7 @@ from app.people import rankings
 from app.search.index.opened import OpenIndex
 from app.search.query.language import MAX_TEXT_CHARS
 from app.search.rank.similar import MAX_LESS, Choice
-from app.search.results import SearchRequest
-from app.search.searcher import NOT_READY
+from app.search.results import NOT_READY, SearchRequest
 from app.search.service import SearchService
 from app.series import Series, get_series
 from app.topics import Topic, load_taxonomy
