@@ -184,6 +184,10 @@ def test_meaning_on_is_the_default_and_your_words_only_keeps_the_filters(
         assert back and parse_qs(urlsplit(html.unescape(back.group(1))).query) == {
             "q": [GUESS], "year": ["2026"], "sort": ["venue"]}
         assert "With papers close in meaning too" not in page
+        # Copied from a PDF with a character no reader sees: read as the search reads it, and
+        # said, with the way back.
+        hidden = client.get("/search", params={"q": f"{GUESS} meaning:\u200boff"}).text
+        assert "Close in meaning" not in hidden and "With papers close in meaning too" in hidden
 
 
 def test_a_facet_counts_what_a_click_on_it_lists_with_the_papers_close_in_meaning(

