@@ -154,8 +154,10 @@ def _add_routes(app: FastAPI, settings: Settings) -> None:
 def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
-        response = error_response(request, error.status_code, str(error.detail))
-        response.headers.update(error.headers or {})
+        headers = error.headers or {}
+        response = error_response(request, error.status_code, str(error.detail),
+                                  headers.get("Retry-After"))
+        response.headers.update(headers)
         if "allow" in response.headers:  # a 405's
             response.headers["Allow"] = allowed_with_head(response.headers["allow"])
         return response

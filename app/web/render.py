@@ -142,10 +142,12 @@ def render(request: Request, name: str, status_code: int = 200, **context: Any) 
     return templates.TemplateResponse(request, name, context, status_code=status_code)
 
 
-def error_response(request: Request, status: int, message: str) -> Response:
+def error_response(request: Request, status: int, message: str,
+                   retry_after: str | None = None) -> Response:
     """The error in the format the address asks for: JSON under /api/ and for a JSON download,
     plain text for the other downloads (what a script reading a CSV or a reference manager
-    reading BibTeX can show), else a page in the site's layout."""
+    reading BibTeX can show), else a page in the site's layout (which, told when to ask
+    again, reloads itself then)."""
     asked = _download_format(request)
     if request.url.path.startswith("/api/") or asked == "json":
         return JSONResponse({"error": message, "status": status}, status_code=status)
@@ -153,7 +155,8 @@ def error_response(request: Request, status: int, message: str) -> Response:
         return PlainTextResponse(f"{message}\n", status_code=status)
     if status == 404 and message == "Not Found":
         message = "There is no page at this address."
-    return render(request, "error.html", status_code=status, status=status, message=message)
+    return render(request, "error.html", status_code=status, status=status, message=message,
+                  retry_after=retry_after)
 
 
 def _download_format(request: Request) -> str | None:

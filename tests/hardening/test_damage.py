@@ -130,6 +130,10 @@ def test_healthz_names_the_damage_while_no_good_generation_exists(fresh: Catalog
             assert answer.headers["retry-after"].isdigit()
             assert "not ready yet" in answer.text
         assert client.get("/api/search", params={"q": "x"}).json()["status"] == 503
+        page = client.get("/search", params={"q": "learning"})
+        retry = page.headers["retry-after"]
+        assert "Not ready yet" in page.text and "Something went wrong" not in page.text
+        assert f'<meta http-equiv="refresh" content="{retry}">' in page.text  # asks again
 
 
 def _overwrite_pages(database: Path, first: int = 2, pages: int = 16) -> None:
