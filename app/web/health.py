@@ -15,7 +15,7 @@ from app.db import database_damage, get_engine, paper_total
 from app.search.index.generation import left_to_derive
 from app.search.index.keeper import IndexKeeper
 from app.search.index.manifest import damage_of
-from app.search.index.sync import read_index_version
+from app.search.index.sync import SyncKind, read_index_version
 
 router = APIRouter(tags=["api"])
 
@@ -81,8 +81,12 @@ def _catalog_status(session: Session, keeper: IndexKeeper, settings: Settings) -
     damage = damage_of(settings.index_path)
     if not keeper.ready(session):
         if damage is not None:
+            # The keeper's last outcome may date from before the damage was found: "up to
+            # date" beside it read as a contradiction.
+            state = (keeper.state if keeper.state != SyncKind.UP_TO_DATE.value
+                     else "rebuilt from the database at the next check")
             return status.model_copy(update={"status": "damaged",
-                                             "index": f"{damage}; {keeper.state}"})
+                                             "index": f"{damage}; {state}"})
         return status.model_copy(update={"status": "starting"})
     # Counted once per catalog version: counting 88,000 rows took 2-5 ms of every check.
     papers = memoized(session, ("papers",), lambda: paper_total(session))

@@ -136,6 +136,17 @@ def test_healthz_names_the_damage_while_no_good_generation_exists(fresh: Catalog
         assert f'<meta http-equiv="refresh" content="{retry}">' in page.text  # asks again
 
 
+def test_damage_found_after_the_keepers_check_is_not_said_to_be_up_to_date(fresh: Catalog):
+    settings = replace(fresh.settings, poll_seconds=3600, allowed_hosts=TEST_HOSTS)
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        assert client.get("/healthz").json()["index"] == "up to date"  # the keeper's check
+        _garbled(_ids(fresh.settings.index_path.resolve()))
+        client.app.state.search.warm()  # a worker's own check, between the keeper's
+        health = client.get("/healthz").json()
+        assert health["status"] == "damaged" and "checksum" in health["index"], health
+        assert "up to date" not in health["index"], health
+
+
 def _overwrite_pages(database: Path, first: int = 2, pages: int = 16) -> None:
     """Garble pages of the file (not the header): SQLite's quick_check fails on them."""
     size = 4096
