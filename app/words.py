@@ -264,6 +264,15 @@ def drop_invisible(text: str) -> str:
     return text if text.isascii() else _INVISIBLE.sub("", text)  # all of them are non-ASCII
 
 
+def in_another_script(text: str) -> bool:
+    """Whether the text has letters and none of them is Latin or Greek (the scripts of the
+    catalog's English abstracts and of their math)."""
+    letters = [char for char in text if char.isalpha()]
+    return bool(letters) and not any(
+        char.isascii() or unicodedata.name(char, "").startswith(("LATIN", "GREEK"))
+        for char in letters)
+
+
 def clean_name(text: str, limit: int = MAX_NAME_CHARS) -> str:
     """A name as stored: NFC, without invisible formatting, single spaces, no stray
     separators at its ends, cut to `limit`."""

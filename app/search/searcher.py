@@ -27,12 +27,15 @@ from app.search.rank.similar import Recommendation, RelatedPaper
 from app.search.results import NOT_READY, SearchRequest, SearchResult
 from app.search.words.acronyms import Meaning
 from app.search.words.completions import AUTHOR_PREFIX
+from app.words import in_another_script
 
 RELATED_CACHE = 4096
 RESULT_CACHE = 256  # pages are in the page cache; these serve twins (docs/performance.md)
 # Searches computed at once per process; two, not one, so that a quick search is not held
 # behind a slow one for its whole time (docs/performance.md).
 SEARCHES_AT_ONCE = 2
+IN_ENGLISH = ("The catalog's abstracts are in English, and none holds these words: search with "
+              "English words, such as “depth estimation”.")
 T = TypeVar("T")
 Searched = tuple[tuple[str, float], SearchRequest]  # a search kept: per generation, request
 
@@ -61,9 +64,9 @@ class PaperSearch(LiveIndex):
         # click cost nothing: results are kept per index version, like related papers.
         return self._meaning_kept(self.encoder.problem, self.with_index(
             lambda current: self._results.get((current.identity, request), lambda: self.gated(
-                lambda: _said_unavailable(_said_unknown(
+                lambda: _said_in_english(_said_unavailable(_said_unknown(
                     Search(current, request, texts, self.encoder.vector).run(),
-                    current), self.encoder.problem))),
+                    current), self.encoder.problem)))),
             _not_ready(request)))
 
     def counts(self, request: SearchRequest) -> SearchResult:
@@ -182,6 +185,15 @@ def _said_unknown(result: SearchResult, current: OpenIndex) -> SearchResult:
     for name, value in unknown_filters(current.columns, result.request.filters()):
         result.notes.append(f"No paper in the catalog has the {BY_NAME[name].title.lower()} "
                             f"“{value}”: remove that filter to see the papers found.")
+    return result
+
+
+def _said_in_english(result: SearchResult) -> SearchResult:
+    """The result, saying that the catalog is in English where a query in another script
+    found nothing: a Chinese abstract pasted (no spaces, so not read as a text) had read as
+    "0 results", as if no paper were on its subject."""
+    if not result.hits and not result.partial and in_another_script(result.request.q):
+        result.notes.append(IN_ENGLISH)
     return result
 
 

@@ -69,3 +69,18 @@ def test_a_filter_no_paper_can_pass_is_named(client: TestClient):
     known = client.get("/api/search", params={"q": "learning"}).json()["hits"][0]["venue_slug"]
     found = client.get("/api/search", params={"q": "learning", "venue": known}).json()
     assert found["total"] > 0 and "No paper in the catalog has" not in (found["message"] or "")
+
+
+def test_a_query_in_another_script_that_finds_nothing_says_the_catalog_is_in_english(
+        client: TestClient):
+    """A Chinese abstract pasted (no spaces: not read as a text) had read as "0 results"."""
+    chinese = ("我们提出了一种用于单目深度估计的新算法，"
+               "使用卷积神经网络估计区域之间的相对深度。") * 20
+    for q in ("扩散模型", "диффузионные модели", chinese):
+        found = client.get("/api/search", params={"q": q}).json()
+        assert found["total"] == 0 and "abstracts are in English" in found["message"], q
+    assert "abstracts are in English" in client.get("/search", params={"q": "扩散模型"}).text
+    # Not where the words are English, or where the catalog has a Greek letter's papers.
+    for q in ("qzxv blorp", "α"):
+        assert "in English" not in (client.get("/api/search", params={"q": q}).json()["message"]
+                                    or ""), q
