@@ -266,8 +266,9 @@ def drop_invisible(text: str) -> str:
 
 def in_another_script(text: str) -> bool:
     """Whether the text has letters and none of them is Latin or Greek (the scripts of the
-    catalog's English abstracts and of their math)."""
-    letters = [char for char in text if char.isalpha()]
+    catalog's English abstracts and of their math), read as compatibility forms: fullwidth
+    and mathematical letters are Latin."""
+    letters = [char for char in unicodedata.normalize("NFKC", text) if char.isalpha()]
     return bool(letters) and not any(
         char.isascii() or unicodedata.name(char, "").startswith(("LATIN", "GREEK"))
         for char in letters)

@@ -19,7 +19,7 @@ from app.facets import BY_NAME
 from app.faults import pause_point
 from app.meaning.queries import QueryEncoder
 from app.search.index.live import LiveIndex
-from app.search.index.opened import OpenIndex
+from app.search.index.opened import Identity, OpenIndex
 from app.search.pipeline import Search
 from app.search.rank import by_meaning, similar
 from app.search.rank.filters import unknown_filters
@@ -37,7 +37,7 @@ SEARCHES_AT_ONCE = 2
 IN_ENGLISH = ("The catalog's abstracts are in English, and none holds these words: search with "
               "English words, such as “depth estimation”.")
 T = TypeVar("T")
-Searched = tuple[tuple[str, float], SearchRequest]  # a search kept: per generation, request
+Searched = tuple[Identity, SearchRequest]  # a search kept: per generation, request
 
 
 class PaperSearch(LiveIndex):
@@ -192,7 +192,8 @@ def _said_in_english(result: SearchResult) -> SearchResult:
     """The result, saying that the catalog is in English where a query in another script
     found nothing: a Chinese abstract pasted (no spaces, so not read as a text) had read as
     "0 results", as if no paper were on its subject."""
-    if not result.hits and not result.partial and in_another_script(result.request.q):
+    words = " ".join(word for word in result.query.split() if ":" not in word)  # not `year:`
+    if not result.hits and not result.partial and in_another_script(words):
         result.notes.append(IN_ENGLISH)
     return result
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Protocol, TypeVar
 
-from app.search.index.opened import OpenIndex
+from app.search.index.opened import Identity, OpenIndex
 from app.search.rank.similar import (
     ANY,
     RELATED_PAPERS,
@@ -49,6 +49,6 @@ class SearchService(Protocol):
 
     def suggest(self, typed: str, limit: int = 8, series: Iterable[str] = ()) -> list[str]: ...
 
-    def index_identity(self) -> tuple[str, float] | None: ...
+    def index_identity(self) -> Identity | None: ...
 
     def with_index(self, work: Callable[[OpenIndex], T], unavailable: T) -> T: ...

@@ -73,18 +73,17 @@ def _status(request: Request) -> HealthOut:
 
 
 def _catalog_status(session: Session, keeper: IndexKeeper, settings: Settings) -> HealthOut:
+    damage = damage_of(settings.index_path)
+    # The keeper's last outcome may date from before the damage was found: "up to date"
+    # beside it read as a contradiction.
+    state = (keeper.state if damage is None or keeper.state != SyncKind.UP_TO_DATE.value
+             else "mended from the database at the keeper's next check")
     status = HealthOut(status="ok", catalog_version=version_key(session)[1],
                        index_version=read_index_version(settings.index_path),
-                       index=_index_state(keeper.state,
-                                          left_to_derive(session, settings.index_path)),
+                       index=_index_state(state, left_to_derive(session, settings.index_path)),
                        worker=os.getpid())
-    damage = damage_of(settings.index_path)
     if not keeper.ready(session):
         if damage is not None:
-            # The keeper's last outcome may date from before the damage was found: "up to
-            # date" beside it read as a contradiction.
-            state = (keeper.state if keeper.state != SyncKind.UP_TO_DATE.value
-                     else "rebuilt from the database at the next check")
             return status.model_copy(update={"status": "damaged",
                                              "index": f"{damage}; {state}"})
         return status.model_copy(update={"status": "starting"})

@@ -309,6 +309,10 @@ def test_damaged_vectors_keep_search_by_words_and_are_laid_out_again_alone(
     vectors out again in a successor of the same Whoosh files, not a rebuild (minutes at L)."""
     _encoded(fresh)
     learning = PaperSearch(fresh.settings.index_path).counts(SearchRequest(q="learning")).total
+    # A process that searched by meaning before the damage, and keeps its results.
+    served = PaperSearch(fresh.settings.index_path)
+    guessed = served.search(SearchRequest(q=GUESS), lambda ids: {})
+    assert any(hit.by_meaning for hit in guessed.hits)
     live = fresh.settings.index_path.resolve()
     vectors = live / by_meaning.MEANING_FILE
     if damage == "garbled":
@@ -316,6 +320,9 @@ def test_damaged_vectors_keep_search_by_words_and_are_laid_out_again_alone(
     else:
         with open(vectors, "r+b") as data:
             data.truncate(vectors.stat().st_size // 2)
+    served.warm()  # its check finds the damage: what it kept is not served again
+    guessed = served.search(SearchRequest(q=GUESS), lambda ids: {})
+    assert not any(hit.by_meaning for hit in [*guessed.hits, *guessed.partial])
     # The index lock held: the keeper finds the index busy, and the damage stays for the
     # server to serve around.
     with index_lock(fresh.settings), TestClient(create_app(fresh.settings)) as client:

@@ -76,11 +76,13 @@ def test_a_query_in_another_script_that_finds_nothing_says_the_catalog_is_in_eng
     """A Chinese abstract pasted (no spaces: not read as a text) had read as "0 results"."""
     chinese = ("我们提出了一种用于单目深度估计的新算法，"
                "使用卷积神经网络估计区域之间的相对深度。") * 20
-    for q in ("扩散模型", "диффузионные модели", chinese):
+    for q in ("扩散模型", "диффузионные модели", chinese, "扩散模型 year:2020",
+              "扩散模型 meaning:off"):
         found = client.get("/api/search", params={"q": q}).json()
         assert found["total"] == 0 and "abstracts are in English" in found["message"], q
     assert "abstracts are in English" in client.get("/search", params={"q": "扩散模型"}).text
-    # Not where the words are English, or where the catalog has a Greek letter's papers.
-    for q in ("qzxv blorp", "α"):
+    # Not where the words are English, or Greek (the abstracts' math), nor in a script
+    # written so in math (fullwidth, mathematical italic: read as Latin).
+    for q in ("qzxv blorp", "λογοσζ", "ＢＥＲＴＺＸ", "𝑓𝑞𝑧𝑥"):
         assert "in English" not in (client.get("/api/search", params={"q": q}).json()["message"]
                                     or ""), q

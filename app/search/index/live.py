@@ -24,8 +24,8 @@ from app.search.index.generation import (
     damaged_parts,
     open_held,
 )
-from app.search.index.manifest import mark_damaged, verify
-from app.search.index.opened import OpenIndex
+from app.search.index.manifest import DAMAGED_FILE, mark_damaged, verify
+from app.search.index.opened import Identity, OpenIndex
 from app.search.index.whoosh import open_index
 
 T = TypeVar("T")
@@ -49,17 +49,24 @@ class LiveIndex:
         self._open: OpenIndex | None = None
         self._checked_at = 0.0
         # What is wrong with the live generation, while it is not served (None: nothing), or
-        # served without the entries it names (`_without`: damaged, made again alone).
+        # served without what it names (`OpenIndex.without`: damaged, made again alone).
         self.problem: str | None = None
-        self._without: tuple[str, ...] = ()
 
-    def index_identity(self) -> tuple[str, float] | None:
-        """Which index generation is live: its directory and when its version was written."""
+    def index_identity(self) -> Identity | None:
+        """Which index generation is live: its directory, when its version was written, and
+        when damage was marked in it: found damaged, it is opened again by every worker
+        (without what is made again alone), and nothing kept from its full opening (results,
+        pages, their ETags) is served for it."""
         try:
             target = self.index_path.resolve(strict=True)
-            return str(target), (target / VERSION_FILE).stat().st_mtime
+            version = (target / VERSION_FILE).stat().st_mtime
         except OSError:
             return None
+        try:
+            damaged = (target / DAMAGED_FILE).stat().st_mtime
+        except OSError:
+            damaged = 0.0
+        return str(target), version, damaged
 
     def _current(self) -> OpenIndex:
         """The open index, reopened when a newer one is in place (checked every interval)."""
@@ -82,7 +89,7 @@ class LiveIndex:
                 self._open = opened
             return self._open
 
-    def _opened(self, identity: tuple[str, float]) -> OpenIndex | None:
+    def _opened(self, identity: Identity) -> OpenIndex | None:
         """The generation opened (without what is damaged there and made again alone), or
         None when it is damaged elsewhere (`problem` says how)."""
         directory = Path(identity[0])
@@ -100,8 +107,7 @@ class LiveIndex:
                                                    f"could not be opened: {error}")
             return None
         # Threads still searching the previous version finish on their own searchers.
-        opened = OpenIndex(index, identity, **held)  # type: ignore[arg-type]
-        self._without = without
+        opened = OpenIndex(index, identity, **held, without=without)  # type: ignore[arg-type]
         _kept_out_of_collections()
         return opened
 
@@ -113,7 +119,7 @@ class LiveIndex:
             return
         directory = Path(current.identity[0])
         damaged = damaged_parts(directory) if verify(directory) is not None else ()
-        if damaged is None or not set(damaged) <= set(self._without):
+        if damaged is None or not set(damaged) <= set(current.without):
             with self._lock:
                 if self._open is current:
                     self._open = None
@@ -122,7 +128,7 @@ class LiveIndex:
         with self._lock:
             self._open = None
 
-    def opened(self) -> tuple[str, float] | None:
+    def opened(self) -> Identity | None:
         """The identity of the index generation open now (None before the first)."""
         current = self._open
         return None if current is None else current.identity

@@ -77,34 +77,45 @@ def damage_of(directory: Path) -> str | None:
     return found[0].strip() if found and found[0].strip() else "damaged"
 
 
-def damaged_files(directory: Path) -> list[str]:
-    """The files `verify` found damaged (none where the generation could not be opened, or
-    was found damaged before the names were kept)."""
+def _marked(directory: Path) -> dict[str, str]:
+    """The files `verify` found damaged, each with what was wrong (none where the generation
+    could not be opened)."""
     try:
-        return (directory / DAMAGED_FILE).read_text(encoding="utf-8").splitlines()[1:]
+        lines = (directory / DAMAGED_FILE).read_text(encoding="utf-8").splitlines()[1:]
     except FileNotFoundError:
-        return []
+        return {}
+    return dict(line.partition("\t")[::2] for line in lines)
 
 
-def mark_damaged(directory: Path, problem: str, files: list[str] | None = None) -> str:
-    write_lines(directory / DAMAGED_FILE, [problem + "\n", *(f"{name}\n" for name in files or [])])
+def damaged_files(directory: Path) -> list[str]:
+    return list(_marked(directory))
+
+
+def mark_damaged(directory: Path, problem: str, files: dict[str, str] | None = None) -> str:
+    """Write what was found wrong: the problem, then each damaged file and its own."""
+    write_lines(directory / DAMAGED_FILE, [problem + "\n", *(
+        f"{name}\t{why}\n" for name, why in (files or {}).items())])
     return problem
 
 
 def verify(directory: Path) -> str | None:
     """Check every file the generation's manifest lists (sizes, then checksums of what this
     process has not checked yet); what is wrong, if anything, is marked in the generation,
-    with every damaged file: whether they can be made again alone depends on all of them."""
-    found = damage_of(directory)
-    if found is not None:
+    with every damaged file: whether they can be made again alone depends on all of them.
+    Marked so, its other files are checked again each time (their checksums are known: a
+    few stats), so that damage found later is not carried into the successor that makes the
+    first again."""
+    found, marked = damage_of(directory), _marked(directory)
+    if found is not None and not marked:
+        return found  # it could not be opened: rebuilt whatever else is wrong
+    new = {name: problem for name, (size, crc, _) in _listed(directory).items()
+           if name not in marked and (problem := _problem(directory, name, size, crc)) is not None}
+    if not new:
         return found
-    problems = {name: problem for name, (size, crc, _) in _listed(directory).items()
-                if (problem := _problem(directory, name, size, crc)) is not None}
-    if not problems:
-        return None
+    problems = {**marked, **new}
     first = next(iter(problems.values()))
     more = f" (and {len(problems) - 1} more of its files)" if len(problems) > 1 else ""
-    return mark_damaged(directory, first + more, list(problems))
+    return mark_damaged(directory, first + more, problems)
 
 
 def _problem(directory: Path, name: str, size: int, crc: int) -> str | None:

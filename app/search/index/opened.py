@@ -31,6 +31,11 @@ _openings = itertools.count()
 TELLING_SHARE = 0.5
 
 
+# An index generation as a server opens it (live.index_identity): its directory, when its
+# version was written, and when damage was last marked in it (0.0: never).
+Identity = tuple[str, float, float]
+
+
 @dataclass
 class OpenIndex:
     """One version of the index, its facet columns, and a searcher for each thread.
@@ -41,7 +46,7 @@ class OpenIndex:
     """
 
     index: whoosh_index.Index
-    identity: tuple[str, float]
+    identity: Identity
     # What the generation holds beside Whoosh's files (generation.held()), as opened.
     ids: PaperIds  # paper ID per document number (Whoosh's stored fields unpickle a dict)
     columns: dict[str, FacetColumn]  # facet name → value per document number
@@ -53,6 +58,8 @@ class OpenIndex:
     # What the features registered (registry.register), by name: each feature reads its own
     # (whats_new/edition_terms.opened_terms, map/layout.opened_layout).
     parts: dict[str, object]
+    # The entries opened without: found damaged, made again alone (generation.damaged_parts).
+    without: tuple[str, ...] = ()
     local: threading.local = field(default_factory=threading.local)
     # Which opening this is, never reused in the process: two openings of one generation (two
     # apps on one catalog, an app started again) share the identity, not what they hold open.

@@ -81,10 +81,11 @@ class IndexStamp:
 def read_index_stamp(index_path: Path) -> IndexStamp | None:
     """The catalog version an index reflects, or None when there is no usable index (none,
     another format, or found damaged beyond what is made again alone)."""
-    if damage_of(index_path) is not None and damaged_parts(index_path.resolve()) is None:
+    live = index_path.resolve()  # once: a generation published meanwhile is read whole
+    if damage_of(live) is not None and damaged_parts(live) is None:
         return None
     try:
-        version, index_format, catalog = (index_path / VERSION_FILE).read_text().split()
+        version, index_format, catalog = (live / VERSION_FILE).read_text().split()
         return IndexStamp(int(version), catalog) if index_format == index_format_now() else None
     except (OSError, ValueError):
         return None
@@ -266,10 +267,14 @@ def pending_changes(settings: Settings, session: Session) -> int | None:
     it up to date."""
     if pending_keyphrases(session) is not None:  # derived as a rebuild is, in a process apart
         return None
+    live = settings.index_path.resolve()
+    # Checked here, not first by the update: making what was found damaged again (or the
+    # papers' changes with it) refits what an update keeps, in a process apart too.
+    if live.is_dir() and verify(live) is not None and damaged_parts(live) is not None:
+        return None
     have, want, covered = _gap(settings, session)
     if have == want:
-        live = settings.index_path.resolve()
-        return None if deferred_of(live) or damaged_parts(live) else 0
+        return None if deferred_of(live) else 0
     if not covered or have is None:
         return None
     return _changed_papers(session, have.version, want.version)
