@@ -23,9 +23,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     414: {"model": ErrorOut, "description": (  # middleware.LongAddresses, before any parameter
         "The address is over 32,768 characters, percent-decoded, as maxLength counts them")},
 }
-# What a route that ranks papers answers while this node has no index to rank them from yet
-# (deps.ready_search): with a Retry-After header.
-NOT_READY: dict[int | str, dict[str, Any]] = {
+# What a route that ranks papers answers besides ERRORS: 503, with a Retry-After header, while
+# this node has no index to rank them from yet (deps.ready_search).
+RANKING_ERRORS: dict[int | str, dict[str, Any]] = {
     503: {"model": ErrorOut, "description": "The search index is being built: ask again after "
                                             "the Retry-After header's seconds"},
 }

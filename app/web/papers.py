@@ -12,7 +12,7 @@ from sqlmodel import Session
 from app import catalog
 from app.exports import CitationFormat, bibtex_entry
 from app.models import Edition, Paper
-from app.outputs import ERRORS, NOT_READY
+from app.outputs import ERRORS, RANKING_ERRORS
 from app.paper_json import PaperDetailOut, RelatedOut
 from app.search.rank.similar import Choice
 from app.search.searcher import PaperSearch
@@ -104,7 +104,7 @@ def paper_api(request: Request, found: PaperDep, session: SessionDep,
                              bibtex=view.bibtex)
 
 
-@api.get("/papers/{paper_id}/related", name="api_related", responses=NOT_READY)
+@api.get("/papers/{paper_id}/related", name="api_related", responses=RANKING_ERRORS)
 def related_api(request: Request, found: PaperDep, session: SessionDep, search: ReadySearchDep,
                 choice: ChoiceDep,
                 limit: Annotated[int, Query(ge=1, le=100)] = RELATED_MORE) -> list[RelatedOut]:

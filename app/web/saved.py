@@ -17,7 +17,7 @@ from app import catalog
 from app.exports import bibtex_entry
 from app.ids import ID_LIST, MAX_LISTED, parse_paper_ids
 from app.models import Edition, Paper
-from app.outputs import ERRORS, NOT_READY
+from app.outputs import ERRORS, RANKING_ERRORS
 from app.paper_json import RecommendationOut, RecommendationsOut
 from app.search.rank.similar import Choice, Recommendation
 from app.search.searcher import PaperSearch
@@ -102,7 +102,7 @@ def saved_page(request: Request, session: SessionDep, search: SearchDep, choice:
                           str(request.url_for("saved_page")))), format)
 
 
-@api.get("/recommendations", name="api_recommendations", responses=NOT_READY)
+@api.get("/recommendations", name="api_recommendations", responses=RANKING_ERRORS)
 def recommendations(
     request: Request, session: SessionDep, search: ReadySearchDep,
     ids: Annotated[str, Query(description=f"Comma-separated paper IDs, 1 to {MAX_LISTED}",

@@ -16,7 +16,7 @@ from app.facets import BY_NAME
 from app.models import Edition, Paper
 from app.outputs import (
     ERRORS,
-    NOT_READY,
+    RANKING_ERRORS,
     Expansion,
     FacetValue,
     ReadingOut,
@@ -127,7 +127,7 @@ def search_help(request: Request, search: SearchDep) -> Response:
     return render_view(request, SearchHelpView(search.learned_acronyms()))
 
 
-@api.get("/search", name="api_search", responses=NOT_READY)
+@api.get("/search", name="api_search", responses=RANKING_ERRORS)
 def search_api(
     request: Request, session: SessionDep, search: ReadySearchDep, query: SearchRequestDep
 ) -> SearchOut:

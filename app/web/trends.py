@@ -13,7 +13,7 @@ from sqlmodel import Session
 from app import series
 from app.catalog import year_totals
 from app.facets import OptionalYear
-from app.outputs import ERRORS, NOT_READY, TrendLineOut, TrendsOut, WhatsNewOut
+from app.outputs import ERRORS, RANKING_ERRORS, TrendLineOut, TrendsOut, WhatsNewOut
 from app.search.searcher import PaperSearch
 from app.web import charts
 from app.web.deps import ReadySearchDep, SearchDep, SessionDep, WhatsNewDep
@@ -81,7 +81,7 @@ def whats_new_api(request: Request, found: WhatsNewDep) -> WhatsNewOut:
     return whats_new_out(request, found)
 
 
-@api.get("/trends", name="api_trends", responses=NOT_READY)
+@api.get("/trends", name="api_trends", responses=RANKING_ERRORS)
 def trends_api(session: SessionDep, search: ReadySearchDep, q: QueriesParam = []  # noqa: B006
                ) -> TrendsOut:
     """Papers matching each query per year, and their share of that year's papers."""
