@@ -25,6 +25,7 @@ from app.main import create_app
 from app.meaning import model_files
 from app.meaning.store import counts
 from app.models import Paper, PaperVector
+from app.search.index.keeper import IndexKeeper
 from app.search.index.manifest import verify
 from app.search.index.meaning_updates import encode_and_publish
 from app.search.index.sync import SyncKind, index_lock, publish_vectors, sync_index
@@ -334,6 +335,8 @@ def test_damaged_vectors_keep_search_by_words_and_are_laid_out_again_alone(
         assert health.status_code == 200 and health.json()["status"] == "ok", health.json()
         assert by_meaning.MEANING_FILE in health.json()["index"], health.json()
         assert "deriving meaning" in health.json()["index"]
+    # What /healthz says while the keeper's child makes them again: not a rebuild.
+    assert IndexKeeper(fresh.settings)._working(None) == "making meaning again"
     with fresh.session() as session:
         outcome = sync_index(fresh.settings, session)
     assert outcome.kind is SyncKind.REMADE and by_meaning.MEANING_FILE in str(outcome)

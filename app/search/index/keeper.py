@@ -30,6 +30,7 @@ from sqlmodel import Session
 from app.config import Settings
 from app.db import catalog_id, check_database, get_engine
 from app.faults import describe
+from app.search.index.generation import damaged_parts
 from app.search.index.meaning_updates import BackgroundEncoding
 from app.search.index.registry import WithParts
 from app.search.index.sync import (
@@ -114,8 +115,8 @@ class IndexKeeper:
                 # work, for minutes) would only find it busy.
                 busy = index_busy(self.settings)
                 if not busy:  # /healthz says so while it works, minutes at L
-                    self.state = ("rebuilding" if pending is None else f"updating {pending:,} "
-                                  "papers") + time.strftime(" since %H:%M:%S UTC", time.gmtime())
+                    self.state = self._working(pending) + time.strftime(" since %H:%M:%S UTC",
+                                                                        time.gmtime())
                 outcome = SyncOutcome(SyncKind.BUSY) if busy else self._update()
             state = str(outcome)
             if outcome.changed:
@@ -138,6 +139,13 @@ class IndexKeeper:
             self._failures = 0
         self.state = state
         return state
+
+    def _working(self, pending: int | None) -> str:
+        """What the update about to run does, as /healthz says it meanwhile."""
+        if pending is not None:
+            return f"updating {pending:,} papers"
+        damaged = damaged_parts(self.settings.index_path.resolve())
+        return "rebuilding" if damaged is None else f"making {', '.join(damaged)} again"
 
     def _encode(self) -> None:
         try:
