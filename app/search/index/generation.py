@@ -33,7 +33,7 @@ from app.db import pending_keyphrases
 from app.faults import pause_point
 from app.search.index.arrays import ARRAYS_DIR, write_arrays
 from app.search.index.held_files import write_lines
-from app.search.index.manifest import damaged_files
+from app.search.index.manifest import damage_of, damaged_files
 from app.search.index.paper_ids import IDS_DIR, PaperIds, write_paper_ids
 from app.search.index.registry import Counts, Held, registered
 from app.search.index.vector_fit import write_vectors
@@ -155,13 +155,15 @@ def write_deferred(directory: Path) -> None:
 
 
 def damaged_parts(directory: Path) -> tuple[str, ...] | None:
-    """The entries holding every file found damaged in the generation (manifest.verify), when
-    each is made again alone (deferred, or laid out from the database): the generation is
-    served without them meanwhile, not rebuilt. None where it is not damaged, or where the
-    damage is elsewhere (the Whoosh files, the arrays, the counts: rebuilt)."""
-    names = damaged_files(directory)
+    """What the generation is served without, as manifest.verify marked it: nothing where
+    nothing was found damaged; the entries holding every damaged file, where each is made
+    again alone (deferred, or laid out from the database), not rebuilt; None where the damage
+    is elsewhere (the Whoosh files, the arrays, the counts) or the generation could not be
+    opened: it is rebuilt."""
+    if damage_of(directory) is None:
+        return ()
     parts: dict[str, None] = {}
-    for name in names:
+    for name in damaged_files(directory):
         entry = next((entry for entry in held() if any(
             name == file or name.startswith(f"{file}/") for file in entry.files)), None)
         if entry is None or not (entry.deferred or entry.from_database):

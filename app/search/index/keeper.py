@@ -145,7 +145,7 @@ class IndexKeeper:
         if pending is not None:
             return f"updating {pending:,} papers"
         damaged = damaged_parts(self.settings.index_path.resolve())
-        return "rebuilding" if damaged is None else f"making {', '.join(damaged)} again"
+        return f"making {', '.join(damaged)} again" if damaged else "rebuilding"
 
     def _encode(self) -> None:
         try:

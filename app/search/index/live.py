@@ -94,7 +94,7 @@ class LiveIndex:
         None when it is damaged elsewhere (`problem` says how)."""
         directory = Path(identity[0])
         self.problem = verify(directory)
-        without = damaged_parts(directory) if self.problem is not None else ()
+        without = damaged_parts(directory)
         if without is None:
             return None
         try:
@@ -118,7 +118,8 @@ class LiveIndex:
         if current is None:
             return
         directory = Path(current.identity[0])
-        damaged = damaged_parts(directory) if verify(directory) is not None else ()
+        verify(directory)
+        damaged = damaged_parts(directory)
         if damaged is None or not set(damaged) <= set(current.without):
             with self._lock:
                 if self._open is current:

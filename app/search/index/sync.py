@@ -82,7 +82,7 @@ def read_index_stamp(index_path: Path) -> IndexStamp | None:
     """The catalog version an index reflects, or None when there is no usable index (none,
     another format, or found damaged beyond what is made again alone)."""
     live = index_path.resolve()  # once: a generation published meanwhile is read whole
-    if damage_of(live) is not None and damaged_parts(live) is None:
+    if damaged_parts(live) is None:
         return None
     try:
         version, index_format, catalog = (live / VERSION_FILE).read_text().split()
@@ -270,7 +270,9 @@ def pending_changes(settings: Settings, session: Session) -> int | None:
     live = settings.index_path.resolve()
     # Checked here, not first by the update: making what was found damaged again (or the
     # papers' changes with it) refits what an update keeps, in a process apart too.
-    if live.is_dir() and verify(live) is not None and damaged_parts(live) is not None:
+    if live.is_dir():
+        verify(live)
+    if damaged_parts(live):
         return None
     have, want, covered = _gap(settings, session)
     if have == want:
@@ -339,7 +341,7 @@ def sync_index(settings: Settings, session: Session, wait: bool = True,
         live = settings.index_path.resolve()
         meaning = vectors_stored or (have is not None
                                      and behind(live, vector_store.counts(session)[0]))
-        damaged = (damaged_parts(live) or ()) if have is not None else ()
+        damaged = damaged_parts(live) or ()  # None: no stamp, rebuilt below
         if have == want and not meaning and not damaged and not (complete and deferred_of(live)):
             return SyncOutcome(SyncKind.UP_TO_DATE)
         if have is None or (have != want and not covered):
