@@ -64,9 +64,8 @@ class PaperSearch(LiveIndex):
         # click cost nothing: results are kept per index version, like related papers.
         return self._meaning_kept(self.encoder.problem, self.with_index(
             lambda current: self._results.get((current.identity, request), lambda: self.gated(
-                lambda: _said_in_english(_said_unavailable(_said_unknown(
-                    Search(current, request, texts, self.encoder.vector).run(),
-                    current), self.encoder.problem)))),
+                lambda: _noted(Search(current, request, texts, self.encoder.vector).run(),
+                               current, self.encoder.problem))),
             _not_ready(request)))
 
     def counts(self, request: SearchRequest) -> SearchResult:
@@ -179,30 +178,35 @@ def _authors(names: list[str]) -> list[str]:
     return [f'{AUTHOR_PREFIX}"{name}"' for name in names]
 
 
-def _said_unknown(result: SearchResult, current: OpenIndex) -> SearchResult:
-    """The result, naming a filter that no paper of the catalog can pass (a venue typed in an
-    address, or kept from another catalog's): it had read as if no abstract matched."""
-    for name, value in unknown_filters(current.columns, result.request.filters()):
-        result.notes.append(f"No paper in the catalog has the {BY_NAME[name].title.lower()} "
-                            f"“{value}”: remove that filter to see the papers found.")
+def _noted(result: SearchResult, current: OpenIndex, problem: str | None) -> SearchResult:
+    """The result, with what a search alone does not tell: where it read as if no abstract
+    matched, or matched by meaning, and why."""
+    result.notes += [*_unknown_filters(result, current), *_meaning_off(result, problem),
+                     *_in_english(result)]
     return result
 
 
-def _said_in_english(result: SearchResult) -> SearchResult:
-    """The result, saying that the catalog is in English where a query in another script
-    found nothing: a Chinese abstract pasted (no spaces, so not read as a text) had read as
-    "0 results", as if no paper were on its subject."""
+def _unknown_filters(result: SearchResult, current: OpenIndex) -> list[str]:
+    """A filter that no paper of the catalog can pass, named (a venue typed in an address,
+    or kept from another catalog's): it had read as if no abstract matched."""
+    return [f"No paper in the catalog has the {BY_NAME[name].title.lower()} “{value}”: "
+            "remove that filter to see the papers found."
+            for name, value in unknown_filters(current.columns, result.request.filters())]
+
+
+def _in_english(result: SearchResult) -> list[str]:
+    """That the catalog is in English, where a query in another script found nothing: a
+    Chinese abstract pasted (no spaces, so not read as a text) had read as "0 results", as
+    if no paper were on its subject."""
     words = " ".join(word for word in result.query.split() if ":" not in word)  # not `year:`
-    if not result.hits and not result.partial and in_another_script(words):
-        result.notes.append(IN_ENGLISH)
-    return result
+    found = result.hits or result.partial
+    return [IN_ENGLISH] if not found and in_another_script(words) else []
 
 
-def _said_unavailable(result: SearchResult, problem: str | None) -> SearchResult:
-    """The result, saying so where it would have used meaning and the model is refused or
+def _meaning_off(result: SearchResult, problem: str | None) -> list[str]:
+    """That meaning is off, where the search would have used it and the model is refused or
     missing (`problem`): a description's or a pasted text's papers by words alone, else
     silently fewer (of 3,000 papers, 130 for a description became 30)."""
-    if (problem is not None and (result.reading is not None or result.pasted)
-            and by_meaning.switched(result.request.q)[1]):
-        result.notes.append(by_meaning.UNAVAILABLE)
-    return result
+    wanted = (result.reading is not None or result.pasted) and by_meaning.switched(
+        result.request.q)[1]
+    return [by_meaning.UNAVAILABLE] if problem is not None and wanted else []
