@@ -267,11 +267,9 @@ def pending_changes(settings: Settings, session: Session) -> int | None:
     it up to date."""
     if pending_keyphrases(session) is not None:  # derived as a rebuild is, in a process apart
         return None
-    live = settings.index_path.resolve()
     # Checked here, not first by the update: making what was found damaged again (or the
     # papers' changes with it) refits what an update keeps, in a process apart too.
-    if live.is_dir():
-        verify(live)
+    live = _checked_live(settings)
     if damaged_parts(live):
         return None
     have, want, covered = _gap(settings, session)
@@ -280,6 +278,15 @@ def pending_changes(settings: Settings, session: Session) -> int | None:
     if not covered or have is None:
         return None
     return _changed_papers(session, have.version, want.version)
+
+
+def _checked_live(settings: Settings) -> Path:
+    """The live generation's directory, its files checked against its manifest (damage is
+    marked in it: manifest.verify)."""
+    live = settings.index_path.resolve()
+    if live.is_dir():
+        verify(live)
+    return live
 
 
 def _changed_papers(session: Session, since: int, until: int) -> int:
@@ -335,10 +342,8 @@ def sync_index(settings: Settings, session: Session, wait: bool = True,
             return SyncOutcome(SyncKind.BUSY)
         if complete and derive_catalog is not None:
             derive_catalog(session)
-        if settings.index_path.exists():
-            verify(settings.index_path.resolve())  # a damaged one has no stamp: rebuilt
+        live = _checked_live(settings)  # a damaged one has no stamp: rebuilt
         have, want, covered = _gap(settings, session)
-        live = settings.index_path.resolve()
         meaning = vectors_stored or (have is not None
                                      and behind(live, vector_store.counts(session)[0]))
         damaged = damaged_parts(live) or ()  # None: no stamp, rebuilt below
