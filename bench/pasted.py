@@ -25,7 +25,7 @@ from sqlmodel import Session, select
 from app.config import Settings, get_settings
 from app.db import get_engine
 from app.models import Paper
-from app.search.query.language import PASTED_TEXT_WORDS
+from app.search.query.pasted import PASTED_TEXT_WORDS
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 

@@ -38,7 +38,7 @@ from typing import TypeVar
 
 from app.config import Settings
 from app.search.index.opened import OpenIndex
-from app.search.query.language import PASTED_TEXT_WORDS
+from app.search.query.pasted import PASTED_TEXT_WORDS
 from app.search.rank import similar, weights
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch

@@ -19,19 +19,22 @@ from app.facets import NAMES as FACET_NAMES
 from app.search.index.opened import OpenIndex
 from app.search.query.clauses import text_query
 from app.search.query.expand import with_family
-from app.search.query.language import (
-    MAX_TEXT_CHARS,
-    ParsedQuery,
-    QueryParser,
-    did_you_mean,
-    is_pasted_text,
-)
+from app.search.query.language import ParsedQuery, QueryParser, did_you_mean
 from app.search.query.parts import (
     FILTER_INDEX_FIELDS,
     QueryParts,
     excludes,
     phrase_words,
     query_parts,
+)
+from app.search.query.pasted import (
+    LIKE_TEXT_CANDIDATES,
+    LIKE_TEXT_RESULTS,
+    MAX_TEXT_CHARS,
+    NO_KEY_TERMS_NOTE,
+    is_pasted_text,
+    like_text_note,
+    typed_filters,
 )
 from app.search.query.question import Reading, is_function_word
 from app.search.rank import by_meaning, proximity, question_ranking, similar, weights
@@ -52,15 +55,6 @@ from app.search.words.analysis import analyze
 from app.words import FILLER_WORDS, drop_invisible
 
 PREFIX_EXPANSIONS = 8  # the most frequent completions a `prefix*` stands for
-# A pasted text's papers most like it: the best of more candidates, so filters leave some.
-LIKE_TEXT_RESULTS = 100
-LIKE_TEXT_CANDIDATES = 2000
-LIKE_TEXT_NOTE = ("This {words}-word query was read as a text, not as words that must all "
-                  "match: these are the {n} papers most like it as a whole (by the terms that "
-                  "most set it apart), as related papers are found.")
-NO_KEY_TERMS_NOTE = ("This {words}-word query was read as a text, but none of its words is in "
-                     "the catalog: no paper is like it.")
-
 
 @dataclass
 class Resolved:
@@ -222,29 +216,35 @@ class Search:
 
     def _like_text(self) -> Resolved:
         """A pasted text: the papers most like it as a whole, by its key terms, as related
-        papers are found; the page says so."""
-        text = " ".join(self.q[:MAX_TEXT_CHARS].split())
-        parsed = ParsedQuery(text, None)
-        key_terms = similar.text_key_terms(self.searcher, text)
-        result = SearchResult(self.request, text, pasted=True, notes=[
-            (LIKE_TEXT_NOTE if key_terms else NO_KEY_TERMS_NOTE).format(
-                words=len(text.split()), n=LIKE_TEXT_RESULTS)])
+        papers are found, of those that the filters typed with it pass; the page says so."""
+        typed, filters = typed_filters(self.q[:MAX_TEXT_CHARS])
+        text = " ".join(typed.split())
+        inline = self.parser.parse(" ".join(filters))
+        parsed, key_terms = ParsedQuery(text, None), similar.text_key_terms(self.searcher, text)
+        result = SearchResult(self.request, text, pasted=True, notes=list(inline.notes))
         if len(self.q) > MAX_TEXT_CHARS:
             result.notes.append(f"The text was cut to its first {MAX_TEXT_CHARS:,} characters.")
         if not key_terms:
+            result.notes.insert(0, NO_KEY_TERMS_NOTE.format(words=len(text.split())))
             nothing = docs_mask(self.searcher, ())
             return Resolved(result, parsed, None, nothing, nothing)
-        current = self.current
+        passing = (np.ones(self.searcher.doc_count_all(), bool) if inline.query is None
+                   else self._matching(inline.query))
+
+        def filtered(docs: np.ndarray) -> np.ndarray:
+            return self._filtered(docs & passing)
+
         ranked = similar.like_text(self.searcher, key_terms, text, LIKE_TEXT_CANDIDATES,
-                                   similar.Vectors.of(current.vectors, current.with_vectors),
-                                   current.vector_model)
-        closeness = self._closeness(text)
-        near = None
+                                   similar.Vectors.of(self.current.vectors,
+                                                      self.current.with_vectors),
+                                   self.current.vector_model)
+        closeness, near = self._closeness(text), None
         if closeness is not None:  # beside the papers most like it in words, in meaning
-            ranked, near = by_meaning.with_near(ranked, closeness, self._filtered)
-        found = [doc for doc, _ in ranked]
-        allowed = self._filtered(docs_mask(self.searcher, found))
+            ranked, near = by_meaning.with_near(ranked, closeness, filtered)
+        found = [doc for doc, _ in ranked if passing[doc]]
+        allowed = filtered(docs_mask(self.searcher, found))
         listed = [(doc, score) for doc, score in ranked if allowed[doc]][:LIKE_TEXT_RESULTS]
+        result.notes.insert(0, like_text_note(text, len(listed), filters))
         result.near = 0 if near is None else sum(bool(near[doc]) for doc, _ in listed)
         # What the snippets mark: the key terms that name something ("without", "enables" rank,
         # but marked they only clutter the snippet).

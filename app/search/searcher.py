@@ -21,6 +21,7 @@ from app.meaning.queries import QueryEncoder
 from app.search.index.live import LiveIndex
 from app.search.index.opened import Identity, OpenIndex
 from app.search.pipeline import Search
+from app.search.query.pasted import typed_filters
 from app.search.rank import by_meaning, similar
 from app.search.rank.filters import unknown_filters
 from app.search.rank.similar import Recommendation, RelatedPaper
@@ -181,8 +182,8 @@ def _authors(names: list[str]) -> list[str]:
 def _noted(result: SearchResult, current: OpenIndex, problem: str | None) -> SearchResult:
     """The result, with what a search alone does not tell: where it read as if no abstract
     matched, or matched by meaning, and why."""
-    result.notes += [*_unknown_filters(result, current), *_meaning_off(result, problem),
-                     *_in_english(result)]
+    result.notes += [*_unknown_filters(result, current), *_impassable_filters(result, current),
+                     *_meaning_off(result, problem), *_in_english(result)]
     return result
 
 
@@ -192,6 +193,18 @@ def _unknown_filters(result: SearchResult, current: OpenIndex) -> list[str]:
     return [f"No paper in the catalog has the {BY_NAME[name].title.lower()} “{value}”: "
             "remove that filter to see the papers found."
             for name, value in unknown_filters(current.columns, result.request.filters())]
+
+
+def _impassable_filters(result: SearchResult, current: OpenIndex) -> list[str]:
+    """A filter typed in the query that no paper of the catalog passes ("venue:nope",
+    "year:2026-2020"), named where nothing was found: it had read as if no abstract matched
+    the words. One the parser could not read says so itself."""
+    if result.total or result.partial:
+        return []
+    alone = {typed: Search(current, SearchRequest(q=typed), lambda ids: {}).run(with_hits=False)
+             for typed in typed_filters(result.request.q)[1]}
+    return [f"No paper in the catalog passes “{typed}”: remove it to see the papers found."
+            for typed, found in alone.items() if not found.total and not found.notes]
 
 
 def _in_english(result: SearchResult) -> list[str]:

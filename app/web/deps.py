@@ -20,7 +20,7 @@ from app.models import Edition, Paper
 from app.paging import within_pages
 from app.people import rankings
 from app.search.index.opened import OpenIndex
-from app.search.query.language import MAX_TEXT_CHARS
+from app.search.query.pasted import MAX_TEXT_CHARS
 from app.search.rank.similar import MAX_LESS, Choice
 from app.search.results import NOT_READY, SearchRequest
 from app.search.service import SearchService

@@ -18,7 +18,7 @@ from app.ids import MAX_LISTED, PAPER_ID, name_slug
 from app.ingest.normalize import title_html
 from app.map import drawing
 from app.map.layout import opened_layout
-from app.search.query.language import MAX_TEXT_CHARS
+from app.search.query.pasted import MAX_TEXT_CHARS
 from app.topics import load_taxonomy
 from app.web.assets import static_url
 from app.web.urls import (

@@ -25,7 +25,8 @@ from app.outputs import (
     SuggestOut,
 )
 from app.paging import within_pages
-from app.search.query.language import MAX_QUERY_CHARS, PASTED_TEXT_WORDS, replace_word
+from app.search.query.language import MAX_QUERY_CHARS, replace_word
+from app.search.query.pasted import PASTED_TEXT_WORDS
 from app.search.rank import by_meaning
 from app.search.results import PER_PAGE, SearchRequest, SearchResult
 from app.search.searcher import PaperSearch

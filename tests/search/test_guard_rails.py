@@ -3,7 +3,8 @@
 import pytest
 from fastapi.testclient import TestClient
 
-from app.search.query.language import MAX_QUERY_CHARS, MAX_TERMS, MAX_TEXT_CHARS, QueryParser
+from app.search.query.language import MAX_QUERY_CHARS, MAX_TERMS, QueryParser
+from app.search.query.pasted import MAX_TEXT_CHARS
 
 HOSTILE = [
     '"unbalanced', "unbalanced)", "((((", "(a OR", "AND", "OR", "NOT", "-", "- -", "*", "**",

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import select
 
 from app.models import Paper
-from app.search.query.language import PASTED_TEXT_WORDS
+from app.search.query.pasted import PASTED_TEXT_WORDS
 from tests.conftest import Catalog
 
 
@@ -86,3 +86,37 @@ def test_characters_no_reader_sees_do_not_split_the_words_of_a_query(
         assert found["query"] == word
     pasted = client.get("/api/search", params={"q": paper.plain.replace(" ", " \u200b")}).json()
     assert pasted["hits"][0]["id"] == paper.id
+
+
+def test_filters_typed_with_a_pasted_text_apply_as_the_same_filters_given_apart(
+        client: TestClient, seeded: Catalog):
+    """`venue:icml-2026 <abstract>` had listed every venue's papers (its filters read as words
+    of the text), and the note had said "the 100 papers" over the 91 listed."""
+    with seeded.session() as session:
+        paper = next(p for p in session.exec(select(Paper).order_by(Paper.id))
+                     if len(p.plain.split()) > PASTED_TEXT_WORDS)
+    alone = client.get("/api/search", params={"q": paper.plain}).json()
+    assert f"these are the {alone['total']} papers most like it" in alone["message"]
+    apart = client.get("/api/search", params={"q": paper.plain,
+                                              "venue": paper.edition_slug}).json()
+    typed = client.get("/api/search",
+                       params={"q": f"venue:{paper.edition_slug} {paper.plain}"}).json()
+    assert typed["pasted"] and 0 < typed["total"] == apart["total"] < alone["total"]
+    assert [hit["id"] for hit in typed["hits"]] == [hit["id"] for hit in apart["hits"]]
+    assert f"the {typed['total']} papers of venue:{paper.edition_slug} most" in typed["message"]
+    excluded = client.get("/api/search",
+                          params={"q": f"{paper.plain} -venue:{paper.edition_slug}"}).json()
+    assert excluded["hits"] and all(
+        hit["venue_slug"] != paper.edition_slug for hit in excluded["hits"])
+    none = client.get("/api/search", params={"q": f"year:1899 {paper.plain}"}).json()
+    assert none["total"] == 0 and "No paper in the catalog passes “year:1899”" in none["message"]
+
+
+def test_a_long_query_of_words_joined_by_or_is_words_to_match_not_a_text(client: TestClient):
+    """32 prefixes joined by OR (63 words with the ORs) had been read as a pasted text, and
+    found nothing: none of its words, prefixes all, is in the catalog as written."""
+    prefixes = ["diff*", "trans*", "mem*", "gen*", "opt*", "rein*", "lear*", "mod*"] * 4
+    body = client.get("/api/search", params={"q": " OR ".join(prefixes)}).json()
+    assert not body["pasted"] and body["total"] > 0
+    assert body["total"] == client.get("/api/search",
+                                       params={"q": " OR ".join(prefixes[:8])}).json()["total"]

@@ -150,3 +150,19 @@ def test_a_capped_facet_lists_its_most_held_values_up_to_its_cap(capped_client: 
     page = capped_client.get("/search", params={"q": "quokka census"}).text
     section = page.split(f"<h2>{facet.title}</h2>")[1].split("</section>")[0]
     assert section.count('class="count"') == CAP and f"Show all {CAP}<" in section
+
+
+@pytest.mark.parametrize("typed", ["venue:nosuch-1999", "series:nosuch", "topic:nosuch",
+                                   "year:1899", "year:2026-2020"])
+def test_an_inline_filter_no_paper_passes_is_named(multi_client: TestClient, typed: str):
+    """It had read "No abstract matches … Try fewer or different words", as if the words were
+    at fault. A filter that some papers pass, with words none of them holds, is not named."""
+    assert multi_client.get("/api/search", params={"q": "grasping"}).json()["total"] > 0
+    body = multi_client.get("/api/search", params={"q": f"{typed} grasping"}).json()
+    assert body["total"] == 0
+    assert f"No paper in the catalog passes “{typed}”: remove it" in body["message"]
+    page = multi_client.get("/search", params={"q": f"grasping {typed}"}).text
+    assert html.escape(f"No paper in the catalog passes “{typed}”") in page
+    passed = multi_client.get("/api/search", params={"q": "year:2020 zzqxv"}).json()
+    assert passed["total"] == 0 and "No paper in the catalog passes" not in (
+        passed["message"] or "")

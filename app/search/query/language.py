@@ -30,6 +30,7 @@ from app.search.query.clauses import Alternatives, analyze_phrase, text_query
 from app.search.query.expand import Synonyms
 from app.search.query.parts import (
     AUTHOR,
+    FIELD_VALUE,
     FILTER_FIELDS,
     TEXT_FIELDS,
     QueryParts,
@@ -50,10 +51,6 @@ from app.search.rank import weights
 from app.search.words.analysis import analyze, word_analyzer
 
 MAX_QUERY_CHARS = 500
-# A query of more words is a pasted text (an abstract): answered by papers like it as a whole
-# (similar.py), as 200 ANDed words would find nothing. It may be this long.
-PASTED_TEXT_WORDS = 40
-MAX_TEXT_CHARS = 10_000
 MAX_TERMS = 32
 MAX_DEPTH = 8
 MIN_PREFIX_CHARS = 2
@@ -63,8 +60,8 @@ _PLURAL_MARK = re.compile(r"\((?:e?s)\)(?=-|$)", re.IGNORECASE)
 # "agents" or "CNNs" does not hold.
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s$", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_TOKEN = re.compile(
-    r'(?P<neg>-)?(?:(?P<field>[A-Za-z]+):(?:"(?P<fphrase>[^"]*)"?|(?P<fvalue>[^\s()"]*))'
+TOKEN = re.compile(
+    rf'(?P<neg>-)?(?:{FIELD_VALUE}'
     r'|"(?P<phrase>[^"]*)"?|(?P<open>\()|(?P<close>\))'
     # A word may hold parentheses with no space before them, as in "SE(3)-equivariant", "O(n)"
     # or "f(x)": not a group, and the "-" after them is a hyphen, not a NOT.
@@ -114,11 +111,6 @@ def clean_query_text(raw: str) -> tuple[str, list[str]]:
         text = text[:MAX_QUERY_CHARS].rsplit(" ", 1)[0]
         notes.append(f"The query was cut to its first {MAX_QUERY_CHARS} characters.")
     return text, notes
-
-
-def is_pasted_text(raw: str) -> bool:
-    """Whether a query is long enough to be a pasted text rather than words to match."""
-    return len(raw[:MAX_TEXT_CHARS].split(maxsplit=PASTED_TEXT_WORDS)) > PASTED_TEXT_WORDS
 
 
 def did_you_mean(parsed: ParsedQuery, synonyms: Synonyms,
@@ -171,7 +163,7 @@ class QueryParser:
         self.expansions: list[tuple[str, list[str]]] = []
         self.spellings: list[tuple[str, str]] = []
         self.terms = 0
-        self.tokens = list(_TOKEN.finditer(text))
+        self.tokens = list(TOKEN.finditer(text))
         self.position = 0
         self.dropped: list[str] = []
         self.scored: list[Query] = []

@@ -54,7 +54,7 @@ _PREPOSITIONS = frozenset({"about", "of", "on", "for", "from", "into", "with", "
 # fewer is, when no paper does.
 MANY_WORDS = 6
 FEW_WORDS = 4
-_OPERATORS = frozenset({"AND", "OR", "NOT", "&&"})
+OPERATORS = frozenset({"AND", "OR", "NOT", "&&"})
 
 _TRIM = re.compile(r"^[^\w']+|[^\w']+$")
 
@@ -89,13 +89,13 @@ def _plain(word: str) -> str:
 
 
 def reading_of(tokens: list[re.Match[str]], text: str, unmatched: bool = False) -> Reading:
-    """How a query is read, from its tokens (query.py's `_TOKEN` matches) and its text; a
+    """How a query is read, from its tokens (language.py's `TOKEN` matches) and its text; a
     query of at least `FEW_WORDS` content words that no paper holds all of (`unmatched`)
     is a description too."""
-    if any(token["word"] in _OPERATORS and not token["neg"] for token in tokens):
+    if any(token["word"] in OPERATORS and not token["neg"] for token in tokens):
         return Reading.KEYWORDS  # an expert's query: read as typed
     words = [token["word"] for token in tokens
-             if token["word"] and not token["neg"] and token["word"] not in _OPERATORS]
+             if token["word"] and not token["neg"] and token["word"] not in OPERATORS]
     phrases = sum(token["phrase"] is not None for token in tokens)
     plain = [_plain(word) for word in words]
     content = [word for word in words if is_content_word(word)]
