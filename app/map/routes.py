@@ -57,7 +57,7 @@ class MapPointOut(BaseModel):
 
 
 class MapOut(BaseModel):
-    total: int  # papers in question (at most 20,000 are placed)
+    total: int  # papers in question that the catalog holds (at most 20,000 are placed)
     palette: list[str]  # colours, "#rrggbb"
     papers: list[MapPointOut]
 
@@ -127,7 +127,10 @@ def map_points(search: SearchDep, current: MappedDep, request: SearchRequestDep,
                ids: IdsParam = "") -> Response:
     """Where the papers in question sit on the map of the whole catalog (x and y in [0, 1]),
     at most 20,000 of them, with their topic, year and status."""
-    return Response(_drawn_once(search, current, "points", (request, ids), _points_json),
+    total = (sum(current.ids.number(pid) is not None for pid in _ids(search, request, ids))
+             if ids else search.counts(request).total)  # a search's: more than it places
+    return Response(_drawn_once(search, current, "points", (request, ids),
+                                lambda current, found: _points_json(current, found, total)),
                     media_type="application/json")
 
 
@@ -138,7 +141,7 @@ def _placed(current: OpenIndex) -> np.ndarray:
     return layout.positions[layout.placed]
 
 
-def _points_json(current: OpenIndex, found: list[str]) -> bytes:
+def _points_json(current: OpenIndex, found: list[str], total: int) -> bytes:
     """MapOut's JSON, its points written a few thousand at a time."""
     chosen = chosen_points(current, found)
     assert chosen is not None  # the map is drawn: _drawn_once checked
@@ -154,7 +157,7 @@ def _points_json(current: OpenIndex, found: list[str]) -> bytes:
                   chosen.topics.tolist(), strict=True)]
     lists = [json.dumps(papers[start:start + POINTS_PER_CALL], separators=COMPACT)[1:-1]
              for start in range(0, len(papers), POINTS_PER_CALL)]
-    head = json.dumps({"total": len(found), "palette": palette()}, separators=COMPACT)[:-1]
+    head = json.dumps({"total": total, "palette": palette()}, separators=COMPACT)[:-1]
     return f'{head},"papers":[{",".join(lists)}]}}'.encode()
 
 

@@ -50,6 +50,18 @@ def test_a_paper_has_one_place_on_every_page(client: TestClient):
     assert places(client, ids=",".join(listed)) == {pid: searched[pid] for pid in listed}
 
 
+def test_the_total_counts_the_papers_in_question_the_catalog_holds(client: TestClient):
+    """A reading list's IDs the catalog lacks had been counted: three unknown IDs read
+    `total: 3` beside no paper."""
+    listed = list(places(client, venue="delta-2023"))[:2]
+    unknown = ["0000000000000000", "0000000000000001"]
+    body = client.get("/api/map", params={"ids": ",".join(listed + unknown)}).json()
+    assert body["total"] == len(body["papers"]) == 2
+    assert client.get("/api/map", params={"ids": ",".join(unknown)}).json()["total"] == 0
+    searched = client.get("/api/search", params={"q": "kernel"}).json()["total"]
+    assert client.get("/api/map", params={"q": "kernel"}).json()["total"] == searched > 0
+
+
 def png_size(body: bytes) -> tuple[int, int]:
     assert body[:8] == b"\x89PNG\r\n\x1a\n" and body[12:16] == b"IHDR"
     return struct.unpack(">II", body[16:24])
