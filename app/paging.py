@@ -36,9 +36,11 @@ class PastTheEnd(LookupError):
     walking page numbers stops where the list does (it walked on, "Page 10000 of 384")."""
 
 
-def within_pages(listing: Page[T]) -> Page[T]:
-    """The page, or PastTheEnd when it is past the list's last."""
+def within_pages(listing: Page[T], unit: str = "page") -> Page[T]:
+    """The page, or PastTheEnd when it is past the list's last (a download's `unit` is a
+    part)."""
     if listing.past_the_end:
-        pages = f"{listing.pages:,} page{'' if listing.pages == 1 else 's'}"
-        raise PastTheEnd(f"Page {listing.number:,} is past the end: this list has {pages}.")
+        pages = f"{listing.pages:,} {unit}{'' if listing.pages == 1 else 's'}"
+        raise PastTheEnd(f"{unit.capitalize()} {listing.number:,} is past the end: this list "
+                         f"has {pages}.")
     return listing

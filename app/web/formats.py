@@ -24,6 +24,7 @@ from app.catalog import PaperRows
 from app.db import get_engine
 from app.exports import WRITERS, Feed, bibtex_entry, ris_record
 from app.models import Paper
+from app.paging import Page, within_pages
 from app.search.service import SearchService
 from app.web.render import render
 from app.web.urls import paper_url_for
@@ -52,7 +53,8 @@ def download_part(request: Request) -> int:
     """The part of a list a download asks for (`?part=`, from 1)."""
     asked = request.query_params.get("part", "1")
     if not re.fullmatch(r"[0-9]{1,6}", asked) or asked.strip("0") == "":
-        raise HTTPException(400, "part must be a whole number from 1 (the first part)")
+        raise HTTPException(400, "part must be a whole number from 1 (the first part) to "
+                                 "999999")
     return int(asked)
 
 
@@ -71,6 +73,7 @@ def _queried(request: Request, found: Queried, fmt: str) -> tuple[PaperRows, boo
     part = download_part(request)
     with Session(get_engine(request.app.state.settings.database_url)) as session:
         total = catalog.count_papers(session, found.conditions)
+    within_pages(Page([], part, total, DOWNLOAD_PAPERS), "part")
     return _streamed(request, lambda session: catalog.stream_papers(
         session, found.conditions, found.order, DOWNLOAD_PAPERS,
         (part - 1) * DOWNLOAD_PAPERS)), total > part * DOWNLOAD_PAPERS
@@ -81,8 +84,10 @@ def _ranked(request: Request, found: Searched, fmt: str) -> tuple[PaperRows, boo
     if fmt == "atom":
         ids = search.ranked_ids(found.query, limit=FEED_ENTRIES, newest_first=True)
         return _by_id(request, ids), False
-    end = download_part(request) * DOWNLOAD_PAPERS
-    ranked = search.ranked_ids(found.query, limit=end + 1)
+    part = download_part(request)
+    end = part * DOWNLOAD_PAPERS
+    ranked = search.ranked_ids(found.query, limit=end + 1)  # all of them, if past the end
+    within_pages(Page([], part, len(ranked), DOWNLOAD_PAPERS), "part")
     return _by_id(request, ranked[end - DOWNLOAD_PAPERS:end]), len(ranked) > end
 
 

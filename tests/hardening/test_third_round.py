@@ -139,7 +139,12 @@ def test_a_download_comes_in_parts_that_together_hold_the_whole_list(
         address = link[1] if link else ""
     assert parts == whole
     joined = url + ("&" if "?" in url else "?") + "part="
-    assert client.get(joined + "999").json() == []
+    last = -(-len(whole) // 3)
+    assert client.get(joined + str(last)).json() == whole[(last - 1) * 3:]
+    for past in (last + 1, 999):  # had been a 200 of an empty file
+        response = client.get(joined + str(past))
+        assert response.status_code == 404, past
+        assert f"Part {past} is past the end: this list has {last} parts." in response.text
     for bad in ("0", "-1", "x", "1e3", "00"):
         assert client.get(joined + bad).status_code == 400, bad
 
