@@ -187,8 +187,11 @@ def test_meaning_on_is_the_default_and_your_words_only_keeps_the_filters(
         assert "With papers close in meaning too" not in page
         # Copied from a PDF with a character no reader sees: read as the search reads it, and
         # said, with the way back.
-        hidden = client.get("/search", params={"q": f"{GUESS} meaning:\u200boff"}).text
-        assert "Close in meaning" not in hidden and "With papers close in meaning too" in hidden
+        # Or typed full-width, with a CJK input method on
+        for typed in ("meaning:\u200boff", "ｍｅａｎｉｎｇ：ｏｆｆ", "meaning：off"):
+            hidden = client.get("/search", params={"q": f"{GUESS} {typed}"}).text
+            assert "Close in meaning" not in hidden, typed
+            assert "With papers close in meaning too" in hidden, typed
 
 
 def test_a_facet_counts_what_a_click_on_it_lists_with_the_papers_close_in_meaning(

@@ -19,6 +19,7 @@ it (float16 270 ms over L's rows; int8 in blocks 23 ms, float32 6–18 ms).
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,7 +156,8 @@ def switched(q: str) -> tuple[str, bool]:
     a PDF: "meaning:\u200boff"), as the search reads its words, so that the page's box, its
     notice and the search agree."""
     words = q.split()
-    said = [drop_invisible(word).lower() for word in words]
+    # Full-width forms too ("ｍｅａｎｉｎｇ：ｏｆｆ", typed with a CJK input method on)
+    said = [unicodedata.normalize("NFKC", drop_invisible(word)).lower() for word in words]
     kept = [word for word, key in zip(words, said, strict=True)
             if key not in (MEANING_OFF, MEANING_ON)]
     return (" ".join(kept) if len(kept) != len(words) else q), MEANING_OFF not in said
