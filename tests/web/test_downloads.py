@@ -109,6 +109,14 @@ def test_atom_feeds_are_valid_xml_with_entries(client: TestClient, url: str):
         assert entry.find(f"{ATOM}updated").text.endswith("Z")
 
 
+def test_a_feeds_title_reads_the_query_as_the_search_does(client: TestClient):
+    """A right-to-left override typed in the query had reversed the feed's title in a reader;
+    the page's title had dropped it, as the search does."""
+    feed = ET.fromstring(client.get("/search.atom", params={
+        "q": "\u202egeneralization\u200b  bounds"}).content)
+    assert feed.find(f"{ATOM}title").text == "Search: generalization bounds"
+
+
 def test_pages_link_their_feed_and_downloads(client: TestClient):
     page = client.get("/search", params={"q": "LoRA"}).text
     assert 'type="application/atom+xml"' in page and 'href="/search.atom?q=LoRA"' in page
