@@ -155,6 +155,7 @@ def test_the_longest_address_passes_and_one_character_more_is_a_414():
     sent = run(LongAddresses(inner), over)
     assert inner.scope is None and sent[0]["status"] == 414
     assert b"The address is longer than 32,768 characters." in body_of(sent)
+    assert b"<h1>Address too long</h1>" in body_of(sent)  # it had read "Bad request"
     api = run(LongAddresses(inner), http_scope("/api/search", query=b"q=" + b"a" * limit))
     assert json.loads(body_of(api)) == {"status": 414, "error": (
         "The address is longer than 32,768 characters. To find papers like a long text, paste "

@@ -76,3 +76,5 @@ def test_a_method_not_allowed_says_which_are(client: TestClient):
     for url in ("/search", "/api/search"):
         response = client.post(url)
         assert response.status_code == 405 and "GET" in response.headers["allow"]
+    # The page is headed by what went wrong: it had read "Bad request"
+    assert "<h1>Not a method this page answers</h1>" in client.post("/saved").text
