@@ -3,13 +3,16 @@ year, newest first, and none like the papers marked "less like this"; through th
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from fastapi.testclient import TestClient
+from sqlmodel import select
 
 from app.main import create_app
+from app.models import Paper
 from tests.conftest import Catalog
 
 
@@ -169,6 +172,11 @@ def test_the_reading_list_marks_less_like_this_and_takes_it_back(fresh: Catalog,
         undo = after.split('id="less-marked"')[1].split('href="')[1].split('"')[0]
         back = client.get(undo.replace("&amp;", "&")).text
         assert 'id="less-marked"' not in back and f'data-paper="{marked}"' in back
+        # Every other paper marked: it had read as if none shared enough words
+        with fresh.session() as session:
+            others = [pid for pid in session.exec(select(Paper.id)) if pid != listed]
+        every = client.get("/saved", params={"ids": listed, "less": ",".join(others)}).text
+        assert "shares enough words with your list besides those marked" in html.unescape(every)
 
 
 def test_a_mark_past_the_most_a_list_holds_drops_the_oldest(multi_client: TestClient):
