@@ -72,6 +72,16 @@ def test_a_filter_no_paper_can_pass_is_named(client: TestClient):
     assert found["total"] > 0 and "No paper in the catalog has" not in (found["message"] or "")
 
 
+def test_a_filter_of_data_the_catalog_lacks_names_the_data_as_its_facet_does(
+        client: TestClient):
+    """`by:` filters authors, which the seeds' lists lack: the note had read "The catalog has
+    no by data yet"."""
+    found = client.get("/api/search", params={"q": 'by:"Nobody Here" learning'}).json()
+    assert found["total"] > 0
+    assert "The catalog has no author data yet, so “by:Nobody Here” was ignored." in (
+        found["message"])
+
+
 def test_a_query_in_another_script_that_finds_nothing_says_the_catalog_is_in_english(
         client: TestClient):
     """A Chinese abstract pasted (no spaces: not read as a text) had read as "0 results"."""

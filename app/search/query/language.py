@@ -328,7 +328,8 @@ class QueryParser:
             self._note(f"“{name}:” needs a value, e.g. {name}:{_EXAMPLES[name]}.")
             return None
         if not self.has_field(name):
-            self._note(f"The catalog has no {name} data yet, so “{name}:{value}” was ignored.")
+            kind = BY_NAME[name].title.lower() if name in BY_NAME else name  # "by": authors
+            self._note(f"The catalog has no {kind} data yet, so “{name}:{value}” was ignored.")
             return None
         query = _filter_query(name, value)
         if query is None:
