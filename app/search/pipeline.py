@@ -217,11 +217,11 @@ class Search:
     def _like_text(self) -> Resolved:
         """A pasted text: the papers most like it as a whole, by its key terms, as related
         papers are found, of those that the filters typed with it pass; the page says so."""
-        typed, filters = typed_filters(self.q[:MAX_TEXT_CHARS])
-        text = " ".join(typed.split())
+        shown = " ".join(self.q[:MAX_TEXT_CHARS].split())  # in the box, with its filters
+        text, filters = typed_filters(shown)
         inline = self.parser.parse(" ".join(filters))
         parsed, key_terms = ParsedQuery(text, None), similar.text_key_terms(self.searcher, text)
-        result = SearchResult(self.request, text, pasted=True, notes=list(inline.notes))
+        result = SearchResult(self.request, shown, pasted=True, notes=list(inline.notes))
         if len(self.q) > MAX_TEXT_CHARS:
             result.notes.append(f"The text was cut to its first {MAX_TEXT_CHARS:,} characters.")
         if not key_terms:

@@ -104,6 +104,8 @@ def test_filters_typed_with_a_pasted_text_apply_as_the_same_filters_given_apart(
     assert typed["pasted"] and 0 < typed["total"] == apart["total"] < alone["total"]
     assert [hit["id"] for hit in typed["hits"]] == [hit["id"] for hit in apart["hits"]]
     assert f"the {typed['total']} papers of venue:{paper.edition_slug} most" in typed["message"]
+    page = client.get("/search", params={"q": f"venue:{paper.edition_slug} {paper.plain}"}).text
+    assert f'value="venue:{paper.edition_slug} ' in page  # kept in the box, to search again
     excluded = client.get("/api/search",
                           params={"q": f"{paper.plain} -venue:{paper.edition_slug}"}).json()
     assert excluded["hits"] and all(

@@ -35,13 +35,14 @@ def is_pasted_text(raw: str) -> bool:
 
 def typed_filters(raw: str) -> tuple[str, list[str]]:
     """The text without the filters typed into it (`venue:icml`, `-year:2019`,
-    `author:"Yoshua Bengio"`), and those filters. In a pasted text they are its one piece of
-    query language: an abstract's own quotes, hyphens and parentheses are words."""
+    `author:"Yoshua Bengio"`), its words one space apart, and those filters. In a pasted text
+    they are its one piece of query language: an abstract's own quotes, hyphens and
+    parentheses are words."""
     spans = [typed.span() for typed in _TYPED.finditer(raw)
              if typed["field"].lower() in FILTER_FIELDS]
     cuts = [0, *(at for span in spans for at in span), len(raw)]
     text = " ".join(raw[start:end] for start, end in zip(cuts[::2], cuts[1::2], strict=True))
-    return text, [raw[start:end] for start, end in spans]
+    return " ".join(text.split()), [raw[start:end] for start, end in spans]
 
 
 def like_text_note(text: str, listed: int, filters: list[str]) -> str:
