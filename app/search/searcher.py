@@ -37,6 +37,9 @@ RESULT_CACHE = 256  # pages are in the page cache; these serve twins (docs/perfo
 SEARCHES_AT_ONCE = 2
 IN_ENGLISH = ("The catalog's abstracts are in English, and none holds these words: search with "
               "English words, such as “depth estimation”.")
+# A query's typed filters checked alone where it found nothing: a pasted text may hold
+# hundreds, each a search of its own
+FILTERS_NAMED = 5
 T = TypeVar("T")
 Searched = tuple[Identity, SearchRequest]  # a search kept: per generation, request
 
@@ -201,10 +204,11 @@ def _impassable_filters(result: SearchResult, current: OpenIndex) -> list[str]:
     the words. One the parser could not read says so itself."""
     if result.total or result.partial:
         return []
-    alone = {typed: Search(current, SearchRequest(q=typed), lambda ids: {}).run(with_hits=False)
-             for typed in typed_filters(result.request.q)[1]}
-    return [f"No paper in the catalog passes “{typed}”: remove it to see the papers found."
-            for typed, found in alone.items() if not found.total and not found.notes]
+    typed = list(dict.fromkeys(typed_filters(result.request.q)[1]))[:FILTERS_NAMED]
+    alone = {one: Search(current, SearchRequest(q=one), lambda ids: {}).run(with_hits=False)
+             for one in typed}
+    return [f"No paper in the catalog passes “{one}”: remove it to see the papers found."
+            for one, found in alone.items() if not found.total and not found.notes]
 
 
 def _in_english(result: SearchResult) -> list[str]:
