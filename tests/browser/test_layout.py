@@ -5,9 +5,12 @@ colour is which topic."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import pytest
 
 from app.topics import load_taxonomy
+from app.web.urls import CARRIED_ONCE
 from tests.browser.conftest import AXE, screenshot, serious_violations
 
 PHONE = {"width": 390, "height": 844}
@@ -91,6 +94,25 @@ def test_search_filters_are_a_link_away_on_a_phone(phone, page):
     assert 0 <= top < PHONE["height"]
     page.goto("/search?q=kernel")  # 1280 px: the facets are beside the results
     assert not page.get_by_role("link", name="Filters").is_visible()
+
+
+# A label's first line: where it starts, and how many lines it takes
+LABEL_LINES = """buttons => buttons.map(b => { const r = document.createRange();
+    r.selectNodeContents(b); const lines = [...r.getClientRects()];
+    return [b.getBoundingClientRect().left, Math.min(...lines.map(x => x.left)),
+            new Set(lines.map(x => Math.round(x.top))).size]; })"""
+
+
+def test_a_wrapped_facet_label_starts_at_the_left_as_a_links_does(page):
+    """A long pasted text rides in a form, so its sidebar offers the facets as buttons, and a
+    button centres the lines of a label that wraps ("Reinforcement / learning" stood centred)."""
+    text = ("we learn a policy for a robot arm from images and language with a diffusion model "
+            "and a transformer over graphs of kernels ") * 6
+    assert len(text) > CARRIED_ONCE
+    page.goto("/search?" + urlencode({"q": text}))
+    labels = page.locator("aside.facets li .link-button").evaluate_all(LABEL_LINES)
+    assert any(lines > 1 for _, _, lines in labels), "no label wraps: nothing to check"
+    assert all(abs(button - first) < 1 for button, first, _ in labels), labels
 
 
 PAGES = ["/", "/venues", "/venues/alpha", "/venues/alpha-2016", "/topics/robotics",
