@@ -148,13 +148,25 @@ def _people(session: Session, kind: Kind, slug: str) -> list[Named]:
     """The authors on the profile's papers with most of them (an author's co-authors)."""
     other = aliased(PaperAuthor)
     papers = func.count(func.distinct(other.paper_id))
-    statement = select(other.slug, func.min(other.name), papers).where(
-        col(other.paper_id).in_(paper_ids(kind, slug)))
+    statement = select(other.slug, papers).where(col(other.paper_id).in_(paper_ids(kind, slug)))
     if kind == "author":
         statement = statement.where(other.slug != slug)
-    rows = session.exec(statement.group_by(other.slug)
-                        .order_by(papers.desc(), other.slug).limit(TOP_PEOPLE))
-    return [Named(found, name, n) for found, name, n in rows]
+    return _spelled(session, list(session.exec(statement.group_by(other.slug)
+                                               .order_by(papers.desc(), other.slug)
+                                               .limit(TOP_PEOPLE))))
+
+
+def _spelled(session: Session, counted: list[tuple[str, int]]) -> list[Named]:
+    """Authors (slug, papers) named as their pages are (`most_spelled`): the alphabetically
+    first spelling had named the author of 111 papers, 110 of them written "Wei Zhang", "Wei
+    ZHANG"."""
+    spellings: dict[str, Counter[str]] = {slug: Counter() for slug, _ in counted}
+    for slug, name, n in session.exec(
+            select(PaperAuthor.slug, PaperAuthor.name, func.count())
+            .where(col(PaperAuthor.slug).in_(list(spellings)))
+            .group_by(PaperAuthor.slug, PaperAuthor.name)):
+        spellings[slug][name] += n
+    return [Named(slug, most_spelled(spellings[slug]), n) for slug, n in counted]
 
 
 def _affiliations(session: Session, slug: str) -> list[tuple[str, int]]:
@@ -255,7 +267,6 @@ def find_authors(session: Session, q: str, indexed: list[str]) -> list[Named]:
         ordered = ordered.collate("C")
     matched = or_(col(PaperAuthor.slug).in_(slugs),
                   and_(ordered >= typed, ordered < typed + "~"))
-    rows = session.exec(select(PaperAuthor.slug, func.min(PaperAuthor.name), papers)
-                        .where(matched).group_by(PaperAuthor.slug)
-                        .order_by(papers.desc(), PaperAuthor.slug).limit(FOUND_AUTHORS))
-    return [Named(slug, name, n) for slug, name, n in rows]
+    return _spelled(session, list(session.exec(
+        select(PaperAuthor.slug, papers).where(matched).group_by(PaperAuthor.slug)
+        .order_by(papers.desc(), PaperAuthor.slug).limit(FOUND_AUTHORS))))

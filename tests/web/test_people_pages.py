@@ -247,3 +247,23 @@ def test_a_paper_page_names_each_authors_affiliation_or_one_shared_once(client: 
     page = html.unescape(client.get(paper["url"]).text)
     assert page.count(f'({shared["affiliations"][0]})') == 0
     assert f'<span class="affiliation">— {shared["affiliations"][0]}</span>' in page
+
+
+def test_an_author_is_named_by_the_spelling_most_of_their_papers_write(tmp_path):
+    """Lists named an author by the alphabetically first spelling: "Wei ZHANG", written on
+    one of the 111 papers that write "Wei Zhang" on the rest, named him in the author search
+    and among co-authors, while his page said "Wei Zhang"."""
+    catalog = make_catalog(tmp_path)
+    path = tmp_path / "spellings.jsonl"
+    spellings = ["Wei Zhang", "Wei ZHANG", "Wei Zhang"]
+    path.write_text("".join(json.dumps({
+        "venue": "QUOKKA", "year": 2024, "title": f"Paper {n}", "abstract": f"Kernels {n}.",
+        "authors": [name, "Ada Lovelace"]}) + "\n" for n, name in enumerate(spellings)))
+    catalog.ingest(path)
+    with TestClient(create_app(catalog.settings)) as client:
+        found = client.get("/api/authors", params={"q": "zhang"}).json()["authors"]
+        assert [(a["name"], a["papers"]) for a in found] == [("Wei Zhang", 3)]
+        assert client.get("/api/authors/wei-zhang").json()["name"] == "Wei Zhang"
+        people = client.get("/api/authors/ada-lovelace").json()["people"]
+        assert [(p["name"], p["papers"]) for p in people] == [("Wei Zhang", 3)]
+        assert "Wei Zhang</a>" in client.get("/authors", params={"q": "zhang"}).text
