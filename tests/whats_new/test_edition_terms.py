@@ -3,6 +3,7 @@ two-word title phrase are exactly what a search finds there, phrases never cross
 full stops that titles do not join, and what rose against earlier editions is found."""
 
 import gc
+import json
 import shutil
 from pathlib import Path
 
@@ -56,6 +57,30 @@ def test_counts_equal_what_a_search_finds_in_the_edition(delta: Catalog):
             total = client.get("/api/search", params={"q": query, "venue": "delta-2023"}
                                ).json()["total"]
             assert total == found[term], term
+
+
+def test_a_phrase_is_counted_where_its_quoted_search_finds_it_not_across_stop_words(
+        tmp_path: Path):
+    """A typed phrase matches only where no stop word parts its words: "vision and language"
+    had counted for "vision language", whose link (its quoted search) does not find it; at L
+    what's new's earlier column read 314 where the row's link found 221."""
+    catalog = make_catalog(tmp_path)
+    rows = [("Vision language pretraining", "We pretrain on captions."),
+            ("Vision language alignment", "We align captions."),
+            ("Grounding robots", "We align vision and language in robots."),
+            ("Grounding agents", "Agents that join vision with language."),
+            ("Grounding words", "Vision of language: a study."),
+            ("Tasks", "Vision language tasks are hard.")]
+    path = tmp_path / "zeta.jsonl"
+    path.write_text("".join(json.dumps({"venue": "ZETA", "year": 2024, "title": title,
+                                        "abstract": abstract}) + "\n"
+                            for title, abstract in rows))
+    catalog.ingest(path)
+    with TestClient(create_app(catalog.settings)) as client:
+        found = client.get("/api/search", params={"q": '"vision language"',
+                                                  "venue": "zeta-2024"}).json()["total"]
+    assert found == 3 == counts(catalog, "zeta-2024")["vision language"]
+    assert counts(catalog, "zeta-2024")["vision"] == 6
 
 
 _searches: dict[Path, PaperSearch] = {}  # kept open: the names read from an index need it
