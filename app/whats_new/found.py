@@ -4,7 +4,7 @@ or in a year, and what they were compared with. The pages and the API show it (w
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,13 @@ class WhatsNew:
     rising: list[NewTerm]
     first_seen: list[NewTerm]
     filters: dict[str, object]  # the search filters of the papers counted now
+    # and, with the years of `before_years`, of those counted before: an edition's series
+    before_filters: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def before_query(self) -> str:
+        """What a search adds to a term's query to find its papers counted before."""
+        return f" year:{min(self.before_years)}-{max(self.before_years)}"
 
 
 LIMIT = 15  # terms listed of each kind, unless a request asks for fewer or more

@@ -73,7 +73,8 @@ def edition_whats_new(terms: EditionTerms, names: ConceptNames, edition: str,
     year = int(terms.years[at])
     earlier = sorted((int(terms.years[i]), i) for i, series in enumerate(terms.series)
                      if series == terms.series[at] and terms.years[i] < year)[-BEFORE:]
-    return _compare(terms, names, [at], [i for _, i in earlier], {"venue": edition}, limit)
+    return replace(_compare(terms, names, [at], [i for _, i in earlier], {"venue": edition},
+                            limit), before_filters={"series": terms.series[at]})
 
 
 def year_whats_new(terms: EditionTerms, names: ConceptNames, year: int,
@@ -233,19 +234,26 @@ def whats_new(search: LiveIndex, edition: str = "", series: str = "",
 
 
 def _searched(current: OpenIndex, found: WhatsNew | None) -> WhatsNew | None:
-    """The listed terms with the papers now that their search finds, so that every count
-    shown is what its link finds: a term's group adds its other forms ("reinforcement
-    learning" 89 papers at NeurIPS 2018 by its postings, 96 with those writing RL). What
-    ranks them stays the postings' counts."""
+    """The listed terms with the papers that their search finds, now and (rising terms)
+    before, so that every count shown is what a search finds: a term's group adds its other
+    forms ("reinforcement learning" 89 papers at NeurIPS 2018 by its postings, 96 with those
+    writing RL; "vision language" 207 papers of 2022-2024 at L by its postings, 221 by its
+    search). What ranks them stays the postings' counts."""
     if found is None:
         return None
 
-    def counted(term: NewTerm) -> NewTerm:
-        request = SearchRequest(q=term.query, **found.filters)  # type: ignore[arg-type]
-        papers = Search(current, request, lambda ids: {}).run(with_hits=False).total
-        return replace(term, papers=papers, share=papers / max(found.papers, 1))
+    def search(q: str, filters: dict[str, object]) -> int:
+        request = SearchRequest(q=q, **filters)  # type: ignore[arg-type]
+        return Search(current, request, lambda ids: {}).run(with_hits=False).total
 
-    return replace(found, rising=list(map(counted, found.rising)),
+    def counted(term: NewTerm, earlier: bool = False) -> NewTerm:
+        papers = search(term.query, found.filters)
+        before = search(term.query + found.before_query, found.before_filters) if earlier \
+            else term.before
+        return replace(term, papers=papers, share=papers / max(found.papers, 1),
+                       before=before, before_share=before / max(found.before_papers, 1))
+
+    return replace(found, rising=[counted(term, True) for term in found.rising],
                    first_seen=list(map(counted, found.first_seen)))
 
 

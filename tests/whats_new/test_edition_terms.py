@@ -5,6 +5,7 @@ full stops that titles do not join, and what rose against earlier editions is fo
 import gc
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -220,6 +221,43 @@ def test_an_index_opened_again_names_its_terms_from_the_new_opening(delta: Catal
     year = again.with_index(lambda current: year_whats_new(
         edition_terms.opened_terms(current.parts), names_of(current), 2023), None)
     assert "frobnication" in {t.shown for t in year.first_seen}
+
+
+def test_a_rising_terms_counts_then_and_now_are_what_its_search_finds(tmp_path: Path):
+    """The earlier column had been the postings' count where the now column is the search's:
+    a search of a term's group also finds papers writing only another form, so the two columns
+    counted different things ("vision language" of 2022-2024 at L: 207 by its postings, 221
+    by its search). Both are recounted by the search, whatever the postings said."""
+    rows = []
+    for year in (2021, 2022, 2023):
+        rows += [record("Omega", year, f"Kernel machines {year} {n}",
+                        ("An RL agent with kernel machines." if n < 2 else
+                         "We study kernel machines.") + f" Case {n}.") for n in range(20)]
+    rows += [record("Omega", 2024, f"Reinforcement learning for kernels {n}",
+                    f"We use reinforcement learning (RL) on kernel machines. Case {n}.")
+             if n < 12 else record("Omega", 2024, f"Kernel machines 2024 {n}",
+                                   f"We study kernel machines. Case {n}.") for n in range(20)]
+    source = tmp_path / "omega.jsonl"
+    source.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    catalog = make_catalog(tmp_path / "catalog")
+    catalog.ingest(source)
+    terms, names = opened(catalog)
+    found = edition_whats_new(terms, names, "omega-2024")
+    assert found.rising and found.before_years == [2021, 2022, 2023]
+    miscounted = replace(found, rising=[replace(t, papers=999, before=999) for t in found.rising])
+    search = _searches[catalog.settings.index_path]
+    recounted = search.with_index(lambda current: rising._searched(current, miscounted), None)
+    with TestClient(create_app(catalog.settings)) as client:
+        def total(q: str, **filters: object) -> int:
+            return client.get("/api/search", params={"q": q, **filters}).json()["total"]
+
+        for term in recounted.rising:
+            assert term.papers == total(term.query, venue="omega-2024") > 0, term
+            assert term.before == total(term.query + " year:2021-2023", series="omega") > 0
+            assert term.before_share == term.before / found.before_papers
+        served = client.get("/api/whats-new", params={"series": "omega", "year": 2024}).json()
+        assert [(t["papers"], t["before"]) for t in served["rising"]] == [
+            (t.papers, t.before) for t in recounted.rising]
 
 
 def test_a_term_that_rose_at_one_conference_alone_does_not_rise_in_the_year(
