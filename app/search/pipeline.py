@@ -17,6 +17,7 @@ from whoosh.sorting import FieldFacet, MultiFacet, ScoreFacet
 
 from app.facets import NAMES as FACET_NAMES
 from app.search.index.opened import OpenIndex
+from app.search.query import pasted
 from app.search.query.clauses import text_query
 from app.search.query.expand import with_family
 from app.search.query.language import ParsedQuery, QueryParser, did_you_mean
@@ -26,15 +27,6 @@ from app.search.query.parts import (
     excludes,
     phrase_words,
     query_parts,
-)
-from app.search.query.pasted import (
-    LIKE_TEXT_CANDIDATES,
-    LIKE_TEXT_RESULTS,
-    MAX_TEXT_CHARS,
-    NO_KEY_TERMS_NOTE,
-    is_pasted_text,
-    like_text_note,
-    typed_filters,
 )
 from app.search.query.question import Reading, is_function_word
 from app.search.rank import by_meaning, proximity, question_ranking, similar, weights
@@ -119,6 +111,9 @@ class Search:
             if not result.partial:
                 result.related_words, result.partial = self._related_words(
                     resolved.parsed, allowed, room)
+        if not result.total and not result.partial:
+            result.notes += pasted.impassable(resolved.parsed.filters, self.parser.parse,
+                                              self._matching)
         return result
 
     def ranked_ids(self, limit: int | None, newest_first: bool) -> list[str]:
@@ -138,7 +133,7 @@ class Search:
 
     def _resolve(self) -> Resolved:
         request = self.request
-        if is_pasted_text(self.q):
+        if pasted.is_pasted_text(self.q):
             return self._like_text()
         parsed = self.parser.parse(self.q)
         result = SearchResult(request, parsed.text, notes=list(parsed.notes),
@@ -217,40 +212,42 @@ class Search:
     def _like_text(self) -> Resolved:
         """A pasted text: the papers most like it as a whole, by its key terms, as related
         papers are found, of those that the filters typed with it pass; the page says so."""
-        shown = " ".join(self.q[:MAX_TEXT_CHARS].split())  # in the box, with its filters
-        text, filters = typed_filters(shown)
-        inline = self.parser.parse(" ".join(filters))
-        parsed, key_terms = ParsedQuery(text, None), similar.text_key_terms(self.searcher, text)
-        result = SearchResult(self.request, shown, pasted=True, notes=list(inline.notes))
-        if len(self.q) > MAX_TEXT_CHARS:
-            result.notes.append(f"The text was cut to its first {MAX_TEXT_CHARS:,} characters.")
+        shown = " ".join(self.q[:pasted.MAX_TEXT_CHARS].split())  # in the box, with its filters
+        text, runs = pasted.typed_filters(shown)
+        typed = pasted.TypedFilters.read(runs, self.parser.parse)
+        parsed, key_terms = (ParsedQuery(text, None, filters=typed.filters),
+                             similar.text_key_terms(self.searcher, text))
+        result = SearchResult(self.request, shown, pasted=True, notes=list(typed.notes))
+        if len(self.q) > pasted.MAX_TEXT_CHARS:
+            result.notes.append(f"The text was cut to its first {pasted.MAX_TEXT_CHARS:,} "
+                                "characters.")
         if not key_terms:
-            result.notes.insert(0, NO_KEY_TERMS_NOTE.format(words=len(text.split())))
+            result.notes.insert(0, pasted.NO_KEY_TERMS_NOTE.format(words=len(text.split())))
             nothing = docs_mask(self.searcher, ())
             return Resolved(result, parsed, None, nothing, nothing)
-        passing = (np.ones(self.searcher.doc_count_all(), bool) if inline.query is None
-                   else self._matching(inline.query))
+        allowed_by = typed.passing(self._matching, self.searcher.doc_count_all())
 
         def filtered(docs: np.ndarray) -> np.ndarray:
-            return self._filtered(docs & passing)
+            return self._filtered(docs & allowed_by)
 
-        ranked = similar.like_text(self.searcher, key_terms, text, LIKE_TEXT_CANDIDATES,
+        ranked = similar.like_text(self.searcher, key_terms, text, pasted.LIKE_TEXT_CANDIDATES,
                                    similar.Vectors.of(self.current.vectors,
                                                       self.current.with_vectors),
                                    self.current.vector_model)
         closeness, near = self._closeness(text), None
         if closeness is not None:  # beside the papers most like it in words, in meaning
             ranked, near = by_meaning.with_near(ranked, closeness, filtered)
-        found = [doc for doc, _ in ranked if passing[doc]]
+        found = [doc for doc, _ in ranked if allowed_by[doc]]
         allowed = filtered(docs_mask(self.searcher, found))
-        listed = [(doc, score) for doc, score in ranked if allowed[doc]][:LIKE_TEXT_RESULTS]
-        result.notes.insert(0, like_text_note(text, len(listed), filters))
+        listed = [(doc, score) for doc, score in ranked if allowed[doc]][:pasted.LIKE_TEXT_RESULTS]
+        result.notes.insert(0, pasted.like_text_note(text, len(listed), typed.applied))
         result.near = 0 if near is None else sum(bool(near[doc]) for doc, _ in listed)
         # What the snippets mark: the key terms that name something ("without", "enables" rank,
         # but marked they only clutter the snippet).
         query = Or([Term("text", term, boost=weight) for term, weight in key_terms
                     if not is_function_word(term) and term not in FILLER_WORDS])
-        return Resolved(result, parsed, query, docs_mask(self.searcher, found[:LIKE_TEXT_RESULTS]),
+        return Resolved(result, parsed, query,
+                        docs_mask(self.searcher, found[:pasted.LIKE_TEXT_RESULTS]),
                         docs_mask(self.searcher, [doc for doc, _ in listed]), likeness=listed,
                         near=near)
 

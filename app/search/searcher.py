@@ -21,7 +21,6 @@ from app.meaning.queries import QueryEncoder
 from app.search.index.live import LiveIndex
 from app.search.index.opened import Identity, OpenIndex
 from app.search.pipeline import Search
-from app.search.query.pasted import typed_filters
 from app.search.rank import by_meaning, similar
 from app.search.rank.filters import unknown_filters
 from app.search.rank.similar import Recommendation, RelatedPaper
@@ -37,9 +36,6 @@ RESULT_CACHE = 256  # pages are in the page cache; these serve twins (docs/perfo
 SEARCHES_AT_ONCE = 2
 IN_ENGLISH = ("The catalog's abstracts are in English, and none holds these words: search with "
               "English words, such as “depth estimation”.")
-# A query's typed filters checked alone where it found nothing: a pasted text may hold
-# hundreds, each a search of its own
-FILTERS_NAMED = 5
 T = TypeVar("T")
 Searched = tuple[Identity, SearchRequest]  # a search kept: per generation, request
 
@@ -185,8 +181,8 @@ def _authors(names: list[str]) -> list[str]:
 def _noted(result: SearchResult, current: OpenIndex, problem: str | None) -> SearchResult:
     """The result, with what a search alone does not tell: where it read as if no abstract
     matched, or matched by meaning, and why."""
-    result.notes += [*_unknown_filters(result, current), *_impassable_filters(result, current),
-                     *_meaning_off(result, problem), *_in_english(result)]
+    result.notes += [*_unknown_filters(result, current), *_meaning_off(result, problem),
+                     *_in_english(result)]
     return result
 
 
@@ -196,19 +192,6 @@ def _unknown_filters(result: SearchResult, current: OpenIndex) -> list[str]:
     return [f"No paper in the catalog has the {BY_NAME[name].title.lower()} “{value}”: "
             "remove that filter to see the papers found."
             for name, value in unknown_filters(current.columns, result.request.filters())]
-
-
-def _impassable_filters(result: SearchResult, current: OpenIndex) -> list[str]:
-    """A filter typed in the query that no paper of the catalog passes ("venue:nope",
-    "year:2026-2020"), named where nothing was found: it had read as if no abstract matched
-    the words. One the parser could not read says so itself."""
-    if result.total or result.partial:
-        return []
-    typed = list(dict.fromkeys(typed_filters(result.request.q)[1]))[:FILTERS_NAMED]
-    alone = {one: Search(current, SearchRequest(q=one), lambda ids: {}).run(with_hits=False)
-             for one in typed}
-    return [f"No paper in the catalog passes “{one}”: remove it to see the papers found."
-            for one, found in alone.items() if not found.total and not found.notes]
 
 
 def _in_english(result: SearchResult) -> list[str]:

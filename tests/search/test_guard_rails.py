@@ -73,11 +73,14 @@ def test_a_filter_no_paper_can_pass_is_named(client: TestClient):
 
 
 def test_typed_filters_no_paper_passes_are_named_a_few_at_most(client: TestClient):
-    """Each is checked by a search of its own: a text may hold hundreds."""
+    """Each is matched alone: a text may hold hundreds. A filter's words inside a quoted
+    phrase are the phrase's, no filter."""
     q = " ".join(f"year:{1800 + n}" for n in range(40)) + " learning"
     said = client.get("/api/search", params={"q": q}).json()["message"]
     assert said.count("No paper in the catalog passes") == 5
     assert "“year:1800”" in said and "“year:1805”" not in said
+    quoted = client.get("/api/search", params={"q": '"zzqxv year:1899"'}).json()
+    assert quoted["total"] == 0 and "passes" not in (quoted["message"] or "")
 
 
 def test_a_filter_of_data_the_catalog_lacks_names_the_data_as_its_facet_does(

@@ -122,3 +122,33 @@ def test_a_long_query_of_words_joined_by_or_is_words_to_match_not_a_text(client:
     assert not body["pasted"] and body["total"] > 0
     assert body["total"] == client.get("/api/search",
                                        params={"q": " OR ".join(prefixes[:8])}).json()["total"]
+
+
+def test_filters_typed_with_a_text_read_as_the_query_language_joins_them(
+        client: TestClient, seeded: Catalog):
+    """`NOT venue:X <abstract>` had listed venue X's papers alone (NOT left a word of the
+    text), `venue:A OR venue:B <abstract>` none (the two ANDed), `author:"Ada <abstract>`
+    had taken the whole abstract for the author's name, and a filter the parser rejects had
+    been named among those applied."""
+    with seeded.session() as session:
+        papers = list(session.exec(select(Paper).order_by(Paper.id)))
+    paper = next(p for p in papers if len(p.plain.split()) > PASTED_TEXT_WORDS)
+    other = next(p.edition_slug for p in papers if p.edition_slug != paper.edition_slug)
+    mine = paper.edition_slug
+
+    def found(q: str) -> dict:
+        return client.get("/api/search", params={"q": q}).json()
+
+    alone = found(paper.plain)
+    negated = found(f"NOT venue:{mine} {paper.plain}")
+    assert negated["hits"] and all(hit["venue_slug"] != mine for hit in negated["hits"])
+    assert negated["total"] == found(f"-venue:{mine} {paper.plain}")["total"]
+    either = found(f"venue:{mine} OR venue:{other} {paper.plain}")
+    assert either["total"] == found(f"venue:{mine} {paper.plain}")["total"] + found(
+        f"venue:{other} {paper.plain}")["total"] > 0
+    assert {hit["venue_slug"] for hit in either["hits"]} <= {mine, other}
+    unclosed = found(f'author:"Ada {paper.plain}')
+    assert unclosed["pasted"] and unclosed["total"] == alone["total"]
+    rejected = found(f"year:abc {paper.plain}")
+    assert rejected["total"] == alone["total"] and "not a valid filter" in rejected["message"]
+    assert f"these are the {alone['total']} papers most like it" in rejected["message"]

@@ -82,6 +82,7 @@ class ParsedQuery:
     expansions: list[tuple[str, list[str]]] = field(default_factory=list)
     # Compounds that also found their other spelling: (word as typed, "pre-training").
     spellings: list[tuple[str, str]] = field(default_factory=list)
+    filters: list[str] = field(default_factory=list)  # the filters read, as typed ("-year:2019")
     reading: Reading = Reading.KEYWORDS  # a question or a description: see question.py
     dropped: list[str] = field(default_factory=list)  # its function words, left out
     # Scored, not required: how papers say they do without what a question asks to do
@@ -162,6 +163,7 @@ class QueryParser:
         self.words: list[str] = []
         self.expansions: list[tuple[str, list[str]]] = []
         self.spellings: list[tuple[str, str]] = []
+        self.filters: list[str] = []
         self.terms = 0
         self.tokens = list(TOKEN.finditer(text))
         self.position = 0
@@ -187,6 +189,7 @@ class QueryParser:
         parsed.words = self.words
         parsed.expansions = self.expansions
         parsed.spellings = self.spellings
+        parsed.filters = self.filters
         if query is None:
             if not notes:
                 notes.append("This query has no words to search for. Try plain words such as "
@@ -335,6 +338,7 @@ class QueryParser:
         if query is None:
             self._note(f"“{name}:{value}” is not a valid filter; try {name}:{_EXAMPLES[name]}.")
             return None
+        self.filters.append(("-" if negated else "") + source.lstrip("-"))
         return _Item(query, negated)
 
     def _combine(self, items: list[_Item]) -> Query | None:
