@@ -157,16 +157,11 @@ def _people(session: Session, kind: Kind, slug: str) -> list[Named]:
 
 
 def _spelled(session: Session, counted: list[tuple[str, int]]) -> list[Named]:
-    """Authors (slug, papers) named as their pages are (`most_spelled`): the alphabetically
+    """Authors (slug, papers) named as their pages are (`author_names`): the alphabetically
     first spelling had named the author of 111 papers, 110 of them written "Wei Zhang", "Wei
     ZHANG"."""
-    spellings: dict[str, Counter[str]] = {slug: Counter() for slug, _ in counted}
-    for slug, name, n in session.exec(
-            select(PaperAuthor.slug, PaperAuthor.name, func.count())
-            .where(col(PaperAuthor.slug).in_(list(spellings)))
-            .group_by(PaperAuthor.slug, PaperAuthor.name)):
-        spellings[slug][name] += n
-    return [Named(slug, most_spelled(spellings[slug]), n) for slug, n in counted]
+    names = author_names(session, [slug for slug, _ in counted])
+    return [Named(slug, names[slug], n) for slug, n in counted]
 
 
 def _affiliations(session: Session, slug: str) -> list[tuple[str, int]]:
