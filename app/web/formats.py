@@ -85,9 +85,11 @@ def _ranked(request: Request, found: Searched, fmt: str) -> tuple[PaperRows, boo
         ids = search.ranked_ids(found.query, limit=FEED_ENTRIES, newest_first=True)
         return _by_id(request, ids), False
     part = download_part(request)
+    # From the count (kept with the search): ranking a whole list to find a part past its end
+    # cost a broad query's 88,000 papers at L.
+    within_pages(Page([], part, search.counts(found.query).total, DOWNLOAD_PAPERS), "part")
     end = part * DOWNLOAD_PAPERS
-    ranked = search.ranked_ids(found.query, limit=end + 1)  # all of them, if past the end
-    within_pages(Page([], part, len(ranked), DOWNLOAD_PAPERS), "part")
+    ranked = search.ranked_ids(found.query, limit=end + 1)
     return _by_id(request, ranked[end - DOWNLOAD_PAPERS:end]), len(ranked) > end
 
 
