@@ -41,8 +41,10 @@ class WhatsNew:
 
     @property
     def before_query(self) -> str:
-        """What a search adds to a term's query to find its papers counted before."""
-        return f" year:{min(self.before_years)}-{max(self.before_years)}"
+        """What a search adds to a term's query to find its papers counted before (nothing
+        where nothing was)."""
+        years = self.before_years
+        return f" year:{min(years)}-{max(years)}" if years else ""
 
 
 LIMIT = 15  # terms listed of each kind, unless a request asks for fewer or more
