@@ -264,6 +264,16 @@ def drop_invisible(text: str) -> str:
     return text if text.isascii() else _INVISIBLE.sub("", text)  # all of them are non-ASCII
 
 
+# The full-width forms of ASCII and the ideographic space, which a CJK input method left on
+# types: read as ASCII, "ｙｅａｒ：2026" is the filter year:2026 (it had found nothing).
+_HALF_WIDTH = {**{code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}, 0x3000: 0x20}
+
+
+def half_width(text: str) -> str:
+    """The text with full-width ASCII as ASCII."""
+    return text if text.isascii() else text.translate(_HALF_WIDTH)
+
+
 def in_another_script(text: str) -> bool:
     """Whether the text has letters and none of them is Latin or Greek (the scripts of the
     catalog's English abstracts and of their math), read as compatibility forms: fullwidth

@@ -83,6 +83,16 @@ def test_typed_filters_no_paper_passes_are_named_a_few_at_most(client: TestClien
     assert quoted["total"] == 0 and "passes" not in (quoted["message"] or "")
 
 
+def test_a_query_typed_full_width_reads_as_its_ascii(client: TestClient):
+    """A CJK input method left on types full-width ASCII: "ｙｅａｒ：2026 kernel" had found
+    nothing, silently, where "year:2026 kernel" finds the kernel papers of 2026."""
+    typed = client.get("/api/search", params={"q": "year:2026 kernel"}).json()
+    assert typed["total"] > 0
+    for wide in ("ｙｅａｒ：２０２６　ｋｅｒｎｅｌ", "year：2026 kernel"):
+        found = client.get("/api/search", params={"q": wide}).json()
+        assert (found["total"], found["hits"][:3]) == (typed["total"], typed["hits"][:3]), wide
+
+
 def test_a_filter_of_data_the_catalog_lacks_names_the_data_as_its_facet_does(
         client: TestClient):
     """`by:` filters authors, which the seeds' lists lack: the note had read "The catalog has
