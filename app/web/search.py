@@ -98,8 +98,8 @@ def search_view(session: Session, search: PaperSearch, query: SearchRequest) -> 
 def search_paper_list(request: Request, query: SearchRequest) -> PaperList:
     """Every paper the search finds, best first: what its downloads write."""
     # Read as the search reads it: a right-to-left override typed in it had reversed the
-    # feed's title in a reader.
-    typed = " ".join(drop_invisible(query.q).split())
+    # feed's title in a reader, and `meaning:off` is no word of it.
+    typed = " ".join(by_meaning.switched(drop_invisible(query.q))[0].split())
     return PaperList(Searched(query), "search", f"Search: {typed}" if typed else "Search",
                      f"{request.url_for('search')}?{search_query_string(query, page=1)}")
 
