@@ -30,7 +30,6 @@ from app.search.query.clauses import Alternatives, analyze_phrase, text_query
 from app.search.query.expand import Synonyms
 from app.search.query.parts import (
     AUTHOR,
-    FIELD_VALUE,
     FILTER_FIELDS,
     TEXT_FIELDS,
     QueryParts,
@@ -60,8 +59,8 @@ _PLURAL_MARK = re.compile(r"\((?:e?s)\)(?=-|$)", re.IGNORECASE)
 # "agents" or "CNNs" does not hold.
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s$", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-TOKEN = re.compile(
-    rf'(?P<neg>-)?(?:{FIELD_VALUE}'
+_TOKEN = re.compile(
+    r'(?P<neg>-)?(?:(?P<field>[A-Za-z]+):(?:"(?P<fphrase>[^"]*)"?|(?P<fvalue>[^\s()"]*))'
     r'|"(?P<phrase>[^"]*)"?|(?P<open>\()|(?P<close>\))'
     # A word may hold parentheses with no space before them, as in "SE(3)-equivariant", "O(n)"
     # or "f(x)": not a group, and the "-" after them is a hyphen, not a NOT.
@@ -165,7 +164,7 @@ class QueryParser:
         self.spellings: list[tuple[str, str]] = []
         self.filters: list[str] = []
         self.terms = 0
-        self.tokens = list(TOKEN.finditer(text))
+        self.tokens = list(_TOKEN.finditer(text))
         self.position = 0
         self.dropped: list[str] = []
         self.scored: list[Query] = []

@@ -17,9 +17,6 @@ TEXT_FIELDS = ("headline", "text")
 AUTHOR = "author"
 FILTER_FIELDS = (*NAMES, AUTHOR)
 FILTER_INDEX_FIELDS = {*FILTER_FIELDS, "venue_name"}
-# A field and its value as typed (`year:2019`, `author:"Yoshua Bengio"`): in the query
-# language (language.TOKEN) and in a pasted text (pasted.typed_filters) alike.
-FIELD_VALUE = r'(?P<field>[A-Za-z]+):(?:"(?P<fphrase>[^"]*)"?|(?P<fvalue>[^\s()"]*))'
 
 
 @dataclass(frozen=True)

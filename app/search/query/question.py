@@ -89,7 +89,7 @@ def _plain(word: str) -> str:
 
 
 def reading_of(tokens: list[re.Match[str]], text: str, unmatched: bool = False) -> Reading:
-    """How a query is read, from its tokens (language.py's `TOKEN` matches) and its text; a
+    """How a query is read, from its tokens (language.py's `_TOKEN` matches) and its text; a
     query of at least `FEW_WORDS` content words that no paper holds all of (`unmatched`)
     is a description too."""
     if any(token["word"] in OPERATORS and not token["neg"] for token in tokens):
