@@ -86,8 +86,9 @@ def _ranked(request: Request, found: Searched, fmt: str) -> tuple[PaperRows, boo
         return _by_id(request, ids), False
     part = download_part(request)
     # From the count (kept with the search): ranking a whole list to find a part past its end
-    # cost a broad query's 88,000 papers at L.
-    within_pages(Page([], part, search.counts(found.query).total, DOWNLOAD_PAPERS), "part")
+    # cost a broad query's 88,000 papers at L. A first part is never past it: not counted.
+    if part > 1:
+        within_pages(Page([], part, search.counts(found.query).total, DOWNLOAD_PAPERS), "part")
     end = part * DOWNLOAD_PAPERS
     ranked = search.ranked_ids(found.query, limit=end + 1)
     return _by_id(request, ranked[end - DOWNLOAD_PAPERS:end]), len(ranked) > end
