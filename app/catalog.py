@@ -88,6 +88,14 @@ def papers_by_id(session: Session, ids: list[str]) -> dict[str, Paper]:
     return {p.id: p for p in session.exec(select(Paper).where(col(Paper.id).in_(ids)))}
 
 
+def plain_texts(session: Session, ids: list[str]) -> dict[str, str]:
+    """The plain text of each of the papers the catalog holds: what the search layer reads of
+    them (app/search/service.py's `Texts`)."""
+    if not ids:
+        return {}
+    return dict(session.exec(select(Paper.id, Paper.plain).where(col(Paper.id).in_(ids))).all())
+
+
 PaperRows = Iterator[tuple[Paper, Edition]]
 EXPORT_BATCH = 500  # rows read at a time by an export: a 50,000-paper venue is never held
 

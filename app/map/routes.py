@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import partial
 from typing import Annotated
 
 import numpy as np
@@ -90,22 +91,22 @@ Coordinate = Annotated[float, Query(ge=-1, le=2)]
 Papers = tuple[SearchRequest, str] | None  # the papers in question: a request and a list
 
 
-def _ids(search: PaperSearch, request: SearchRequest, ids: str) -> list[str]:
+def _ids(search: PaperSearch, request: SearchRequest, ids: str, session: Session) -> list[str]:
     if ids:
         try:
             return parse_paper_ids(ids)
         except ValueError as error:
             raise HTTPException(400, str(error)) from error
-    return search.ranked_ids(request, limit=MAX_POINTS)
+    return search.ranked_ids(request, partial(catalog.plain_texts, session), limit=MAX_POINTS)
 
 
 def _drawn_once(search: PaperSearch, current: OpenIndex, kind: str, papers: Papers,
-                draw: Callable[[OpenIndex, list[str]], bytes]) -> bytes:
+                draw: Callable[[OpenIndex, list[str]], bytes], session: Session) -> bytes:
     """What `draw` makes of the live index and the IDs of the papers in question, made in a
     searching slot once per generation."""
 
     def made() -> bytes:
-        found = [] if papers is None else _ids(search, *papers)  # ranked in a slot of its own
+        found = [] if papers is None else _ids(search, *papers, session)  # in a slot of its own
         return search.gated(lambda: draw(current, found))
 
     return _drawn.get((kind, current.identity, papers), made)
@@ -113,24 +114,25 @@ def _drawn_once(search: PaperSearch, current: OpenIndex, kind: str, papers: Pape
 
 @router.get("/map.png", include_in_schema=False)
 def map_image(search: SearchDep, current: MappedDep, request: SearchRequestDep,
-              ids: IdsParam = "", field: bool = False) -> Response:
+              session: SessionDep, ids: IdsParam = "", field: bool = False) -> Response:
     """The map as a PNG: the field alone (`field=1`), or with the papers in question."""
     image = _drawn_once(search, current, "png", None if field else (request, ids),
                         lambda current, found: render(_placed(current),
-                                                      chosen_points(current, found)))
+                                                      chosen_points(current, found)), session)
     return Response(image, media_type="image/png",
                     headers={"cache-control": "public, max-age=300"})
 
 
 @router.get("/api/map", name="api_map", tags=["api"], responses=ERRORS, response_model=MapOut)
 def map_points(search: SearchDep, current: MappedDep, request: SearchRequestDep,
-               ids: IdsParam = "") -> Response:
+               session: SessionDep, ids: IdsParam = "") -> Response:
     """Where the papers in question sit on the map of the whole catalog (x and y in [0, 1]),
     at most 20,000 of them, with their topic, year and status."""
-    total = (sum(current.ids.number(pid) is not None for pid in _ids(search, request, ids))
+    total = (sum(current.ids.number(pid) is not None for pid in _ids(search, request, ids, session))
              if ids else search.counts(request).total)  # a search's: more than it places
     return Response(_drawn_once(search, current, "points", (request, ids),
-                                lambda current, found: _points_json(current, found, total)),
+                                lambda current, found: _points_json(current, found, total),
+                                session),
                     media_type="application/json")
 
 
@@ -166,7 +168,7 @@ def map_box(http: Request, session: SessionDep, search: SearchDep, current: Mapp
             request: SearchRequestDep, x0: Coordinate, x1: Coordinate, y0: Coordinate,
             y1: Coordinate, ids: IdsParam = "") -> MapBoxOut:
     """The papers in question inside a box of the map, and their most frequent keyphrases."""
-    chosen = chosen_points(current, _ids(search, request, ids))
+    chosen = chosen_points(current, _ids(search, request, ids, session))
     assert chosen is not None  # the map is drawn: _mapped checked
     x, y = chosen.xy[:, 0], chosen.xy[:, 1]
     inside = (x >= min(x0, x1)) & (x <= max(x0, x1)) & (y >= min(y0, y1)) & (y <= max(y0, y1))

@@ -29,7 +29,7 @@ from app.search.query.parts import (
     query_parts,
 )
 from app.search.query.question import Reading, is_function_word
-from app.search.rank import by_meaning, proximity, question_ranking, similar, weights
+from app.search.rank import by_meaning, proximity, question_ranking, shared_terms, similar, weights
 from app.search.rank.filters import FacetFilter
 from app.search.rank.matches import (
     Phrases,
@@ -65,7 +65,7 @@ class Resolved:
     likeness: list[tuple[int, float]] | None = None
     # Listed for their closeness in meaning alone (a question, a description, a pasted text)
     near: np.ndarray | None = None
-    closeness: np.ndarray | None = None  # each document's, to the query
+    closeness: by_meaning.Closeness | None = None  # each document's, to the query
     joinable: np.ndarray | None = None  # a question's papers `near` is chosen from, unfiltered
 
 
@@ -202,11 +202,15 @@ class Search:
         words = resolved.parsed.parts.single_words() if resolved.parsed.parts else []
         reversed_by = (proximity.REVERSED_IN_QUESTION
                        if resolved.parsed.reading is Reading.QUESTION else proximity.REVERSED)
-        return question_ranking.ordered(
+        best = question_ranking.ordered(
             resolved.bag, resolved.closeness, np.flatnonzero(resolved.allowed),
             match_scores(self.searcher, resolved.query, resolved.allowed, self.phrases),
             partial(proximity.rerank, self.searcher, words, reversed_by=reversed_by),
-            proximity.RERANKED, limit, resolved.parsed.reading)
+            proximity.RERANKED, max(limit, shared_terms.HEAD), resolved.parsed.reading)
+        if not resolved.parsed.reading.borrows_terms:
+            return best[:limit]
+        return shared_terms.borrowed(self.searcher, self.current.ids, self.texts,
+                                     resolved.closeness, best, self.phrases)[:limit]
 
     def _like_text(self) -> Resolved:
         """A pasted text: the papers most like it as a whole, by its key terms, as related
@@ -235,7 +239,7 @@ class Search:
                                    self.current.vector_model)
         closeness, near = self._closeness(text), None
         if closeness is not None:  # beside the papers most like it in words, in meaning
-            ranked, near = by_meaning.with_near(ranked, closeness, filtered)
+            ranked, near = by_meaning.with_near(ranked, closeness.of, filtered)
         found = [doc for doc, _ in ranked if allowed_by[doc]]
         allowed = filtered(docs_mask(self.searcher, found))
         listed = [(doc, score) for doc, score in ranked if allowed[doc]][:pasted.LIKE_TEXT_RESULTS]
@@ -298,7 +302,7 @@ class Search:
         closeness = self._closeness(words) if words else None
         if not candidates.any() and closeness is None:
             return []
-        near = None if closeness is None else (closeness, lambda docs: self._filtered(
+        near = None if closeness is None else (closeness.of, lambda docs: self._filtered(
             docs & passing))
         return self._fill(Or([query for _, query in parts.words]), candidates, room, matches,
                           near)

@@ -85,11 +85,12 @@ class PaperSearch(LiveIndex):
             self._counts.clear()
         return result
 
-    def ranked_ids(self, request: SearchRequest, limit: int | None = None,
-                   newest_first: bool = False) -> list[str]:
-        """The IDs of every result of the request (for exports and feeds)."""
+    def ranked_ids(self, request: SearchRequest, texts: Callable[[list[str]], dict[str, str]],
+                   limit: int | None = None, newest_first: bool = False) -> list[str]:
+        """The IDs of every result of the request (for exports and feeds), in the order of its
+        pages: `texts` gives plain texts by paper ID, as to `search`."""
         return self.with_index(lambda current: self.gated(
-            lambda: Search(current, request, lambda ids: {}, self.encoder.vector).ranked_ids(
+            lambda: Search(current, request, texts, self.encoder.vector).ranked_ids(
                 limit, newest_first)),
             [])
 

@@ -32,7 +32,7 @@ class SearchService(Protocol):
 
     def counts(self, request: SearchRequest) -> SearchResult: ...
 
-    def ranked_ids(self, request: SearchRequest, limit: int | None = None,
+    def ranked_ids(self, request: SearchRequest, texts: Texts, limit: int | None = None,
                    newest_first: bool = False) -> list[str]: ...
 
     def related(self, paper_id: str, plain: str, texts: Texts, limit: int = RELATED_PAPERS,

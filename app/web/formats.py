@@ -45,6 +45,17 @@ def _streamed(request: Request, rows: Callable[[Session], PaperRows]) -> PaperRo
         yield from rows(session)
 
 
+def _texts(request: Request) -> Callable[[list[str]], dict[str, str]]:
+    """The papers' plain texts that the search layer reads as it ranks (those a description's
+    closest papers share: a download lists its papers in the order of the pages)."""
+
+    def texts(ids: list[str]) -> dict[str, str]:
+        with Session(get_engine(request.app.state.settings.database_url)) as session:
+            return catalog.plain_texts(session, ids)
+
+    return texts
+
+
 def _by_id(request: Request, ids: list[str]) -> PaperRows:
     return _streamed(request, lambda session: catalog.stream_papers_by_id(session, ids))
 
@@ -82,7 +93,8 @@ def _queried(request: Request, found: Queried, fmt: str) -> tuple[PaperRows, boo
 def _ranked(request: Request, found: Searched, fmt: str) -> tuple[PaperRows, bool]:
     search: SearchService = request.app.state.search
     if fmt == "atom":
-        ids = search.ranked_ids(found.query, limit=FEED_ENTRIES, newest_first=True)
+        ids = search.ranked_ids(found.query, _texts(request), limit=FEED_ENTRIES,
+                                newest_first=True)
         return _by_id(request, ids), False
     part = download_part(request)
     # From the count (kept with the search): ranking a whole list to find a part past its end
@@ -90,7 +102,7 @@ def _ranked(request: Request, found: Searched, fmt: str) -> tuple[PaperRows, boo
     if part > 1:
         within_pages(Page([], part, search.counts(found.query).total, DOWNLOAD_PAPERS), "part")
     end = part * DOWNLOAD_PAPERS
-    ranked = search.ranked_ids(found.query, limit=end + 1)
+    ranked = search.ranked_ids(found.query, _texts(request), limit=end + 1)
     return _by_id(request, ranked[end - DOWNLOAD_PAPERS:end]), len(ranked) > end
 
 

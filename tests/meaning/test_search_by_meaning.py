@@ -29,7 +29,7 @@ from app.search.index.keeper import IndexKeeper
 from app.search.index.manifest import verify
 from app.search.index.meaning_updates import encode_and_publish
 from app.search.index.sync import SyncKind, index_lock, publish_vectors, sync_index
-from app.search.rank import by_meaning, similar
+from app.search.rank import by_meaning, similar, weights
 from app.search.results import SearchRequest
 from app.search.searcher import PaperSearch
 from bench.harness import free_port
@@ -224,6 +224,60 @@ EXPLAINS = ("Why does dropout work? We explain dropout as approximate Bayesian m
 IN_PASSING = [f"A convolutional network for {task} of aerial images: dropout layers, a dropout "
               f"rate per block and dropout schedules with batch normalization in every block."
               for task in ("road segmentation", "building detection")]
+
+
+# A description in everyday words that papers on other things hold, and papers on its idea
+# that share a term it lacks ("membership inference").
+RECORD = "finding out whether a person's record was used to teach a model"
+MEMBERS = (
+    "Membership inference attacks decide whether a given example was part of a model's "
+    "training data; we audit deployed image classifiers.",
+    "We study membership inference against generative adversarial networks and show that "
+    "overfitting leaks which samples were in the training set.",
+    "Differential privacy bounds the success of membership inference: we measure the gap "
+    "between the bound and attacks on image classifiers.",
+    "Label-only membership inference: without confidence scores an adversary still tells the "
+    "training members of a classifier apart.",
+)
+ASIDE = (
+    "Teachers record each person's progress: a tutoring model finds out which exercise to "
+    "teach next.",
+    "Electronic health records of each person are used to teach a model that finds out the "
+    "risk of readmission.",
+    "Finding out whether a speaker is the same person from a short voice record, we teach a "
+    "model with few examples.",
+)
+
+
+def test_a_vague_description_raises_the_papers_holding_the_terms_its_closest_papers_share(
+        fresh: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The encoder is unsure of RECORD (no paper lies close to it). Its closest papers share
+    "membership inference", so the four papers on the idea follow those holding its words,
+    ahead of the seeds that are as close in meaning; without the raise a seed comes between.
+    A download lists the papers in the page's order. A description the encoder is sure of
+    (a paper's own words) is ordered as without it."""
+    fresh.ingest(write_list(tmp_path / "privacy.txt", "PRIVACY 2026 Papers", *MEMBERS, *ASIDE))
+    _encoded(fresh)
+    with fresh.session() as session:
+        kinds = {paper.id: "member" if paper.abstract in MEMBERS else
+                 "aside" if paper.abstract in ASIDE else "seed"
+                 for paper in session.exec(select(Paper))}
+    sure = MEMBERS[2].removesuffix(".")
+
+    def found(client: TestClient, q: str) -> list[str]:
+        return [hit["id"] for hit in client.get("/api/search", params={"q": q}).json()["hits"]]
+
+    with TestClient(create_app(fresh.settings)) as client:
+        raised, sure_raised = found(client, RECORD), found(client, sure)
+        assert [kinds[pid] for pid in raised[:7]] == ["aside"] * 3 + ["member"] * 4
+        records = client.get("/search", params={"q": RECORD, "format": "json"}).json()
+        assert [record["id"] for record in records][:len(raised)] == raised
+    monkeypatch.setattr(weights, "WEIGHTS", replace(weights.WEIGHTS, shared_terms=0.0))
+    with TestClient(create_app(fresh.settings)) as client:
+        alone = found(client, RECORD)
+        assert [kinds[pid] for pid in alone[:7]] != ["aside"] * 3 + ["member"] * 4
+        assert sorted(alone) == sorted(raised)  # the same papers: only their order moved
+        assert found(client, sure) == sure_raised
 
 
 def test_a_question_of_one_concept_is_ordered_with_its_meaning(fresh: Catalog, tmp_path: Path):

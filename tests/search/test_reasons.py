@@ -7,6 +7,8 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
+from app.search.rank import reasons
+from app.search.searcher import PaperSearch
 from tests.conftest import Catalog, served_list
 
 # Four papers on one rare theme, each sharing a phrase with the others ("cochlear implants")
@@ -77,3 +79,21 @@ def test_a_word_search_does_not_index_is_no_shared_concept(tmp_path_factory):
             assert client.get(paper["url"]).status_code == 200
         listed = client.get("/api/recommendations", params={"ids": papers[0]["id"]})
         assert listed.status_code == 200 and listed.json()["papers"]
+
+
+def test_the_concepts_that_several_texts_share_leave_out_those_of_one_text(served):
+    """What a vague description borrows from its closest papers (shared_terms.py): the
+    concepts that `least` of the texts use, not one text's own."""
+    catalog, _ = served
+    texts = [THEME[1].format(n="first"), THEME[1].format(n="second"),
+             "Graph neural networks pass messages between the nodes of molecular graphs."]
+    search = PaperSearch(catalog.settings.index_path)
+
+    def concepts(least: int) -> list[reasons.Concept]:
+        return search.with_index(
+            lambda current: reasons.concepts(current.searcher, texts, set(), least=least), [])
+
+    assert any("graph neural network" in concept.name for concept in concepts(1))
+    shared = concepts(2)
+    assert any("cochlear implant" in concept.name for concept in shared)
+    assert shared and all(concept.users >= 2 for concept in shared)

@@ -65,6 +65,7 @@ def test_a_query_no_paper_is_close_to_is_moved_toward_its_closest_papers(tmp_pat
     plain = matrix @ query
     assert plain.max() < WEIGHTS.unsure_below and int(np.argmax(plain)) == 30  # the stray
     moved = closeness_to(matrix, lambda text: query, "vague")
-    assert set(np.argsort(-moved)[:10]) < set(range(30))  # the idea's papers first
+    assert moved is not None and moved.unsure
+    assert set(np.argsort(-moved.of)[:10]) < set(range(30))  # the idea's papers first
     sure = closeness_to(matrix, lambda text: rows[31], "a paper's own words")
-    assert np.allclose(sure, matrix @ rows[31])
+    assert sure is not None and not sure.unsure and np.allclose(sure.of, matrix @ rows[31])

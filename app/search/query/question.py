@@ -78,6 +78,13 @@ class Reading(Enum):
         return self is Reading.QUESTION
 
     @property
+    def borrows_terms(self) -> bool:
+        """Whether its first page is raised by the terms its closest papers share where the
+        encoder is unsure of it (shared_terms.py): a description's; a question names its
+        concepts itself (docs/search.md)."""
+        return self is Reading.DESCRIPTION
+
+    @property
     def meaning_weight(self) -> float:
         """How much closeness in meaning counts beside its words (by_meaning.fused)."""
         return (weights.WEIGHTS.question_meaning_weight if self is Reading.QUESTION

@@ -115,8 +115,19 @@ def read_meaning(directory: Path, documents: int) -> SentenceVectors | None:
     return vectors if shaped and documents else None
 
 
+@dataclass(frozen=True)
+class Closeness:
+    """A query's closeness in meaning to every document, and whether the encoder was unsure
+    of it: no paper closer than `weights.unsure_below`, as plain words often are (its vector
+    was then moved toward its closest papers, and a description borrows the terms they
+    share: shared_terms.py)."""
+
+    of: np.ndarray  # each document's cosine with the query (0 for one without a vector)
+    unsure: bool = False
+
+
 def closeness_to(matrix: SentenceVectors | None, encode: Callable[[str], np.ndarray | None],
-                 text: str) -> np.ndarray | None:
+                 text: str) -> Closeness | None:
     """Each document's cosine with the text's vector (rows of unit length; 0 for none), where
     the generation has the papers' vectors (`matrix`: None where meaning is switched off) and
     the model is there; with the vector moved toward its `UNSURE_PAPERS` closest papers where
@@ -126,13 +137,21 @@ def closeness_to(matrix: SentenceVectors | None, encode: Callable[[str], np.ndar
         return None
     closeness = matrix @ vector
     if len(closeness) <= UNSURE_PAPERS or closeness.max() >= weights.WEIGHTS.unsure_below:
-        return closeness
+        return Closeness(closeness)
     # Pseudo-relevance feedback in the encoder's space: a vague description ("trying
     # something new versus sticking with what has paid off") lies near a few papers that
     # share its everyday words; their mean points toward the idea they are about.
-    closest = np.argpartition(-closeness, UNSURE_PAPERS)[:UNSURE_PAPERS]
-    moved = vector + weights.WEIGHTS.unsure_feedback * matrix[closest].mean(axis=0)
-    return matrix @ (moved / np.linalg.norm(moved)).astype(np.float32)
+    nearest = matrix[closest_papers(closeness, UNSURE_PAPERS)]
+    moved = vector + weights.WEIGHTS.unsure_feedback * nearest.mean(axis=0)
+    return Closeness(matrix @ (moved / np.linalg.norm(moved)).astype(np.float32), unsure=True)
+
+
+def closest_papers(closeness: np.ndarray, count: int) -> np.ndarray:
+    """The `count` documents closest in meaning, closest first."""
+    if len(closeness) <= count:
+        return np.argsort(-closeness, kind="stable")
+    best = np.argpartition(-closeness, count)[:count]
+    return best[np.argsort(-closeness[best], kind="stable")]
 
 
 def fused(words: np.ndarray, meaning: np.ndarray, closest: float,

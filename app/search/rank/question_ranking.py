@@ -132,12 +132,12 @@ class Listing:
     bag: PartMatches
     listed: np.ndarray
     near: np.ndarray | None
-    closeness: np.ndarray | None
+    closeness: by_meaning.Closeness | None
     joinable: np.ndarray | None = None  # those `near` is chosen from, unfiltered
 
 
 def listing(bag: PartMatches, passing: np.ndarray, filtered: Mask,
-            closeness: np.ndarray | None) -> Listing:
+            closeness: by_meaning.Closeness | None) -> Listing:
     """The papers holding at least `bag_share` of the weight the best papers hold (all of it
     when some hold every part), then the closest in meaning of the rest."""
     share = np.where(passing, bag.share, 0.0)
@@ -146,12 +146,12 @@ def listing(bag: PartMatches, passing: np.ndarray, filtered: Mask,
         return Listing(bag, listed, None, None)
     # The papers closest in meaning follow, labelled; none when no paper holds a word ("what
     # is zzqx qqzx"): the encoder places any text near some
-    joinable = passing & ~listed & listed.any() & by_meaning.within_reach(closeness)
-    near = by_meaning.near(closeness, filtered(joinable))
+    joinable = passing & ~listed & listed.any() & by_meaning.within_reach(closeness.of)
+    near = by_meaning.near(closeness.of, filtered(joinable))
     return Listing(bag, listed | near, near, closeness, joinable)
 
 
-def ordered(bag: PartMatches, closeness: np.ndarray | None, docs: np.ndarray,
+def ordered(bag: PartMatches, closeness: by_meaning.Closeness | None, docs: np.ndarray,
             scores: np.ndarray | None, rerank: Rerank, head: int, limit: int,
             reading: Reading) -> list[tuple[int, float]]:
     """The best `limit` of the listed papers that the filters allow (`docs`): those with
@@ -163,7 +163,7 @@ def ordered(bag: PartMatches, closeness: np.ndarray | None, docs: np.ndarray,
     score = (scores[docs] if scores is not None else np.zeros(len(docs))) * (
         bag.share[docs] ** weights.WEIGHTS.coverage)
     if closeness is not None:
-        score = by_meaning.fused(score, closeness[docs], float(closeness.max()),
+        score = by_meaning.fused(score, closeness.of[docs], float(closeness.of.max()),
                                  reading.meaning_weight)
     first = bag.complete if reading.complete_first else np.zeros(len(bag.complete), bool)
     order = np.lexsort((docs, -score, ~first[docs]))[:max(limit, head)]

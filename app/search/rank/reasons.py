@@ -55,9 +55,10 @@ class Frequencies(dict[str, int]):
 
 
 def concepts(searcher: Searcher, texts: list[str], ranked: set[str], power: int = 0,
-             df: Frequencies | None = None) -> list[Concept]:
-    """The concepts of the texts, heaviest first: every phrase, each word alone that may be
-    named (`_names_a_concept`, which says which phrases may)."""
+             df: Frequencies | None = None, least: int = 1) -> list[Concept]:
+    """The concepts of the texts that at least `least` of them use, heaviest first: every
+    phrase, each word alone that may be named (`_names_a_concept`, which says which phrases
+    may)."""
     total = searcher.doc_count_all() or 1
     common = COMMON_SHARE * total
     uses: Counter[tuple[str, ...]] = Counter()
@@ -72,6 +73,8 @@ def concepts(searcher: Searcher, texts: list[str], ranked: set[str], power: int 
     df = Frequencies(searcher) if df is None else df
     kept = []
     for terms, count in uses.items():
+        if users[terms] < least:  # before its terms' frequencies are looked up
+            continue
         name = names[terms]
         named = not name.islower() or _names_a_concept(name, terms, ranked, df, common)
         if not named and len(terms) == 1:

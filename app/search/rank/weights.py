@@ -74,6 +74,10 @@ class Weights:
     # plain words are such queries (90 % of them at L), one-line summaries seldom (9 %).
     unsure_below: float = 0.6
     unsure_feedback: float = 1.0
+    # Such a description's first page is scored again: each paper's score over the best's,
+    # plus this times the share of the weight of the concepts its closest papers share that
+    # it holds (shared_terms.py).
+    shared_terms: float = 0.3
 
 
 # Read at each use (`weights.WEIGHTS.proximity`), so a benchmark may try others by replacing
