@@ -279,6 +279,9 @@ class ReadingOut(BaseModel):
     not_required: list[str]  # its function words, left out
     concepts: list[str]  # the parts that weigh, as typed
     complete: int  # papers (of the filters chosen) holding every concept
+    # Where the encoder was unsure of a description: phrases that its closest papers share,
+    # which raised the papers of the first page writing them (acronyms alone not named).
+    borrowed: list[str]
     counted: str  # what `total` counts, in words
 
 

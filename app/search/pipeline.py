@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 import numpy as np
@@ -67,6 +67,7 @@ class Resolved:
     near: np.ndarray | None = None
     closeness: by_meaning.Closeness | None = None  # each document's, to the query
     joinable: np.ndarray | None = None  # a question's papers `near` is chosen from, unfiltered
+    borrowed: list[shared_terms.Concept] = field(default_factory=list)  # shared_terms.borrowed
 
 
 class Search:
@@ -166,8 +167,7 @@ class Search:
         return Resolved(result, parsed, query, docs, allowed)
 
     def _bag(self, parsed: ParsedQuery, parts: QueryParts, result: SearchResult) -> Resolved:
-        """A question or a description: its papers listed and counted as
-        question_ranking.py says (`listing`)."""
+        """A question or a description: its papers listed and counted (question_ranking.py)."""
         family = self.current.vocabulary.family
         related = [with_family(query, label, family) for label, query in parts.words]
         bag = question_ranking.part_matches(self.searcher, parts, self._matching,
@@ -175,13 +175,16 @@ class Search:
         passing = question_ranking.required(parts, self._matching, len(bag.complete))
         found = question_ranking.listing(bag, passing, self._filtered, self._closeness(self.q))
         complete = int(np.count_nonzero(self._filtered(bag.complete & passing)))
+        borrowed = shared_terms.borrowed(self.searcher, self.current.ids, self.texts,
+                                         found.closeness, parsed.reading)
         result.reading = QueryReading(parsed.reading.value, parsed.dropped, bag.labels,
-                                      complete, parsed.reading.complete_first)
+                                      complete, parsed.reading.complete_first,
+                                      shared_terms.shown(borrowed))
         if found.near is not None:
             result.near = int(np.count_nonzero(found.near))
         return Resolved(result, parsed, Or(related + parsed.scored), found.listed,
                         self._filtered(found.listed), bag, near=found.near,
-                        closeness=found.closeness, joinable=found.joinable)
+                        closeness=found.closeness, joinable=found.joinable, borrowed=borrowed)
 
     def _own_order(self, resolved: Resolved, limit: int) -> list[tuple[int, float]]:
         """The best `limit` of a pasted text's or a question's papers, in their own order;
@@ -202,15 +205,12 @@ class Search:
         words = resolved.parsed.parts.single_words() if resolved.parsed.parts else []
         reversed_by = (proximity.REVERSED_IN_QUESTION
                        if resolved.parsed.reading is Reading.QUESTION else proximity.REVERSED)
-        best = question_ranking.ordered(
+        return shared_terms.raised(self.searcher, question_ranking.ordered(
             resolved.bag, resolved.closeness, np.flatnonzero(resolved.allowed),
             match_scores(self.searcher, resolved.query, resolved.allowed, self.phrases),
             partial(proximity.rerank, self.searcher, words, reversed_by=reversed_by),
-            proximity.RERANKED, max(limit, shared_terms.HEAD), resolved.parsed.reading)
-        if not resolved.parsed.reading.borrows_terms:
-            return best[:limit]
-        return shared_terms.borrowed(self.searcher, self.current.ids, self.texts,
-                                     resolved.closeness, best, self.phrases)[:limit]
+            proximity.RERANKED, max(limit, shared_terms.HEAD), resolved.parsed.reading),
+            resolved.borrowed, self.phrases)[:limit]
 
     def _like_text(self) -> Resolved:
         """A pasted text: the papers most like it as a whole, by its key terms, as related

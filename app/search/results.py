@@ -53,6 +53,9 @@ class QueryReading:
     concepts: list[str]  # as typed
     complete: int  # the papers (of the filters chosen) that hold every concept
     complete_first: bool = True  # they come first (Reading.complete_first)
+    # The phrases that its closest papers share, where the encoder was unsure of a
+    # description: its first page's papers writing them were raised (shared_terms.shown).
+    borrowed: list[str] = field(default_factory=list)
 
     # What the result's total counts, in words (the JSON twin says it).
     counted = ("the papers holding every concept, then those holding at least half of the "

@@ -270,6 +270,14 @@ def test_a_vague_description_raises_the_papers_holding_the_terms_its_closest_pap
     with TestClient(create_app(fresh.settings)) as client:
         raised, sure_raised = found(client, RECORD), found(client, sure)
         assert [kinds[pid] for pid in raised[:7]] == ["aside"] * 3 + ["member"] * 4
+        # The page names the terms borrowed, each a search of its own.
+        borrowed = client.get("/api/search", params={"q": RECORD}).json()["reading"]["borrowed"]
+        assert "membership inference" in [term.lower() for term in borrowed], borrowed
+        page = client.get("/search", params={"q": RECORD}).text
+        assert "The papers closest in meaning to it write" in page
+        assert re.search(r'href="\?q=membership\+inference">membership inference</a>', page,
+                         re.IGNORECASE)
+        assert client.get("/api/search", params={"q": sure}).json()["reading"]["borrowed"] == []
         records = client.get("/search", params={"q": RECORD, "format": "json"}).json()
         assert [record["id"] for record in records][:len(raised)] == raised
     monkeypatch.setattr(weights, "WEIGHTS", replace(weights.WEIGHTS, shared_terms=0.0))

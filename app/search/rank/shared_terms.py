@@ -23,6 +23,7 @@ from whoosh.searching import Searcher
 
 from app.search.index.paper_ids import PaperIds
 from app.search.query.clauses import GappedPhrase
+from app.search.query.question import Reading
 from app.search.rank import reasons, weights
 from app.search.rank.by_meaning import Closeness, closest_papers
 from app.search.rank.matches import Phrases, matching_docs
@@ -31,14 +32,10 @@ from app.search.rank.reasons import Concept
 SHARING_PAPERS = 15  # the closest papers in meaning whose concepts are read
 SHARED_BY = 3  # of them, how many write a concept for it to count
 HEAD = 20  # the papers scored again: the first page, so that later pages follow on
+SHOWN = 4  # the borrowed terms a page names (a researcher may search by them next)
 
 Ranked = list[tuple[int, float]]  # documents and their scores, best first
 Texts = Callable[[list[str]], dict[str, str]]  # plain texts by paper ID
-
-
-def shared_concepts(searcher: Searcher, plains: list[str]) -> list[Concept]:
-    """The concepts that at least `SHARED_BY` of the texts write."""
-    return reasons.concepts(searcher, plains, set(), least=SHARED_BY)
 
 
 def _written(terms: tuple[str, ...]) -> Query:
@@ -68,12 +65,20 @@ def raised(searcher: Searcher, best: Ranked, concepts: list[Concept],
 
 
 def borrowed(searcher: Searcher, ids: PaperIds, texts: Texts, closeness: Closeness | None,
-             best: Ranked, phrases: Phrases) -> Ranked:
-    """A description's ranking (`best`, its first `HEAD` at least), raised by the terms that
-    its closest papers share where the encoder was unsure of it; else as it was."""
-    if closeness is None or not closeness.unsure:
-        return best
+             reading: Reading) -> list[Concept]:
+    """The concepts that at least `SHARED_BY` of a description's closest papers write, where
+    the encoder was unsure of it (its first page is `raised` by them); else none."""
+    if closeness is None or not closeness.unsure or not reading.borrows_terms:
+        return []
     nearest = [ids[int(doc)] for doc in closest_papers(closeness.of, SHARING_PAPERS)
                if closeness.of[doc] > 0]  # a deleted document has no vector
     plains = [plain for plain in texts(nearest).values() if plain]
-    return raised(searcher, best, shared_concepts(searcher, plains), phrases)
+    return reasons.concepts(searcher, plains, set(), least=SHARED_BY)
+
+
+def shown(concepts: list[Concept]) -> list[str]:
+    """What a page names of the borrowed concepts: the first `SHOWN` phrases that name
+    something (reasons.py: not "neural networks"), the heaviest first. An acronym alone is
+    left out: "MAP", "FAST" or "UD" says little to a reader new to the field."""
+    return [concept.name for concept in concepts
+            if concept.named and len(concept.terms) > 1][:SHOWN]
