@@ -269,6 +269,9 @@ def test_a_vague_description_raises_the_papers_holding_the_terms_its_closest_pap
 
     with TestClient(create_app(fresh.settings)) as client:
         raised, sure_raised = found(client, RECORD), found(client, sure)
+        scores = [hit["score"] for page in (1, 2) for hit in client.get(
+            "/api/search", params={"q": RECORD, "page": page}).json()["hits"]]
+        assert len(scores) > 20 and scores == sorted(scores, reverse=True)  # across the pages
         assert [kinds[pid] for pid in raised[:7]] == ["aside"] * 3 + ["member"] * 4
         # The page names the terms borrowed, each a search of its own.
         borrowed = client.get("/api/search", params={"q": RECORD}).json()["reading"]["borrowed"]

@@ -56,9 +56,11 @@ def raised(searcher: Searcher, best: Ranked, concepts: list[Concept],
     held = np.zeros(len(head))
     for concept in concepts:
         held += concept.weight * matching_docs(searcher, _written(concept.terms), phrases)[docs]
+    # Each score over the best's plus the share held, times the best's score again: the same
+    # order, and scores on the scale of the papers that follow (a hit's `score` in the JSON).
     top = max(score for _, score in head) or 1.0
-    share = weights.WEIGHTS.shared_terms / total
-    rescored = [(doc, score / top + share * weight)
+    share = top * weights.WEIGHTS.shared_terms / total
+    rescored = [(doc, score + share * weight)
                 for (doc, score), weight in zip(head, held, strict=True)]
     rescored.sort(key=lambda hit: (-hit[1], hit[0]))
     return rescored + best[HEAD:]
