@@ -85,8 +85,8 @@ class PaperSearch(LiveIndex):
             self._counts.clear()
         return result
 
-    def ranked_ids(self, request: SearchRequest, texts: Callable[[list[str]], dict[str, str]],
-                   limit: int | None = None, newest_first: bool = False) -> list[str]:
+    def ranked_ids(self, request: SearchRequest, texts: similar.Texts, limit: int | None = None,
+                   newest_first: bool = False) -> list[str]:
         """The IDs of every result of the request (for exports and feeds), in the order of its
         pages: `texts` gives plain texts by paper ID, as to `search`."""
         return self.with_index(lambda current: self.gated(

@@ -25,7 +25,7 @@ from app.db import get_engine
 from app.exports import WRITERS, Feed, bibtex_entry, ris_record
 from app.models import Paper
 from app.paging import Page, within_pages
-from app.search.service import SearchService
+from app.search.service import SearchService, Texts
 from app.web.render import render
 from app.web.urls import paper_url_for
 from app.web.views import Answers, Citation, Listed, PageView, PaperList, Queried, Searched
@@ -45,7 +45,7 @@ def _streamed(request: Request, rows: Callable[[Session], PaperRows]) -> PaperRo
         yield from rows(session)
 
 
-def _texts(request: Request) -> Callable[[list[str]], dict[str, str]]:
+def _texts(request: Request) -> Texts:
     """The papers' plain texts that the search layer reads as it ranks (those a description's
     closest papers share: a download lists its papers in the order of the pages)."""
 

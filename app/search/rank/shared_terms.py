@@ -34,6 +34,8 @@ SHARED_BY = 3  # of them, how many write a concept for it to count
 HEAD = 20  # the papers scored again: the first page, so that later pages follow on
 SHOWN = 4  # the borrowed terms a page names (a researcher may search by them next)
 
+# As question_ranking.Ranked and similar.Texts: importing either module here makes the app's
+# import chain longer than tests/test_layout.py allows.
 Ranked = list[tuple[int, float]]  # documents and their scores, best first
 Texts = Callable[[list[str]], dict[str, str]]  # plain texts by paper ID
 
